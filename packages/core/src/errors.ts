@@ -1,0 +1,46 @@
+import type { ToolFailureKind } from "./messages.js";
+
+/**
+ * A model-correctable failure. Thrown by a tool (or the workspace policy it calls), it becomes a tool
+ * result the model sees, starting with its kind; the run goes on.
+ */
+export class ToolFailure extends Error {
+  override readonly name = "ToolFailure";
+  readonly kind: ToolFailureKind;
+  readonly details: unknown;
+
+  constructor(kind: ToolFailureKind, message: string, options?: { details?: unknown; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = kind;
+    this.details = options?.details;
+  }
+}
+
+/** Stable codes for failures that end a run or reject a configuration. */
+export type BridleErrorCode =
+  | "invalid_config"
+  | "tool_infrastructure"
+  | "duplicate_tool"
+  | "store_write"
+  | "store_conflict"
+  | "store_corrupt"
+  | "not_found";
+
+/**
+ * An infrastructure failure: something the model cannot fix (a sandbox that will not start, a disk that
+ * is full). Thrown from a tool, it ends the run with stop reason "tool_error".
+ */
+export class BridleError extends Error {
+  override readonly name = "BridleError";
+  readonly code: BridleErrorCode;
+
+  constructor(code: BridleErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+  }
+}
+
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

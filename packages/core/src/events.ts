@@ -1,0 +1,160 @@
+import type { ApprovalDecision } from "./approver.js";
+import type { AssistantMessage, Message, ToolCallPart, ToolResultMessage } from "./messages.js";
+import type { ModelError, ModelStopReason } from "./model.js";
+import type { RunUsage, Usage } from "./usage.js";
+
+/** Why a run ended. Everything but "completed" arrives in a `run_failed` event. */
+export type StopReason =
+  | "completed"
+  | "aborted"
+  | "max_model_requests"
+  | "max_tool_calls"
+  | "tool_retries_exceeded"
+  | "provider_error"
+  | "tool_error"
+  | "hook_cancelled"
+  | "approval_required"
+  | "store_error";
+
+/** Fields every event carries. `seq` is the position in this run's stream, from 0. */
+export interface EventBase {
+  readonly runId: string;
+  readonly seq: number;
+  /** Milliseconds since the epoch. */
+  readonly time: number;
+  readonly sessionId?: string;
+  readonly parentRunId?: string;
+  readonly parentToolCallId?: string;
+  readonly agentName?: string;
+}
+
+export interface RunStartedEvent extends EventBase {
+  readonly type: "run_started";
+  readonly provider: string;
+  readonly model: string;
+  /** The messages this run adds before its first model request (the prompt). */
+  readonly messages: readonly Message[];
+  /** How many messages of earlier history the run continues from. */
+  readonly historyLength: number;
+}
+
+export interface ModelRequestEvent extends EventBase {
+  readonly type: "model_request";
+  /** 1 for the run's first request. */
+  readonly request: number;
+  readonly messageCount: number;
+  readonly toolNames: readonly string[];
+}
+
+export interface TextDeltaEvent extends EventBase {
+  readonly type: "text_delta";
+  readonly delta: string;
+}
+
+export interface ReasoningDeltaEvent extends EventBase {
+  readonly type: "reasoning_delta";
+  readonly delta: string;
+}
+
+/** One complete model turn, appended to the transcript. */
+export interface ModelResponseEvent extends EventBase {
+  readonly type: "model_response";
+  readonly request: number;
+  readonly message: AssistantMessage;
+  readonly usage: Usage;
+  readonly stopReason: ModelStopReason;
+  readonly durationMs: number;
+}
+
+/** Recorded before the call executes. `toolCall.arguments` is the model's raw JSON. */
+export interface ToolCallRequestedEvent extends EventBase {
+  readonly type: "tool_call_requested";
+  readonly toolCall: ToolCallPart;
+  /** Repairs applied to the arguments (for example "filePath→path"), if any. */
+  readonly repairs: readonly string[];
+}
+
+export interface ToolProgressEvent extends EventBase {
+  readonly type: "tool_progress";
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly data: unknown;
+}
+
+/** A call's result, appended to the transcript. Every one has a preceding tool_call_requested. */
+export interface ToolCallCompletedEvent extends EventBase {
+  readonly type: "tool_call_completed";
+  readonly result: ToolResultMessage;
+  readonly durationMs: number;
+}
+
+export interface ApprovalRequestedEvent extends EventBase {
+  readonly type: "approval_requested";
+  readonly toolCall: ToolCallPart;
+}
+
+export interface ApprovalResolvedEvent extends EventBase {
+  readonly type: "approval_resolved";
+  readonly toolCallId: string;
+  readonly decision: ApprovalDecision;
+}
+
+/** A near-limit notice; `message` is what the model is told, and it joins the transcript. */
+export interface LimitWarningEvent extends EventBase {
+  readonly type: "limit_warning";
+  readonly limit: "model_requests" | "tool_calls";
+  readonly used: number;
+  readonly max: number;
+  readonly message: Message;
+}
+
+/** The transcript before `replacedCount` messages was replaced by `summary`. */
+export interface CompactionEvent extends EventBase {
+  readonly type: "compaction";
+  readonly replacedCount: number;
+  readonly summary: Message;
+  readonly tokensBefore?: number;
+}
+
+export interface RunCompletedEvent extends EventBase {
+  readonly type: "run_completed";
+  readonly stopReason: "completed";
+  readonly finalText: string;
+  readonly usage: RunUsage;
+}
+
+export interface RunFailedEvent extends EventBase {
+  readonly type: "run_failed";
+  readonly stopReason: Exclude<StopReason, "completed">;
+  readonly error: { readonly code: string; readonly message: string; readonly modelError?: ModelError };
+  readonly usage: RunUsage;
+}
+
+export type RunEvent =
+  | RunStartedEvent
+  | ModelRequestEvent
+  | TextDeltaEvent
+  | ReasoningDeltaEvent
+  | ModelResponseEvent
+  | ToolCallRequestedEvent
+  | ToolProgressEvent
+  | ToolCallCompletedEvent
+  | ApprovalRequestedEvent
+  | ApprovalResolvedEvent
+  | LimitWarningEvent
+  | CompactionEvent
+  | RunCompletedEvent
+  | RunFailedEvent;
+
+export type RunEventType = RunEvent["type"];
+
+/** An event before the loop stamps it with run id, sequence and time. */
+export type RunEventBody = RunEvent extends infer E
+  ? E extends RunEvent
+    ? Omit<E, keyof EventBase>
+    : never
+  : never;
+
+export function isTerminalEvent(event: RunEvent): event is RunCompletedEvent | RunFailedEvent {
+  return event.type === "run_completed" || event.type === "run_failed";
+}

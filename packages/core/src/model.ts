@@ -1,0 +1,82 @@
+import type { AssistantMessage, Message } from "./messages.js";
+import type { Usage } from "./usage.js";
+
+/** A tool as the model sees it: name, description and the JSON Schema derived from the enforced schema. */
+export interface ToolSchema {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+}
+
+export interface ModelOptions {
+  readonly maxOutputTokens?: number;
+  readonly temperature?: number;
+  /** "auto" (default), "none", "required", or one tool's name. */
+  readonly toolChoice?: "auto" | "none" | "required" | { readonly name: string };
+  /** Reasoning effort or budget, interpreted by each adapter. */
+  readonly reasoning?: {
+    readonly effort?: "minimal" | "low" | "medium" | "high";
+    readonly budgetTokens?: number;
+  };
+  /** Adapter-specific extras, passed through untouched. */
+  readonly extra?: Readonly<Record<string, unknown>>;
+}
+
+export interface ModelRequest {
+  readonly system?: string;
+  /** The whole conversation so far. Adapters must not keep or mutate it. */
+  readonly messages: readonly Message[];
+  readonly tools: readonly ToolSchema[];
+  readonly options?: ModelOptions;
+  readonly signal: AbortSignal;
+}
+
+/** Why the model stopped its turn. */
+export type ModelStopReason = "end_turn" | "tool_use" | "max_tokens" | "content_filter" | "refusal";
+
+export type ModelErrorCode =
+  | "aborted"
+  | "auth"
+  | "rate_limit"
+  | "context_overflow"
+  | "invalid_request"
+  | "server"
+  | "network"
+  | "timeout"
+  | "bad_response"
+  | "unknown";
+
+export interface ModelError {
+  readonly code: ModelErrorCode;
+  readonly message: string;
+  readonly status?: number;
+  readonly retryable: boolean;
+}
+
+export type ModelEvent =
+  | { readonly type: "text_delta"; readonly delta: string }
+  | { readonly type: "reasoning_delta"; readonly delta: string }
+  | {
+      readonly type: "tool_call_delta";
+      readonly index: number;
+      readonly id?: string;
+      readonly name?: string;
+      readonly argumentsDelta: string;
+    }
+  | {
+      readonly type: "done";
+      readonly message: AssistantMessage;
+      readonly usage: Usage;
+      readonly stopReason: ModelStopReason;
+    }
+  | { readonly type: "error"; readonly error: ModelError; readonly usage?: Usage };
+
+/**
+ * A stateless streaming adapter. `stream` never throws once invoked: every failure, including an abort,
+ * arrives as one terminal `error` event; success ends with exactly one `done` event.
+ */
+export interface Model {
+  readonly provider: string;
+  readonly model: string;
+  stream(request: ModelRequest): AsyncIterable<ModelEvent>;
+}

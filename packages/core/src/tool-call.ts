@@ -1,0 +1,191 @@
+import type { Approver } from "./approver.js";
+import { BridleError, errorMessage, ToolFailure } from "./errors.js";
+import { failureText, invalidInputText } from "./failure-text.js";
+import type { ToolCallPart, ToolFailureKind, ToolResultMessage } from "./messages.js";
+import type { ParsedArguments } from "./repair.js";
+import type { AnyTool, ToolOutput } from "./tool.js";
+import type { Workspace } from "./workspace.js";
+
+/** What one call needs from its run. */
+export interface CallEnvironment {
+  readonly runId: string;
+  readonly workspace: Workspace;
+  readonly signal: AbortSignal;
+  readonly approver: Approver | undefined;
+  readonly defaultTimeoutMs: number;
+  progress(call: ToolCallPart, data: unknown): void;
+  approvalRequested(call: ToolCallPart): void;
+  approvalResolved(call: ToolCallPart, approved: boolean, reason: string | undefined): void;
+}
+
+export interface CallOutcome {
+  readonly result: ToolResultMessage;
+  /** Set when the tool hit an infrastructure failure: the run must end. */
+  readonly infrastructureError?: BridleError;
+}
+
+export function failureResult(
+  call: ToolCallPart,
+  kind: ToolFailureKind,
+  text: string,
+  details?: unknown,
+): ToolResultMessage {
+  return {
+    role: "tool",
+    toolCallId: call.id,
+    toolName: call.name,
+    content: [{ type: "text", text }],
+    isError: true,
+    errorKind: kind,
+    ...(details === undefined ? {} : { details }),
+  };
+}
+
+/**
+ * Runs one validated call: approval, then the tool under its timeout and the run's abort signal. Every
+ * path ends in a result; a tool that ignores abort is left behind rather than holding the run.
+ */
+export async function executeCall(
+  call: ToolCallPart,
+  tool: AnyTool | undefined,
+  parsed: ParsedArguments | undefined,
+  env: CallEnvironment,
+  availableTools: readonly string[],
+): Promise<CallOutcome> {
+  if (!tool || !parsed) {
+    const names = availableTools.slice(0, 40).join(", ");
+    return {
+      result: failureResult(
+        call,
+        "UnknownTool",
+        failureText(
+          "UnknownTool",
+          `there is no tool named "${call.name.slice(0, 100)}". Available tools: ${names}`,
+        ),
+      ),
+    };
+  }
+  if (!parsed.ok) {
+    return {
+      result: failureResult(
+        call,
+        "InvalidInput",
+        invalidInputText(call.name, parsed.problems, parsed.received),
+      ),
+    };
+  }
+  if (env.signal.aborted) return { result: cancelledResult(call) };
+
+  if (tool.annotations?.requires_approval) {
+    try {
+      const refusal = await askApproval(call, tool, parsed.value, env);
+      if (refusal) return { result: refusal };
+    } catch (error) {
+      if (env.signal.aborted) return { result: cancelledResult(call) };
+      const text = failureText("Denied", `approval could not be obtained: ${errorMessage(error)}`);
+      return { result: failureResult(call, "Denied", text) };
+    }
+  }
+
+  const timeoutMs = tool.timeoutMs ?? env.defaultTimeoutMs;
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(env.signal.reason);
+  env.signal.addEventListener("abort", onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const stopped = new Promise<"timeout" | "aborted">((resolve) => {
+    if (timeoutMs > 0) {
+      timer = setTimeout(() => {
+        controller.abort(new Error("timeout"));
+        resolve("timeout");
+      }, timeoutMs);
+    }
+    env.signal.addEventListener("abort", () => resolve("aborted"), { once: true });
+  });
+  try {
+    const running = tool.execute(parsed.value, {
+      signal: controller.signal,
+      workspace: env.workspace,
+      runId: env.runId,
+      toolCallId: call.id,
+      progress: (data: unknown) => env.progress(call, data),
+    });
+    const settled = await Promise.race([running.then((output) => ({ output })), stopped]);
+    if (settled === "timeout") {
+      running.catch(() => {});
+      return {
+        result: failureResult(
+          call,
+          "Timeout",
+          failureText("Timeout", `${call.name} did not finish within ${timeoutMs} ms and was stopped`),
+        ),
+      };
+    }
+    if (settled === "aborted") {
+      running.catch(() => {});
+      return { result: cancelledResult(call) };
+    }
+    return { result: outputResult(call, settled.output) };
+  } catch (error) {
+    if (error instanceof ToolFailure) {
+      return {
+        result: failureResult(call, error.kind, failureText(error.kind, error.message), error.details),
+      };
+    }
+    if (error instanceof BridleError) {
+      return {
+        result: failureResult(call, "ToolError", failureText("ToolError", error.message)),
+        infrastructureError: error,
+      };
+    }
+    if (env.signal.aborted) return { result: cancelledResult(call) };
+    return { result: failureResult(call, "ToolError", failureText("ToolError", errorMessage(error))) };
+  } finally {
+    clearTimeout(timer);
+    env.signal.removeEventListener("abort", onAbort);
+  }
+}
+
+async function askApproval(
+  call: ToolCallPart,
+  tool: AnyTool,
+  args: unknown,
+  env: CallEnvironment,
+): Promise<ToolResultMessage | undefined> {
+  if (!env.approver) {
+    return failureResult(
+      call,
+      "Denied",
+      failureText("Denied", `${call.name} requires approval and no approver is configured for this run`),
+    );
+  }
+  env.approvalRequested(call);
+  const decision = await env.approver.decide(
+    { runId: env.runId, toolCall: call, args, annotations: tool.annotations ?? {} },
+    env.signal,
+  );
+  env.approvalResolved(call, decision.approved, decision.reason);
+  if (decision.approved) return undefined;
+  const why = decision.reason ? `: ${decision.reason}` : "";
+  return failureResult(call, "Denied", failureText("Denied", `the user did not approve this call${why}`));
+}
+
+export function cancelledResult(call: ToolCallPart): ToolResultMessage {
+  return failureResult(
+    call,
+    "Cancelled",
+    failureText("Cancelled", "the run was aborted before this call finished"),
+  );
+}
+
+function outputResult(call: ToolCallPart, output: ToolOutput): ToolResultMessage {
+  const content =
+    typeof output.content === "string" ? [{ type: "text" as const, text: output.content }] : output.content;
+  return {
+    role: "tool",
+    toolCallId: call.id,
+    toolName: call.name,
+    content,
+    isError: output.isError ?? false,
+    ...(output.details === undefined ? {} : { details: output.details }),
+  };
+}

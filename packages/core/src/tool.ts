@@ -1,0 +1,55 @@
+import type { z } from "zod";
+import type { ToolResultContent } from "./messages.js";
+import type { Workspace } from "./workspace.js";
+
+/** What a tool promises about its effects. A missing hint means false. */
+export interface ToolAnnotations {
+  readonly read_only?: boolean;
+  readonly destructive?: boolean;
+  readonly idempotent?: boolean;
+  readonly open_world?: boolean;
+  /** The run asks its Approver before executing the call. */
+  readonly requires_approval?: boolean;
+}
+
+export interface ToolContext {
+  readonly signal: AbortSignal;
+  readonly workspace: Workspace;
+  readonly runId: string;
+  readonly toolCallId: string;
+  /** Report progress (output lines, percentages): it reaches the run's event stream as `tool_progress`. */
+  progress(data: unknown): void;
+}
+
+export interface ToolOutput<D = unknown> {
+  /** What the model sees. */
+  readonly content: string | readonly ToolResultContent[];
+  /** What interfaces see; never sent to the model. */
+  readonly details?: D;
+  /** A result the model should read as a failure, though the call itself ran (the tool decided). */
+  readonly isError?: boolean;
+}
+
+export interface Tool<S extends z.ZodType = z.ZodType, D = unknown> {
+  readonly name: string;
+  readonly description: string;
+  /** Enforced on every call; the JSON Schema the model sees is derived from it. */
+  readonly inputSchema: S;
+  readonly annotations?: ToolAnnotations;
+  /** When any call in a batch is to a sequential tool, the whole batch runs one call at a time, in order. */
+  readonly sequential?: boolean;
+  /** How many model-correctable failures of this tool a run tolerates before it stops. */
+  readonly retryBudget?: number;
+  /** Milliseconds before the call is aborted and the model sees Timeout. */
+  readonly timeoutMs?: number;
+  execute(args: z.output<S>, ctx: ToolContext): Promise<ToolOutput<D>>;
+}
+
+/** Any tool, whatever its schema: what the harness holds. */
+// biome-ignore lint/suspicious/noExplicitAny: a tool list is heterogeneous in its argument types
+export type AnyTool = Tool<any, unknown>;
+
+/** Identity helper that infers the argument type of `execute` from the schema. */
+export function defineTool<S extends z.ZodType, D = unknown>(tool: Tool<S, D>): Tool<S, D> {
+  return tool;
+}

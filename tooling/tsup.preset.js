@@ -1,0 +1,20 @@
+// Shared tsup settings: every package builds its entry points to ESM with declarations for Node 22+.
+import { defineConfig } from "tsup";
+
+/**
+ * @param {{ entry?: string[] | Record<string, string>, banner?: string }} [options]
+ */
+export function packageBuild(options = {}) {
+  return defineConfig({
+    entry: options.entry ?? ["src/index.ts"],
+    format: ["esm"],
+    target: "node22",
+    platform: "node",
+    dts: true,
+    sourcemap: true,
+    clean: true,
+    splitting: false,
+    treeshake: true,
+    ...(options.banner ? { banner: { js: options.banner } } : {}),
+  });
+}
