@@ -1,4 +1,6 @@
 // Shared tsup settings: every package builds its entry points to ESM with declarations for Node 22+.
+// The workspace `paths` (source imports for tests and typecheck) are cleared for the build, so each
+// package's declarations import its dependencies by package name instead of inlining them.
 import { defineConfig } from "tsup";
 
 /**
@@ -10,7 +12,7 @@ export function packageBuild(options = {}) {
     format: ["esm"],
     target: "node22",
     platform: "node",
-    dts: true,
+    dts: { compilerOptions: { paths: {} } },
     sourcemap: true,
     clean: true,
     splitting: false,

@@ -1,11 +1,19 @@
 // Shared vitest settings: tests live in test/, benchmarks in bench/ (run only by `pnpm bench`).
+// Workspace packages are imported from source, so a package's tests never wait on, or race with, another
+// package's build output.
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+
+const packagesDir = fileURLToPath(new URL("../packages/", import.meta.url));
 
 /**
  * @param {{ testTimeout?: number }} [options]
  */
 export function packageTests(options = {}) {
   return defineConfig({
+    resolve: {
+      alias: [{ find: /^@bridle\/([a-z0-9-]+)$/, replacement: `${packagesDir}$1/src/index.ts` }],
+    },
     test: {
       include: ["test/**/*.test.ts"],
       testTimeout: options.testTimeout ?? 20_000,
