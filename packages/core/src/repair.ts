@@ -41,7 +41,15 @@ export function parseToolArguments(schema: z.ZodType, raw: string): ParsedArgume
     return { ok: false, problems: ["arguments must be a JSON object"], received: input };
   }
   const first = validate(schema, shape, input);
-  if (first.ok) return { ok: true, value: first.value, repairs: [] };
+  if (first.ok) {
+    // A path written as a markdown link still validates as a string; the link form is never meant.
+    const cleaned = shape ? cleanPathLinks(shape, input as Record<string, unknown>) : undefined;
+    if (cleaned) {
+      const again = validate(schema, shape, cleaned.value);
+      if (again.ok) return { ok: true, value: again.value, repairs: cleaned.repairs };
+    }
+    return { ok: true, value: first.value, repairs: [] };
+  }
   if (!shape) return { ok: false, problems: first.problems, received: input };
 
   const { value: repaired, repairs } = repairObject(shape, input as Record<string, unknown>);
@@ -103,15 +111,29 @@ function repairObject(
     } else if (kind === "number" && /^-?\d+(\.\d+)?$/.test(fieldValue.trim())) {
       value[key] = Number(fieldValue.trim());
       repairs.push(`${key}: "${fieldValue}"→${value[key]}`);
-    } else if (kind === "string" && PATH_FIELD.test(key)) {
-      const cleaned = stripAutolink(fieldValue);
-      if (cleaned !== fieldValue) {
-        value[key] = cleaned;
-        repairs.push(`${key}: markdown link→${cleaned}`);
-      }
     }
   }
-  return { value, repairs };
+  const links = cleanPathLinks(shape, value);
+  return links ? { value: links.value, repairs: [...repairs, ...links.repairs] } : { value, repairs };
+}
+
+function cleanPathLinks(
+  shape: Record<string, z.ZodType>,
+  input: Record<string, unknown>,
+): { value: Record<string, unknown>; repairs: string[] } | undefined {
+  let value: Record<string, unknown> | undefined;
+  const repairs: string[] = [];
+  for (const [key, fieldValue] of Object.entries(input)) {
+    const field = shape[key];
+    if (!field || typeof fieldValue !== "string" || !PATH_FIELD.test(key) || fieldKind(field) !== "string")
+      continue;
+    const cleaned = stripAutolink(fieldValue);
+    if (cleaned === fieldValue) continue;
+    value ??= { ...input };
+    value[key] = cleaned;
+    repairs.push(`${key}: markdown link→${cleaned}`);
+  }
+  return value ? { value, repairs } : undefined;
 }
 
 /** `[a.ts](a.ts)`, `[a.ts](file:///abs/a.ts)`-style links whose text is the path, and `<a.ts>`. */

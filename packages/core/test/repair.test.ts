@@ -1,0 +1,210 @@
+import { defineTool, Harness, parseToolArguments, toolJsonSchema } from "@bridle/core";
+import { ScriptedModel, tempWorkspace } from "@bridle/testing";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { resultText } from "./helpers.js";
+
+const editSchema = z.object({
+  path: z.string(),
+  old_string: z.string(),
+  new_string: z.string(),
+  replace_all: z.boolean().optional(),
+});
+const bashSchema = z.object({ command: z.string(), timeout_ms: z.number().int().optional() });
+const readSchema = z.object({ path: z.string(), offset: z.number().int().optional() });
+
+describe("allowed repairs (seed 000)", () => {
+  it("renames filePath, oldString, newString and replaceAll", () => {
+    const parsed = parseToolArguments(
+      editSchema,
+      JSON.stringify({ filePath: "a.ts", oldString: "x", newString: "y", replaceAll: true }),
+    );
+    expect(parsed).toEqual({
+      ok: true,
+      value: { path: "a.ts", old_string: "x", new_string: "y", replace_all: true },
+      repairs: ["filePath→path", "oldString→old_string", "newString→new_string", "replaceAll→replace_all"],
+    });
+  });
+
+  it("renames cmd to command and turns a string integer into a number", () => {
+    const parsed = parseToolArguments(bashSchema, '{"cmd":"ls","timeout_ms":"5000"}');
+    expect(parsed).toMatchObject({ ok: true, value: { command: "ls", timeout_ms: 5000 } });
+  });
+
+  it("turns string booleans into booleans where the schema wants one", () => {
+    const parsed = parseToolArguments(
+      editSchema,
+      '{"path":"a","old_string":"x","new_string":"y","replace_all":"true"}',
+    );
+    expect(parsed).toMatchObject({ ok: true, value: { replace_all: true } });
+  });
+
+  it("cleans markdown links and autolinks on path fields", () => {
+    expect(parseToolArguments(readSchema, '{"path":"[src/a.ts](src/a.ts)"}')).toMatchObject({
+      ok: true,
+      value: { path: "src/a.ts" },
+    });
+    expect(parseToolArguments(readSchema, '{"path":"<src/a.ts>"}')).toMatchObject({
+      ok: true,
+      value: { path: "src/a.ts" },
+    });
+  });
+
+  it("leaves valid arguments untouched and reports no repairs", () => {
+    expect(parseToolArguments(readSchema, '{"path":"[x](y)"}')).toEqual({
+      ok: true,
+      value: { path: "[x](y)" },
+      repairs: [],
+    });
+  });
+});
+
+describe("refused repairs", () => {
+  it("does not repair while an unknown field remains", () => {
+    const parsed = parseToolArguments(
+      editSchema,
+      '{"filePath":"a","old_string":"x","new_string":"y","mode":"fast"}',
+    );
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.problems).toContain("mode: unknown field");
+  });
+
+  it("does not repair while another schema problem remains", () => {
+    const parsed = parseToolArguments(editSchema, '{"filePath":"a","old_string":"x"}');
+    expect(parsed.ok).toBe(false);
+  });
+
+  it("does not rename an alias when the real field is also present", () => {
+    const parsed = parseToolArguments(readSchema, '{"path":"a","filePath":"b"}');
+    expect(parsed.ok).toBe(false);
+  });
+
+  it("does not coerce anything but exact booleans and numbers", () => {
+    expect(
+      parseToolArguments(editSchema, '{"path":"a","old_string":"x","new_string":"y","replace_all":"yes"}').ok,
+    ).toBe(false);
+    expect(parseToolArguments(bashSchema, '{"command":"ls","timeout_ms":"5s"}').ok).toBe(false);
+    expect(parseToolArguments(bashSchema, '{"command":"ls","timeout_ms":"1.5"}').ok).toBe(false);
+  });
+
+  it("rejects malformed JSON and non-object arguments", () => {
+    expect(parseToolArguments(readSchema, '{"path": "a"')).toMatchObject({ ok: false });
+    expect(parseToolArguments(readSchema, '["a"]')).toMatchObject({
+      ok: false,
+      problems: ["arguments must be a JSON object"],
+    });
+  });
+
+  it("never infers a missing path from history", async () => {
+    const { dir, cleanup } = await tempWorkspace();
+    try {
+      const ran: unknown[] = [];
+      const edit = defineTool({
+        name: "edit_file",
+        description: "edit",
+        inputSchema: editSchema,
+        execute: async (args) => {
+          ran.push(args);
+          return { content: "edited" };
+        },
+      });
+      const read = defineTool({
+        name: "read_file",
+        description: "read",
+        inputSchema: readSchema,
+        execute: async () => ({ content: "text" }),
+      });
+      const model = new ScriptedModel([
+        { toolCalls: [{ name: "read_file", arguments: { path: "a.ts" } }] },
+        { toolCalls: [{ name: "edit_file", arguments: { old_string: "x", new_string: "y" } }] },
+        { text: "ok" },
+      ]);
+      const result = await new Harness({ model, tools: [read, edit], workspace: dir }).run({ prompt: "go" });
+      expect(ran).toEqual([]);
+      expect(resultText(result.messages[4])).toMatch(/^InvalidInput: the arguments for tool "edit_file"/);
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
+describe("InvalidInput text", () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempWorkspace());
+  });
+  afterEach(() => cleanup());
+
+  it("names the tool, the problems and the fields, and stays short for a 1 MB argument", async () => {
+    const huge = "A".repeat(1024 * 1024);
+    const write = defineTool({
+      name: "write_file",
+      description: "write",
+      inputSchema: z.object({ path: z.string(), content: z.string() }),
+      execute: async () => ({ content: "written" }),
+    });
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "write_file", arguments: { content: huge, mode: 7 } }] },
+      { text: "ok" },
+    ]);
+    const result = await new Harness({ model, tools: [write], workspace: dir }).run({ prompt: "go" });
+    const text = resultText(result.messages[2]);
+    expect(text.length).toBeLessThan(1000);
+    expect(text).toContain('tool "write_file"');
+    expect(text).toContain("path:");
+    expect(text).toContain("mode: unknown field");
+    expect(text).toContain(`content (string, ${huge.length} chars: "${"A".repeat(40)}…")`);
+    expect(text).not.toContain("A".repeat(41));
+  });
+
+  it("counts invalid calls against the tool's retry budget and stops past it", async () => {
+    const tool = defineTool({
+      name: "strict",
+      description: "strict",
+      inputSchema: z.object({ n: z.number() }),
+      retryBudget: 2,
+      execute: async () => ({ content: "ok" }),
+    });
+    const bad = { toolCalls: [{ name: "strict", arguments: { n: "many" } }] };
+    const model = new ScriptedModel([bad, bad, bad, { text: "never" }]);
+    const result = await new Harness({ model, tools: [tool], workspace: dir }).run({ prompt: "go" });
+    expect(result.stopReason).toBe("tool_retries_exceeded");
+    expect(result.usage.toolRetries).toEqual({ strict: 3 });
+    expect(model.calls).toBe(3);
+  });
+});
+
+describe("the schema the model sees", () => {
+  it("is derived from the enforced schema and forbids unknown fields", () => {
+    const schema = toolJsonSchema(editSchema);
+    expect(schema).toEqual({
+      type: "object",
+      properties: {
+        path: { type: "string" },
+        old_string: { type: "string" },
+        new_string: { type: "string" },
+        replace_all: { type: "boolean" },
+      },
+      required: ["path", "old_string", "new_string"],
+      additionalProperties: false,
+    });
+  });
+
+  it("is what the model receives in its request", async () => {
+    const tool = defineTool({
+      name: "read_file",
+      description: "Read a file",
+      inputSchema: readSchema.extend({ limit: z.number().int().min(1).max(2000).default(2000) }),
+      execute: async () => ({ content: "" }),
+    });
+    const model = new ScriptedModel([{ text: "ok" }]);
+    await new Harness({ model, tools: [tool] }).run({ prompt: "go" });
+    const seen = model.requests[0]?.tools[0];
+    expect(seen?.name).toBe("read_file");
+    expect(seen?.inputSchema).toEqual(toolJsonSchema(tool.inputSchema));
+    expect(seen?.inputSchema.properties).toMatchObject({
+      limit: { type: "integer", minimum: 1, maximum: 2000, default: 2000 },
+    });
+  });
+});
