@@ -21,7 +21,7 @@ describe("abort", () => {
       inputSchema: z.object({}),
       execute: (_args, ctx) => {
         toolSignal = ctx.signal;
-        return new Promise((_resolve, reject) =>
+        return new Promise<never>((_resolve, reject) =>
           ctx.signal.addEventListener("abort", () => reject(new Error("stop"))),
         );
       },
