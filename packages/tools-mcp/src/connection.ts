@@ -1,0 +1,353 @@
+import { errorMessage, type ToolContext, ToolFailure } from "@bridle/core";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type Tool as McpToolDefinition,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplate,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { McpServerConfig } from "./config.js";
+import { descendantPids, stopProcesses } from "./processes.js";
+import { type OpenedClient, openClient, type TransportKind } from "./transport.js";
+
+export interface ConnectionSettings {
+  readonly clientName: string;
+  readonly clientVersion: string;
+  readonly connectTimeoutMs: number;
+  /** A call fails after this long without a response or a progress notification. */
+  readonly callTimeoutMs: number;
+  /** A call fails after this long whatever progress it reports. */
+  readonly maxCallMs: number;
+  /** Called after the server's tool list changed and was fetched again. */
+  readonly onToolsChanged: (server: string) => void;
+}
+
+export type ConnectionState = "idle" | "connecting" | "ready" | "crashed" | "closed";
+
+export interface ConnectionStatus {
+  readonly server: string;
+  readonly state: ConnectionState;
+  readonly transport?: TransportKind;
+  readonly pid?: number;
+  /** Why the last connection ended or failed. */
+  readonly error?: string;
+  readonly restarts: number;
+}
+
+interface Live extends OpenedClient {
+  tools: readonly McpToolDefinition[];
+  readonly hasResources: boolean;
+}
+
+const STDERR_TAIL = 2_000;
+const PAGE_LIMIT = 20;
+// The specification's code for an unknown resource URI.
+const RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * One configured server. It connects on first use, keeps the tool list current, and when the server dies
+ * (a crashed process, a lost HTTP session) it forgets the connection so the next use starts a new one.
+ */
+export class McpConnection {
+  readonly name: string;
+  readonly config: McpServerConfig;
+  readonly #settings: ConnectionSettings;
+  #live: Live | undefined;
+  #connecting: Promise<Live> | undefined;
+  #state: ConnectionState = "idle";
+  #error: string | undefined;
+  #stderr = "";
+  #connections = 0;
+  #closed = false;
+
+  constructor(name: string, config: McpServerConfig, settings: ConnectionSettings) {
+    this.name = name;
+    this.config = config;
+    this.#settings = settings;
+  }
+
+  status(): ConnectionStatus {
+    return {
+      server: this.name,
+      state: this.#state,
+      ...(this.#live ? { transport: this.#live.kind } : {}),
+      ...(this.#live?.pid === undefined ? {} : { pid: this.#live.pid }),
+      ...(this.#error === undefined ? {} : { error: this.#error }),
+      restarts: Math.max(this.#connections - 1, 0),
+    };
+  }
+
+  /** The server's current tools, connecting first if needed. */
+  async tools(): Promise<readonly McpToolDefinition[]> {
+    return (await this.#ensure()).tools;
+  }
+
+  async hasResources(): Promise<boolean> {
+    return (await this.#ensure()).hasResources;
+  }
+
+  /** The recent stderr of a stdio server, for error messages. */
+  get stderrTail(): string {
+    return this.#stderr;
+  }
+
+  async callTool(tool: string, args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {
+    const live = await this.#ensureFor(ctx.signal);
+    if (!live.tools.some((definition) => definition.name === tool)) {
+      throw new ToolFailure(
+        "NotFound",
+        `MCP server "${this.name}" no longer offers the tool "${tool}" (its tool list changed)`,
+      );
+    }
+    try {
+      const result = await live.client.callTool({ name: tool, arguments: args }, undefined, {
+        signal: ctx.signal,
+        timeout: this.config.timeout ?? this.#settings.callTimeoutMs,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: this.#settings.maxCallMs,
+        onprogress: (progress) => ctx.progress({ server: this.name, tool, ...progress }),
+      });
+      if (!("content" in result)) {
+        // A server on the 2024-10-07 protocol answers with `toolResult`.
+        return { content: [{ type: "text", text: JSON.stringify(result.toolResult) }] };
+      }
+      return result as CallToolResult;
+    } catch (error) {
+      throw this.#callFailure(error, live, `calling ${tool}`, ctx.signal);
+    }
+  }
+
+  async listResources(
+    signal: AbortSignal,
+  ): Promise<{ resources: Resource[]; templates: ResourceTemplate[] }> {
+    const live = await this.#ensureFor(signal);
+    const options = { signal, timeout: this.config.timeout ?? this.#settings.callTimeoutMs };
+    try {
+      const resources: Resource[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < PAGE_LIMIT; page++) {
+        const result = await live.client.listResources(cursor ? { cursor } : undefined, options);
+        resources.push(...result.resources);
+        cursor = result.nextCursor;
+        if (!cursor) break;
+      }
+      const templates: ResourceTemplate[] = [];
+      cursor = undefined;
+      for (let page = 0; page < PAGE_LIMIT; page++) {
+        const result: { resourceTemplates: ResourceTemplate[]; nextCursor?: string | undefined } =
+          await live.client
+            .listResourceTemplates(cursor ? { cursor } : undefined, options)
+            .catch((error: unknown) => {
+              if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) {
+                return { resourceTemplates: [] };
+              }
+              throw error;
+            });
+        templates.push(...result.resourceTemplates);
+        cursor = result.nextCursor;
+        if (!cursor) break;
+      }
+      return { resources, templates };
+    } catch (error) {
+      throw this.#callFailure(error, live, "listing resources", signal);
+    }
+  }
+
+  async readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
+    const live = await this.#ensureFor(signal);
+    try {
+      return await live.client.readResource(
+        { uri },
+        { signal, timeout: this.config.timeout ?? this.#settings.callTimeoutMs },
+      );
+    } catch (error) {
+      throw this.#callFailure(error, live, `reading ${uri}`, signal);
+    }
+  }
+
+  /** Ends the connection and every process it started. Later use is refused. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#state = "closed";
+    const live = this.#live ?? (await this.#connecting?.catch(() => undefined));
+    this.#live = undefined;
+    if (live) await shutDown(live);
+  }
+
+  async #ensureFor(signal: AbortSignal): Promise<Live> {
+    if (signal.aborted) throw new ToolFailure("Cancelled", "the call was aborted");
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(new ToolFailure("Cancelled", "the call was aborted while connecting"));
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([this.#ensure(), aborted]);
+    } catch (error) {
+      if (error instanceof ToolFailure) throw error;
+      throw new ToolFailure("ToolError", errorMessage(error));
+    } finally {
+      if (onAbort) signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  #ensure(): Promise<Live> {
+    if (this.#closed) return Promise.reject(new Error(`MCP server "${this.name}" has been closed`));
+    if (this.#live) return Promise.resolve(this.#live);
+    this.#connecting ??= this.#connect().finally(() => {
+      this.#connecting = undefined;
+    });
+    return this.#connecting;
+  }
+
+  async #connect(): Promise<Live> {
+    this.#state = "connecting";
+    this.#stderr = "";
+    this.#connections++;
+    let opened: OpenedClient;
+    try {
+      opened = await openClient(this.config, {
+        makeClient: () => this.#makeClient(),
+        timeoutMs: this.#settings.connectTimeoutMs,
+        onStderr: (chunk) => {
+          this.#stderr = (this.#stderr + chunk).slice(-STDERR_TAIL);
+        },
+      });
+    } catch (error) {
+      this.#state = "crashed";
+      this.#error = `could not connect to MCP server "${this.name}": ${errorMessage(error)}${this.#stderrNote()}`;
+      throw new Error(this.#error, { cause: error });
+    }
+    const live: Live = {
+      ...opened,
+      tools: [],
+      hasResources: opened.client.getServerCapabilities()?.resources !== undefined,
+    };
+    opened.client.onclose = () => this.#lost(live, "the connection closed");
+    try {
+      live.tools = await listAllTools(live.client, this.#settings.connectTimeoutMs);
+    } catch (error) {
+      await shutDown(live);
+      this.#state = "crashed";
+      this.#error = `MCP server "${this.name}" did not list its tools: ${errorMessage(error)}`;
+      throw new Error(this.#error, { cause: error });
+    }
+    if (this.#closed) {
+      await shutDown(live);
+      throw new Error(`MCP server "${this.name}" has been closed`);
+    }
+    this.#live = live;
+    this.#state = "ready";
+    this.#error = undefined;
+    return live;
+  }
+
+  #makeClient(): Client {
+    return new Client(
+      { name: this.#settings.clientName, version: this.#settings.clientVersion },
+      {
+        capabilities: {},
+        listChanged: {
+          tools: {
+            // Refetched here rather than by the SDK, which reads only the first page.
+            autoRefresh: false,
+            debounceMs: 50,
+            onChanged: () => void this.#refreshTools(),
+          },
+        },
+      },
+    );
+  }
+
+  async #refreshTools(): Promise<void> {
+    const live = this.#live;
+    if (!live) return;
+    try {
+      live.tools = await listAllTools(live.client, this.#settings.callTimeoutMs);
+    } catch (error) {
+      this.#error = `refreshing the tool list failed: ${errorMessage(error)}`;
+      return;
+    }
+    this.#settings.onToolsChanged(this.name);
+  }
+
+  /** Forget a connection that ended by itself; the next use starts a new one. */
+  #lost(live: Live, why: string): void {
+    if (this.#live !== live) return;
+    this.#live = undefined;
+    if (this.#closed) return;
+    this.#state = "crashed";
+    this.#error = `${why}${this.#stderrNote()}`;
+    void shutDown(live);
+  }
+
+  #callFailure(error: unknown, live: Live, what: string, signal: AbortSignal): ToolFailure {
+    if (error instanceof ToolFailure) return error;
+    if (signal.aborted)
+      return new ToolFailure("Cancelled", `${what} on MCP server "${this.name}" was cancelled`);
+    if (error instanceof McpError) {
+      if (error.code === ErrorCode.RequestTimeout) {
+        return new ToolFailure(
+          "Timeout",
+          `MCP server "${this.name}" sent no response or progress while ${what}; the request was cancelled`,
+        );
+      }
+      if (error.code === RESOURCE_NOT_FOUND) {
+        return new ToolFailure(
+          "NotFound",
+          `MCP server "${this.name}" found nothing ${what}: ${error.message}`,
+        );
+      }
+      if (error.code === ErrorCode.InvalidParams) {
+        return new ToolFailure(
+          "InvalidInput",
+          `MCP server "${this.name}" rejected ${what}: ${error.message}`,
+        );
+      }
+      if (error.code !== ErrorCode.ConnectionClosed) {
+        return new ToolFailure("ToolError", `MCP server "${this.name}" failed ${what}: ${error.message}`);
+      }
+    }
+    // The connection is gone or the transport broke (a dead process, an unreachable URL, an expired
+    // session): drop it so the next call starts the server again.
+    const reason = errorMessage(error);
+    this.#lost(live, reason);
+    return new ToolFailure(
+      "ToolError",
+      `MCP server "${this.name}" stopped while ${what} (${reason}); it will be restarted on the next call${this.#stderrNote()}`,
+    );
+  }
+
+  #stderrNote(): string {
+    const tail = this.#stderr.trim();
+    return tail ? `\nserver stderr (last lines):\n${tail.split("\n").slice(-8).join("\n")}` : "";
+  }
+}
+
+async function listAllTools(client: Client, timeoutMs: number): Promise<McpToolDefinition[]> {
+  if (!client.getServerCapabilities()?.tools) return [];
+  const tools: McpToolDefinition[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < PAGE_LIMIT; page++) {
+    const result = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
+    tools.push(...result.tools);
+    cursor = result.nextCursor;
+    if (!cursor) break;
+  }
+  return tools;
+}
+
+/** Closes the client and, for a stdio server, stops any process the server left behind. */
+async function shutDown(live: OpenedClient): Promise<void> {
+  const strays = live.pid === undefined ? [] : await descendantPids(live.pid);
+  const transport = live.transport as { terminateSession?: () => Promise<void> };
+  if (live.kind === "streamable-http" && transport.terminateSession) {
+    await transport.terminateSession().catch(() => {});
+  }
+  live.client.onclose = undefined;
+  await live.client.close().catch(() => {});
+  await stopProcesses(strays, 2_000);
+}

@@ -1,0 +1,17 @@
+export {
+  type HttpServerConfig,
+  type McpConfigInput,
+  type McpServerConfig,
+  type McpServerConfigInput,
+  mcpConfigSchema,
+  parseMcpConfig,
+  type StdioServerConfig,
+} from "./config.js";
+export type { ConnectionState, ConnectionStatus } from "./connection.js";
+export { inputSchemaFromJson } from "./json-schema.js";
+export { mapAnnotations } from "./mcp-tool.js";
+export { bridleToolName, sanitizeNamePart } from "./names.js";
+export { LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL } from "./resource-tools.js";
+export { type McpCallDetails, shapeCallResult } from "./result.js";
+export { type Discovery, type DiscoveryFailure, McpServers, type McpServersOptions } from "./servers.js";
+export type { TransportKind } from "./transport.js";

@@ -1,0 +1,169 @@
+import { type AnyTool, BridleError, errorMessage } from "@bridle/core";
+import { type McpConfigInput, type McpServerConfig, parseMcpConfig } from "./config.js";
+import { type ConnectionStatus, McpConnection } from "./connection.js";
+import { buildMcpTool } from "./mcp-tool.js";
+import { bridleToolName } from "./names.js";
+import { resourceTools } from "./resource-tools.js";
+
+export interface McpServersOptions {
+  /** The client name servers see in `initialize`. Default "bridle". */
+  readonly clientName?: string;
+  readonly clientVersion?: string;
+  /** Milliseconds to start a server and complete the handshake. Default 30 000. */
+  readonly connectTimeoutMs?: number;
+  /**
+   * Milliseconds a call may go without a response or a progress notification (each notification starts the
+   * wait again). A server's own `timeout` overrides it. Default 60 000.
+   */
+  readonly callTimeoutMs?: number;
+  /** Milliseconds a call may take in all, progress or not. Default 600 000. */
+  readonly maxCallMs?: number;
+  /** Characters of text a result may give the model; the rest is cut with a note. Default 50 000. */
+  readonly maxOutputChars?: number;
+  /** Add mcp_list_resources and mcp_read_resource when a server offers resources. Default true. */
+  readonly resources?: boolean;
+  /** Mark MCP tools `requires_approval`: all of them, or those the predicate picks. Default none. */
+  readonly requireApproval?: boolean | ((server: string, tool: string) => boolean);
+}
+
+/** A server or tool that did not make it into the tool list, and why. */
+export interface DiscoveryFailure {
+  readonly server: string;
+  readonly code: "connect_failed" | "duplicate_tool";
+  readonly message: string;
+}
+
+export interface Discovery {
+  readonly tools: readonly AnyTool[];
+  readonly failures: readonly DiscoveryFailure[];
+  /** Tools added with a weaker check than usual (an input schema that could not be converted). */
+  readonly warnings: readonly string[];
+}
+
+/**
+ * The configured MCP servers, as Bridle tools. Nothing starts until `discover`/`tools` (or a call) needs it.
+ * A server whose tool list changes tells `onToolsChanged` listeners; tools already handed out keep working
+ * against the live list, and the next `tools()` returns the new one. `close` stops every server.
+ */
+export class McpServers implements AsyncDisposable {
+  readonly #connections: McpConnection[];
+  readonly #options: McpServersOptions;
+  readonly #listeners = new Set<(server: string) => void>();
+
+  constructor(config: McpConfigInput | string, options: McpServersOptions = {}) {
+    this.#options = options;
+    const servers: Record<string, McpServerConfig> = parseMcpConfig(config);
+    const settings = {
+      clientName: options.clientName ?? "bridle",
+      clientVersion: options.clientVersion ?? "0.1.0",
+      connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
+      callTimeoutMs: options.callTimeoutMs ?? 60_000,
+      maxCallMs: options.maxCallMs ?? 600_000,
+      onToolsChanged: (server: string) => {
+        for (const listener of this.#listeners) listener(server);
+      },
+    };
+    this.#connections = Object.entries(servers).map(
+      ([name, server]) => new McpConnection(name, server, settings),
+    );
+  }
+
+  get serverNames(): readonly string[] {
+    return this.#connections.map((connection) => connection.name);
+  }
+
+  status(): ConnectionStatus[] {
+    return this.#connections.map((connection) => connection.status());
+  }
+
+  /** Listen for tool list changes; returns the function that stops listening. */
+  onToolsChanged(listener: (server: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Connects the servers that are not connected yet (all at once) and builds their tools. A server that
+   * fails and a tool whose name collides are reported in `failures`, never dropped silently.
+   */
+  async discover(): Promise<Discovery> {
+    const settled = await Promise.allSettled(
+      this.#connections.map(async (connection) => ({
+        connection,
+        tools: await connection.tools(),
+        hasResources: await connection.hasResources(),
+      })),
+    );
+    const failures: DiscoveryFailure[] = [];
+    const warnings: string[] = [];
+    const tools: AnyTool[] = [];
+    const origins = new Map<string, string>();
+    const withResources: McpConnection[] = [];
+    const maxOutputChars = this.#options.maxOutputChars ?? 50_000;
+    const add = (tool: AnyTool, server: string, origin: string) => {
+      const earlier = origins.get(tool.name);
+      if (earlier !== undefined) {
+        failures.push({
+          server,
+          code: "duplicate_tool",
+          message: `${origin} would be named "${tool.name}", which ${earlier} already has; it was not added. Rename the server in the config to tell them apart.`,
+        });
+        return;
+      }
+      origins.set(tool.name, origin);
+      tools.push(tool);
+    };
+    settled.forEach((outcome, index) => {
+      const connection = this.#connections[index] as McpConnection;
+      if (outcome.status === "rejected") {
+        failures.push({
+          server: connection.name,
+          code: "connect_failed",
+          message: errorMessage(outcome.reason),
+        });
+        return;
+      }
+      if (outcome.value.hasResources) withResources.push(connection);
+      for (const definition of outcome.value.tools) {
+        const built = buildMcpTool(bridleToolName(connection.name, definition.name), connection, definition, {
+          maxOutputChars,
+          requiresApproval: this.#approval(connection.name, definition.name),
+        });
+        if (built.warning) warnings.push(`${connection.name}/${definition.name}: ${built.warning}`);
+        add(built.tool, connection.name, `tool "${definition.name}" of MCP server "${connection.name}"`);
+      }
+    });
+    if (this.#options.resources !== false) {
+      for (const tool of resourceTools(withResources, maxOutputChars)) {
+        add(tool, withResources.map((c) => c.name).join(", "), `the built-in MCP resource tool`);
+      }
+    }
+    return { tools, failures, warnings };
+  }
+
+  /** Like `discover`, but any failure is an error: a BridleError naming every server and tool at fault. */
+  async tools(): Promise<AnyTool[]> {
+    const { tools, failures } = await this.discover();
+    if (failures.length > 0) {
+      const code = failures.some((f) => f.code === "connect_failed")
+        ? "tool_infrastructure"
+        : "duplicate_tool";
+      throw new BridleError(code, failures.map((f) => `${f.server}: ${f.message}`).join("\n"));
+    }
+    return [...tools];
+  }
+
+  /** Stops every server this object started (and what they started) and refuses later use. */
+  async close(): Promise<void> {
+    await Promise.all(this.#connections.map((connection) => connection.close()));
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  #approval(server: string, tool: string): boolean {
+    const rule = this.#options.requireApproval;
+    return typeof rule === "function" ? rule(server, tool) : rule === true;
+  }
+}
