@@ -15,7 +15,18 @@ export interface ApprovalDecision {
   readonly reason?: string;
 }
 
-/** Decides whether a call to a tool that requires approval may run. */
+/**
+ * What an Approver answers: a decision now (a policy), or "ask" to pause the run until a person decides.
+ * A paused run returns stop reason "approval_required" with a resume envelope.
+ */
+export type ApprovalAnswer = ApprovalDecision | "ask";
+
+/**
+ * Decides whether a call may run. By default it is consulted only for calls that need approval (the
+ * tool's `requires_approval`); with `scope: "every_call"` it sees every valid call, so one policy can
+ * approve reads and ask about writes.
+ */
 export interface Approver {
-  decide(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision>;
+  readonly scope?: "requires_approval" | "every_call";
+  decide(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer>;
 }

@@ -16,6 +16,19 @@ export class ToolFailure extends Error {
   }
 }
 
+/**
+ * Thrown by a tool to ask the model to retry the call with a hint ("the branch does not exist; list
+ * branches first"). The model sees `RetryRequested: <hint>` and the call counts against the tool's retry
+ * budget, like malformed arguments do.
+ */
+export class ModelRetry extends Error {
+  override readonly name = "ModelRetry";
+
+  constructor(hint: string, options?: { cause?: unknown }) {
+    super(hint, options?.cause === undefined ? undefined : { cause: options.cause });
+  }
+}
+
 /** Stable codes for failures that end a run or reject a configuration. */
 export type BridleErrorCode =
   | "invalid_config"
@@ -24,7 +37,14 @@ export type BridleErrorCode =
   | "store_write"
   | "store_conflict"
   | "store_corrupt"
-  | "not_found";
+  | "not_found"
+  | "invalid_resume"
+  | "envelope_version"
+  | "envelope_invalid"
+  | "envelope_tampered"
+  | "envelope_tools_changed"
+  | "approval_decisions_mismatch"
+  | "invalid_argument";
 
 /**
  * An infrastructure failure: something the model cannot fix (a sandbox that will not start, a disk that

@@ -14,7 +14,11 @@ export type StopReason =
   | "tool_error"
   | "hook_cancelled"
   | "approval_required"
-  | "store_error";
+  | "store_error"
+  /** A hook threw while the harness ran in strict hook mode. */
+  | "hook_failed"
+  /** Structured output stayed invalid after the corrective turns `outputRetries` allows. */
+  | "output_retries_exceeded";
 
 /** Fields every event carries. `seq` is the position in this run's stream, from 0. */
 export interface EventBase {
@@ -36,6 +40,8 @@ export interface RunStartedEvent extends EventBase {
   readonly messages: readonly Message[];
   /** How many messages of earlier history the run continues from. */
   readonly historyLength: number;
+  /** Set when this stream continues a run that paused for approval (same run id, sequence continues). */
+  readonly resumed?: "approval";
 }
 
 export interface ModelRequestEvent extends EventBase {
@@ -99,6 +105,27 @@ export interface ApprovalResolvedEvent extends EventBase {
   readonly decision: ApprovalDecision;
 }
 
+/** A hook handler threw. In strict hook mode the run then ends with stop reason "hook_failed". */
+export interface HookFailedEvent extends EventBase {
+  readonly type: "hook_failed";
+  readonly hook: string;
+  /** The hook's `name`, when it has one. */
+  readonly hookName?: string;
+  readonly message: string;
+}
+
+/**
+ * Structured output was missing or invalid; the model is asked again. `message` is the corrective user
+ * message that joins the transcript (absent in tool mode, where the final_result call's result says it).
+ */
+export interface OutputRetryEvent extends EventBase {
+  readonly type: "output_retry";
+  /** 1 for the first corrective turn. */
+  readonly attempt: number;
+  readonly problems: readonly string[];
+  readonly message?: Message;
+}
+
 /** A near-limit notice; `message` is what the model is told, and it joins the transcript. */
 export interface LimitWarningEvent extends EventBase {
   readonly type: "limit_warning";
@@ -121,6 +148,8 @@ export interface RunCompletedEvent extends EventBase {
   readonly stopReason: "completed";
   readonly finalText: string;
   readonly usage: RunUsage;
+  /** The validated structured output, when the harness has an output schema. */
+  readonly output?: unknown;
 }
 
 export interface RunFailedEvent extends EventBase {
@@ -142,6 +171,8 @@ export type RunEvent =
   | ApprovalRequestedEvent
   | ApprovalResolvedEvent
   | LimitWarningEvent
+  | HookFailedEvent
+  | OutputRetryEvent
   | CompactionEvent
   | RunCompletedEvent
   | RunFailedEvent;

@@ -1,33 +1,38 @@
+import type { ApprovalDecisions, PendingApproval } from "./approvals.js";
 import type { Approver } from "./approver.js";
+import { type BatchOutcome, runBatch, type SettledApproval } from "./batch.js";
 import { BridleError, errorMessage } from "./errors.js";
 import type { RunEvent, StopReason } from "./events.js";
 import { failureText } from "./failure-text.js";
+import { closeDanglingCalls, type ResumeSource, resumeHistory } from "./history.js";
+import {
+  type AnyHook,
+  CancelSwitch,
+  type HookFailure,
+  HookRunner,
+  type ReachedLimit,
+  RunHooks,
+} from "./hooks.js";
 import { crossedThresholds, type HarnessLimits, type HarnessLimitsInput, limitsSchema } from "./limits.js";
 import {
   type AssistantMessage,
   type Message,
   type ToolCallPart,
   textOf,
-  toolCallsOf,
   type UserMessage,
   userText,
 } from "./messages.js";
 import type { Model, ModelError, ModelEvent, ModelOptions, ModelStopReason, ToolSchema } from "./model.js";
-import { type ParsedArguments, parseToolArguments } from "./repair.js";
-import { type EventSink, RunContext, type RunIdentity } from "./run-context.js";
+import { FINAL_RESULT_TOOL, OutputPlan, type OutputSpec } from "./output.js";
+import { type ApprovalEnvelope, openEnvelope, sealEnvelope, toolsetDigest } from "./resume-envelope.js";
+import { type EventSink, RunContext, type RunIdentity, type RunRestore } from "./run-context.js";
 import { toolSchemaOf } from "./schema.js";
 import type { AnyTool } from "./tool.js";
-import {
-  type CallEnvironment,
-  type CallOutcome,
-  cancelledResult,
-  executeCall,
-  failureResult,
-} from "./tool-call.js";
+import { failureResult } from "./tool-call.js";
 import type { RunUsage, Usage } from "./usage.js";
 import { Workspace } from "./workspace.js";
 
-export interface HarnessOptions {
+export interface HarnessOptions<O = unknown> {
   readonly model: Model;
   readonly tools?: readonly AnyTool[];
   readonly system?: string;
@@ -37,19 +42,39 @@ export interface HarnessOptions {
   readonly approver?: Approver;
   readonly modelOptions?: ModelOptions;
   readonly agentName?: string;
+  /** Lifecycle hooks, dispatched in this order for each event. */
+  readonly hooks?: readonly AnyHook[];
+  /** A hook that throws fails the run ("hook_failed") instead of only being reported. */
+  readonly strictHooks?: boolean;
+  /** Structured output: how the final answer is asked for and validated. */
+  readonly output?: OutputSpec<O>;
+  /**
+   * Seals approval envelopes with HMAC-SHA256 under this secret, so that only holders of the secret can
+   * produce an envelope this harness accepts. Without it the seal is a plain SHA-256 digest, which catches
+   * edits and corruption but not a forger who recomputes it.
+   */
+  readonly approvalSecret?: string;
 }
 
 export interface RunInput extends Omit<RunIdentity, "agentName"> {
   /** The new user turn: text, a user message, or several messages. */
   readonly prompt: string | UserMessage | readonly Message[];
-  /** Earlier conversation this run continues (a resumed session's transcript). */
+  /**
+   * Earlier conversation this run continues (a resumed session's transcript). Calls in it that never got
+   * a result are answered `Cancelled`, so a history cut short never blocks the thread.
+   */
   readonly history?: readonly Message[];
+  /**
+   * Continue after a completed run (its result, or anything with its `stopReason` and `messages`): the
+   * provider-neutral transcript is the resume state, so the new turn may run on another provider.
+   */
+  readonly resumeFrom?: ResumeSource;
   readonly signal?: AbortSignal;
   /** Records events as they happen; calls are recorded before they execute. */
   readonly sink?: EventSink;
 }
 
-export interface RunResult {
+export interface RunResult<O = unknown> {
   readonly runId: string;
   readonly stopReason: StopReason;
   /** Text of the last assistant message. */
@@ -58,13 +83,44 @@ export interface RunResult {
   readonly messages: readonly Message[];
   readonly usage: RunUsage;
   readonly error?: { readonly code: string; readonly message: string; readonly modelError?: ModelError };
+  /** The validated structured output (only with an output spec, on a completed run). */
+  readonly output?: O;
+  /** With stop reason "approval_required": the calls that wait for a decision. */
+  readonly pendingApprovals?: readonly PendingApproval[];
+  /** With stop reason "approval_required": store it (it is plain JSON) and pass it to `resumeApprovals`. */
+  readonly resumeEnvelope?: ApprovalEnvelope;
+}
+
+/** Options of `resumeApprovals`: the resumed stream's signal and sink. */
+export interface ResumeOptions {
+  readonly signal?: AbortSignal;
+  readonly sink?: EventSink;
 }
 
 /** A running run: iterate it for events (once), or await `result`. Breaking out of the loop aborts the run. */
-export interface RunStream extends AsyncIterable<RunEvent> {
+export interface RunStream<O = unknown> extends AsyncIterable<RunEvent> {
   readonly runId: string;
-  readonly result: Promise<RunResult>;
+  readonly result: Promise<RunResult<O>>;
   abort(reason?: unknown): void;
+}
+
+/** Where a run starts: a new prompt, or a batch that paused for approval. */
+type RunStart =
+  | { readonly kind: "prompt"; readonly prompt: readonly Message[] }
+  | {
+      readonly kind: "approval";
+      readonly calls: readonly ToolCallPart[];
+      readonly decisions: ReadonlyMap<string, SettledApproval>;
+    };
+
+interface RunState {
+  readonly context: RunContext;
+  readonly hooks: RunHooks;
+  output?: { readonly value: unknown };
+  /** #finish has started: nothing may end the run a second time. */
+  ended: boolean;
+  /** The terminal event is out. */
+  terminated?: boolean;
 }
 
 interface TurnOutcome {
@@ -78,15 +134,20 @@ interface TurnOutcome {
  * Long-lived, reusable configuration: a model, tools, limits and policy. Each `run`/`stream` call gets its
  * own RunContext, so runs never share state.
  */
-export class Harness {
+export class Harness<O = unknown> {
   readonly model: Model;
   readonly workspace: Workspace;
   readonly limits: HarnessLimits;
-  readonly #options: HarnessOptions;
+  readonly #options: HarnessOptions<O>;
   readonly #tools = new Map<string, AnyTool>();
   readonly #schemas: readonly ToolSchema[];
+  /** What the model is offered: the tools, plus final_result in tool output mode. */
+  readonly #modelSchemas: readonly ToolSchema[];
+  readonly #toolset: string;
+  readonly #hooks: HookRunner;
+  readonly #output: OutputPlan;
 
-  constructor(options: HarnessOptions) {
+  constructor(options: HarnessOptions<O>) {
     this.#options = options;
     this.model = options.model;
     this.workspace =
@@ -110,38 +171,115 @@ export class Harness {
       this.#tools.set(tool.name, tool);
     }
     this.#schemas = [...this.#tools.values()].map(toolSchemaOf);
+    this.#toolset = toolsetDigest(this.#schemas);
+    this.#output = new OutputPlan(options.output);
+    const finalResult = this.#output.toolSchema();
+    if (finalResult && this.#tools.has(FINAL_RESULT_TOOL)) {
+      throw new BridleError(
+        "invalid_config",
+        `a tool is named "${FINAL_RESULT_TOOL}", which tool output mode reserves for the final answer`,
+      );
+    }
+    this.#modelSchemas = finalResult ? [...this.#schemas, finalResult] : this.#schemas;
+    try {
+      this.#hooks = new HookRunner(options.hooks ?? [], options.strictHooks ?? false);
+    } catch (error) {
+      throw new BridleError("invalid_config", errorMessage(error));
+    }
   }
 
   get tools(): readonly AnyTool[] {
     return [...this.#tools.values()];
   }
 
-  /** The tool schemas the model is shown. */
+  /** The tool schemas of the harness's tools (the harness-owned final_result is not among them). */
   get toolSchemas(): readonly ToolSchema[] {
     return this.#schemas;
   }
 
   /** Run to the end and return the result. Never throws for run failures: see `stopReason`. */
-  async run(input: RunInput): Promise<RunResult> {
-    const stream = this.stream(input);
-    for await (const _ of stream) {
-      // Draining the stream lets the run proceed; the result carries the outcome.
-    }
-    return stream.result;
+  async run(input: RunInput): Promise<RunResult<O>> {
+    return drain(this.stream(input));
   }
 
-  /** Start a run now and stream its events. */
-  stream(input: RunInput): RunStream {
+  /**
+   * Start a run now and stream its events. Throws a BridleError ("invalid_resume") before starting when
+   * `resumeFrom` is not a completed run or comes with `history`.
+   */
+  stream(input: RunInput): RunStream<O> {
+    if (input.resumeFrom && input.history) {
+      throw new BridleError("invalid_resume", "give either history or resumeFrom, not both");
+    }
+    const history = closeDanglingCalls(
+      input.resumeFrom ? resumeHistory(input.resumeFrom) : (input.history ?? []),
+    );
+    return this.#start(input, history, input, { kind: "prompt", prompt: promptMessages(input.prompt) });
+  }
+
+  /**
+   * Resume a run that paused with stop reason "approval_required". `decisions` must cover exactly the
+   * pending call ids; approved calls run once, rejected ones get an ApprovalRejected result, and the other
+   * calls of the batch run normally. Works in any process with an equally configured harness. Throws a
+   * BridleError before anything runs when the envelope or the decisions are refused (see `openEnvelope`).
+   */
+  resumeApprovals(
+    envelope: unknown,
+    decisions: ApprovalDecisions,
+    options: ResumeOptions = {},
+  ): RunStream<O> {
+    const opened = openEnvelope(envelope, decisions, {
+      toolset: this.#toolset,
+      secret: this.#options.approvalSecret,
+    });
+    const { run, messages, usage, warnings } = opened.envelope;
+    const identity: RunIdentity = {
+      runId: run.runId,
+      ...(run.sessionId ? { sessionId: run.sessionId } : {}),
+      ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}),
+      ...(run.parentToolCallId ? { parentToolCallId: run.parentToolCallId } : {}),
+    };
+    return this.#start(
+      { ...identity, ...options },
+      messages,
+      identity,
+      { kind: "approval", calls: opened.calls, decisions: opened.decisions },
+      { nextSeq: run.nextSeq, usage, warnings },
+    );
+  }
+
+  /** `resumeApprovals`, run to the end. */
+  resume(
+    envelope: unknown,
+    decisions: ApprovalDecisions,
+    options: ResumeOptions = {},
+  ): Promise<RunResult<O>> {
+    return drain(this.resumeApprovals(envelope, decisions, options));
+  }
+
+  #start(
+    input: { readonly signal?: AbortSignal; readonly sink?: EventSink },
+    history: readonly Message[],
+    identity: Omit<RunIdentity, "agentName">,
+    start: RunStart,
+    restore?: RunRestore,
+  ): RunStream<O> {
+    const agentName = this.#options.agentName;
     const context = new RunContext(
-      { ...input, ...(this.#options.agentName ? { agentName: this.#options.agentName } : {}) },
-      input.history ?? [],
+      { ...identity, ...(agentName ? { agentName } : {}) },
+      history,
       input.sink,
+      restore,
+    );
+    const hooks = new RunHooks(
+      this.#hooks,
+      { runId: context.runId, ...(agentName ? { agentName } : {}) },
+      (failure) => context.emit(hookFailedEvent(failure)),
     );
     const external = input.signal;
     const onExternalAbort = () => context.controller.abort(external?.reason);
     if (external?.aborted) onExternalAbort();
     else external?.addEventListener("abort", onExternalAbort, { once: true });
-    const result = this.#drive(context, promptMessages(input.prompt)).finally(() => {
+    const result = this.#drive({ context, hooks, ended: false }, start).finally(() => {
       external?.removeEventListener("abort", onExternalAbort);
       context.queue.close();
     });
@@ -153,30 +291,44 @@ export class Harness {
     };
   }
 
-  async #drive(context: RunContext, prompt: readonly Message[]): Promise<RunResult> {
+  async #drive(state: RunState, start: RunStart): Promise<RunResult<O>> {
     try {
-      return await this.#loop(context, prompt);
+      return await this.#loop(state, start);
     } catch (error) {
       // A bug or a broken contract below us: still end the run with a typed stop reason and an event.
-      return this.#finish(context, "tool_error", { code: "internal", message: errorMessage(error) });
+      const failure = { code: "internal", message: errorMessage(error) };
+      if (!state.ended) return this.#finish(state, "tool_error", failure);
+      // It broke while finishing: end with what is known, still with exactly one terminal event.
+      const { context } = state;
+      const usage = context.usage();
+      if (!state.terminated)
+        context.emit({ type: "run_failed", stopReason: "tool_error", error: failure, usage });
+      return {
+        runId: context.runId,
+        stopReason: "tool_error",
+        finalText: lastAssistantText(context.transcript.messages),
+        messages: [...context.transcript.messages],
+        usage,
+        error: failure,
+      };
     }
   }
 
-  async #loop(context: RunContext, prompt: readonly Message[]): Promise<RunResult> {
-    context.emit({
-      type: "run_started",
-      provider: this.model.provider,
-      model: this.model.model,
-      messages: prompt,
-      historyLength: context.historyLength,
-    });
+  async #loop(state: RunState, start: RunStart): Promise<RunResult<O>> {
+    const { context, hooks } = state;
+    const stop =
+      start.kind === "prompt"
+        ? await this.#begin(state, start.prompt)
+        : await this.#resumeBegin(state, start);
+    if (stop) return stop;
     for (;;) {
-      if (context.signal.aborted) return this.#finishAborted(context);
+      if (context.signal.aborted) return this.#finishAborted(state);
       if (context.modelRequests >= this.limits.maxModelRequests) {
-        return this.#finish(context, "max_model_requests", {
-          code: "max_model_requests",
-          message: `the run reached its limit of ${this.limits.maxModelRequests} model requests`,
-        });
+        return this.#finishAtLimit(
+          state,
+          "max_model_requests",
+          `the run reached its limit of ${this.limits.maxModelRequests} model requests`,
+        );
       }
       this.#warnNearLimits(context);
       context.modelRequests++;
@@ -185,19 +337,19 @@ export class Harness {
         type: "model_request",
         request,
         messageCount: context.transcript.messages.length,
-        toolNames: this.#schemas.map((schema) => schema.name),
+        toolNames: this.#modelSchemas.map((schema) => schema.name),
       });
       const started = performance.now();
       const turn = await this.#callModel(context);
       if (turn.usage) context.addTokens(turn.usage);
       if (turn.error || !turn.message || !turn.stopReason) {
-        if (context.signal.aborted || turn.error?.code === "aborted") return this.#finishAborted(context);
+        if (context.signal.aborted || turn.error?.code === "aborted") return this.#finishAborted(state);
         const modelError = turn.error ?? {
           code: "bad_response",
           message: "the model's stream ended without a complete turn",
           retryable: false,
         };
-        return this.#finish(context, "provider_error", {
+        return this.#finish(state, "provider_error", {
           code: modelError.code,
           message: modelError.message,
           modelError,
@@ -218,47 +370,209 @@ export class Harness {
         stopReason: turn.stopReason,
         durationMs: performance.now() - started,
       });
-      const calls = toolCallsOf(message);
-      if (calls.length === 0) return this.#finish(context, "completed");
-
-      if (context.toolCalls + calls.length > this.limits.maxToolCalls) {
-        this.#refuseBatch(context, calls);
-        return this.#finish(context, "max_tool_calls", {
-          code: "max_tool_calls",
-          message: `a batch of ${calls.length} calls would pass the limit of ${this.limits.maxToolCalls} tool calls`,
+      const resolution = this.#output.resolve(message);
+      // final_result calls are the harness's own: recorded and answered, never counted or hooked.
+      for (const { call, result } of resolution.answered) {
+        context.emit({ type: "tool_call_requested", toolCall: call, repairs: [] });
+        context.emit({ type: "tool_call_completed", result, durationMs: 0 });
+      }
+      if (resolution.calls.length > 0) {
+        const stopped = await this.#toolTurn(state, resolution.calls);
+        if (stopped) return stopped;
+      }
+      if (resolution.output && resolution.calls.length === 0) {
+        state.output = resolution.output;
+        return this.#finish(state, "completed");
+      }
+      if (resolution.retry) {
+        if (context.outputRetries >= this.limits.outputRetries) {
+          return this.#finishAtLimit(
+            state,
+            "output_retries_exceeded",
+            `the final answer was still invalid after ${this.limits.outputRetries} corrective turns: ${resolution.retry.problems.join("; ")}`,
+          );
+        }
+        context.outputRetries++;
+        context.emit({
+          type: "output_retry",
+          attempt: context.outputRetries,
+          problems: resolution.retry.problems,
+          ...(resolution.retry.message ? { message: resolution.retry.message } : {}),
         });
       }
-      context.toolCalls += calls.length;
-      const infrastructureError = await this.#runBatch(context, calls);
-      if (infrastructureError) {
-        return this.#finish(
-          context,
-          infrastructureError.code === "store_write" ? "store_error" : "tool_error",
-          {
-            code: infrastructureError.code,
-            message: infrastructureError.message,
-          },
-        );
-      }
-      if (context.signal.aborted) return this.#finishAborted(context);
-      const exhausted = this.#exhaustedRetryBudget(context);
-      if (exhausted) {
-        return this.#finish(context, "tool_retries_exceeded", {
-          code: "tool_retries_exceeded",
-          message: `tool "${exhausted}" failed more often than its retry budget allows`,
-        });
-      }
+      if (hooks.strictFailure) return this.#finishHookFailed(state, hooks.strictFailure);
     }
+  }
+
+  /** run_start and user_prompt_submit, then run_started; returns a result when the run ends there. */
+  async #begin(state: RunState, prompt: readonly Message[]): Promise<RunResult<O> | undefined> {
+    const { context, hooks } = state;
+    // Hooks run before run_started (the prompt they add to is part of it): their failures wait until after.
+    const failures: HookFailure[] = [];
+    const early = new RunHooks(hooks.runner, hooks.base, (failure) => failures.push(failure));
+    let failed = await early.fire("run_start", {
+      prompt,
+      historyLength: context.historyLength,
+      resumed: false,
+    });
+    const gate = new CancelSwitch();
+    const added: string[] = [];
+    if (!failed) {
+      failed = await early.fire(
+        "user_prompt_submit",
+        { prompt, addContext: (text: string) => void added.push(text), cancel: gate.cancel },
+        { stopped: () => gate.cancelled },
+      );
+    }
+    const messages = added.length > 0 ? [...prompt, userText(added.join("\n\n"))] : prompt;
+    context.emit({
+      type: "run_started",
+      provider: this.model.provider,
+      model: this.model.model,
+      messages,
+      historyLength: context.historyLength,
+    });
+    for (const failure of failures) context.emit(hookFailedEvent(failure));
+    if (failed) return this.#finishHookFailed(state, failed);
+    if (gate.cancelled) {
+      return this.#finish(state, "hook_cancelled", {
+        code: "hook_cancelled",
+        message: `a user_prompt_submit hook cancelled the run: ${gate.reason}`,
+      });
+    }
+    return undefined;
+  }
+
+  /** Continues a paused batch with its decisions; the run then goes on as usual. */
+  async #resumeBegin(
+    state: RunState,
+    start: Extract<RunStart, { kind: "approval" }>,
+  ): Promise<RunResult<O> | undefined> {
+    const { context, hooks } = state;
+    context.emit({
+      type: "run_started",
+      provider: this.model.provider,
+      model: this.model.model,
+      messages: [],
+      historyLength: context.historyLength,
+      resumed: "approval",
+    });
+    const failed = await hooks.fire("run_start", {
+      prompt: [],
+      historyLength: context.historyLength,
+      resumed: true,
+    });
+    if (failed) return this.#finishHookFailed(state, failed);
+    // The batch was counted against max_tool_calls when it paused: it is not counted again.
+    const outcome = await runBatch(this.#batchSetup(state), start.calls, start.decisions);
+    return this.#afterBatch(state, outcome, start.calls);
+  }
+
+  /** Runs the ordinary calls of a turn; returns a result when the run ends there. */
+  async #toolTurn(state: RunState, calls: readonly ToolCallPart[]): Promise<RunResult<O> | undefined> {
+    const { context } = state;
+    if (context.toolCalls + calls.length > this.limits.maxToolCalls) {
+      this.#refuseBatch(context, calls);
+      return this.#finishAtLimit(
+        state,
+        "max_tool_calls",
+        `a batch of ${calls.length} calls would pass the limit of ${this.limits.maxToolCalls} tool calls`,
+      );
+    }
+    context.toolCalls += calls.length;
+    return this.#afterBatch(state, await runBatch(this.#batchSetup(state), calls), calls);
+  }
+
+  async #afterBatch(
+    state: RunState,
+    outcome: BatchOutcome,
+    calls: readonly ToolCallPart[],
+  ): Promise<RunResult<O> | undefined> {
+    const { context, hooks } = state;
+    if (outcome.paused) return this.#pause(state, calls, outcome.pending, outcome.decided);
+    const { infrastructureError } = outcome;
+    if (infrastructureError) {
+      return this.#finish(state, infrastructureError.code === "store_write" ? "store_error" : "tool_error", {
+        code: infrastructureError.code,
+        message: infrastructureError.message,
+      });
+    }
+    if (hooks.strictFailure) return this.#finishHookFailed(state, hooks.strictFailure);
+    if (context.signal.aborted) return this.#finishAborted(state);
+    const exhausted = this.#exhaustedRetryBudget(context);
+    if (exhausted) {
+      return this.#finishAtLimit(
+        state,
+        "tool_retries_exceeded",
+        `tool "${exhausted}" failed more often than its retry budget allows`,
+      );
+    }
+    return undefined;
+  }
+
+  #batchSetup(state: RunState) {
+    return {
+      context: state.context,
+      hooks: state.hooks,
+      tools: this.#tools,
+      workspace: this.workspace,
+      defaultTimeoutMs: this.limits.toolTimeoutMs,
+      approver: this.#options.approver,
+    };
+  }
+
+  async #pause(
+    state: RunState,
+    calls: readonly ToolCallPart[],
+    pending: readonly PendingApproval[],
+    decided: ReadonlyMap<string, { readonly approved: boolean; readonly reason?: string }>,
+  ): Promise<RunResult<O>> {
+    const { context } = state;
+    // Sealed after the terminal event, so the resumed stream's sequence starts right after it.
+    const seal = (): Pick<RunResult<O>, "pendingApprovals" | "resumeEnvelope"> => ({
+      pendingApprovals: pending,
+      resumeEnvelope: sealEnvelope(
+        {
+          run: {
+            runId: context.runId,
+            ...context.identity,
+            nextSeq: context.nextSeq,
+            historyLength: context.historyLength,
+          },
+          origin: { provider: this.model.provider, model: this.model.model },
+          messages: context.transcript.messages,
+          batch: calls.map((call) => call.id),
+          pending: pending.map((item) => item.toolCall.id),
+          decided: Object.fromEntries(decided),
+          usage: context.usage(),
+          warnings: [...context.emittedWarnings],
+          toolset: this.#toolset,
+        },
+        this.#options.approvalSecret,
+      ),
+    });
+    const ids = pending.map((item) => item.toolCall.id).join(", ");
+    return this.#finish(
+      state,
+      "approval_required",
+      {
+        code: "approval_required",
+        message: `the run paused: ${pending.length} call(s) await approval (${ids})`,
+      },
+      seal,
+    );
   }
 
   async #callModel(context: RunContext): Promise<TurnOutcome> {
     let outcome: TurnOutcome = {};
+    const system = this.#output.system(this.#options.system);
+    const options = this.#output.modelOptions(this.#options.modelOptions);
     try {
       const events: AsyncIterable<ModelEvent> = this.model.stream({
-        ...(this.#options.system === undefined ? {} : { system: this.#options.system }),
+        ...(system === undefined ? {} : { system }),
         messages: context.transcript.messages,
-        tools: this.#schemas,
-        ...(this.#options.modelOptions ? { options: this.#options.modelOptions } : {}),
+        tools: this.#modelSchemas,
+        ...(options ? { options } : {}),
         signal: context.signal,
       });
       for await (const event of events) {
@@ -324,70 +638,6 @@ export class Harness {
     }
   }
 
-  /** Runs one model-emitted batch; returns an infrastructure error if one ended it. */
-  async #runBatch(context: RunContext, calls: readonly ToolCallPart[]): Promise<BridleError | undefined> {
-    const names = [...this.#tools.keys()];
-    const prepared = calls.map((call) => {
-      const tool = this.#tools.get(call.name);
-      const parsed: ParsedArguments | undefined = tool
-        ? parseToolArguments(tool.inputSchema, call.arguments)
-        : undefined;
-      return { call, tool, parsed };
-    });
-    for (const { call, parsed } of prepared) {
-      context.emit({
-        type: "tool_call_requested",
-        toolCall: call,
-        repairs: parsed?.ok ? parsed.repairs : [],
-      });
-    }
-    const recordError = await context.recorded();
-    if (recordError !== undefined) {
-      for (const { call } of prepared) {
-        context.emit({ type: "tool_call_completed", result: cancelledResult(call), durationMs: 0 });
-      }
-      return new BridleError("store_write", `recording the run failed: ${errorMessage(recordError)}`);
-    }
-    const env: CallEnvironment = {
-      runId: context.runId,
-      workspace: this.workspace,
-      signal: context.signal,
-      approver: this.#options.approver,
-      defaultTimeoutMs: this.limits.toolTimeoutMs,
-      progress: (call, data) =>
-        context.emit({ type: "tool_progress", toolCallId: call.id, toolName: call.name, data }),
-      approvalRequested: (call) => context.emit({ type: "approval_requested", toolCall: call }),
-      approvalResolved: (call, approved, reason) =>
-        context.emit({
-          type: "approval_resolved",
-          toolCallId: call.id,
-          decision: reason === undefined ? { approved } : { approved, reason },
-        }),
-    };
-    let infrastructureError: BridleError | undefined;
-    const runOne = async ({ call, tool, parsed }: (typeof prepared)[number]): Promise<void> => {
-      const started = performance.now();
-      const outcome: CallOutcome =
-        infrastructureError || context.signal.aborted
-          ? { result: cancelledResult(call) }
-          : await executeCall(call, tool, parsed, env, names);
-      infrastructureError ??= outcome.infrastructureError;
-      const { result } = outcome;
-      if (result.errorKind === "Cancelled") context.cancelledToolCalls++;
-      if (result.errorKind === "InvalidInput" || result.errorKind === "UnknownTool") {
-        context.toolRetries[call.name] = (context.toolRetries[call.name] ?? 0) + 1;
-      }
-      context.emit({ type: "tool_call_completed", result, durationMs: performance.now() - started });
-    };
-    const sequential = prepared.some(({ tool }) => tool?.sequential);
-    if (sequential) {
-      for (const item of prepared) await runOne(item);
-    } else {
-      await Promise.all(prepared.map(runOne));
-    }
-    return infrastructureError;
-  }
-
   #exhaustedRetryBudget(context: RunContext): string | undefined {
     for (const [name, count] of Object.entries(context.toolRetries)) {
       const budget = this.#tools.get(name)?.retryBudget ?? this.limits.toolRetryBudget;
@@ -396,39 +646,95 @@ export class Harness {
     return undefined;
   }
 
-  #finishAborted(context: RunContext): Promise<RunResult> {
-    return this.#finish(context, "aborted", { code: "aborted", message: "the run was aborted" });
+  #finishAborted(state: RunState): Promise<RunResult<O>> {
+    return this.#finish(state, "aborted", { code: "aborted", message: "the run was aborted" });
   }
 
+  #finishHookFailed(state: RunState, failure: HookFailure): Promise<RunResult<O>> {
+    return this.#finish(state, "hook_failed", {
+      code: "hook_failed",
+      message: `a ${failure.hook} hook${failure.hookName ? ` (${failure.hookName})` : ""} threw: ${failure.message}`,
+    });
+  }
+
+  async #finishAtLimit(state: RunState, limit: ReachedLimit, message: string): Promise<RunResult<O>> {
+    // limit_reached observes; it cannot lift the limit. A strict failure here still ends at the limit.
+    await state.hooks.fire("limit_reached", { limit, message, usage: state.context.usage() });
+    return this.#finish(state, limit, { code: limit, message });
+  }
+
+  /**
+   * Ends the run: run_end hooks, then exactly one terminal event. Guarded, so a failure while finishing
+   * (caught by #drive) cannot end the run twice.
+   */
   async #finish(
-    context: RunContext,
+    state: RunState,
     stopReason: StopReason,
     error?: { code: string; message: string; modelError?: ModelError },
-  ): Promise<RunResult> {
+    paused?: () => Pick<RunResult<O>, "pendingApprovals" | "resumeEnvelope">,
+  ): Promise<RunResult<O>> {
+    const { context, hooks } = state;
+    if (state.ended) throw new Error("the run already ended");
+    state.ended = true;
     const pending = await context.recorded();
     if (pending !== undefined && stopReason !== "store_error") {
       stopReason = "store_error";
       error = { code: "store_write", message: `recording the run failed: ${errorMessage(pending)}` };
     }
+    const finalText = lastAssistantText(context.transcript.messages);
+    const endFailure = await hooks.fire("run_end", {
+      stopReason,
+      finalText,
+      usage: context.usage(),
+      ...(error && stopReason !== "completed" ? { error: { code: error.code, message: error.message } } : {}),
+    });
+    if (endFailure && stopReason === "completed") {
+      stopReason = "hook_failed";
+      error = { code: "hook_failed", message: `a run_end hook threw: ${endFailure.message}` };
+    }
     const usage = context.usage();
-    const messages = context.transcript.messages;
-    const finalText = lastAssistantText(messages);
+    const output = stopReason === "completed" && this.#output.structured ? state.output : undefined;
     if (stopReason === "completed") {
-      context.emit({ type: "run_completed", stopReason, finalText, usage });
+      context.emit({
+        type: "run_completed",
+        stopReason,
+        finalText,
+        usage,
+        ...(output ? { output: output.value } : {}),
+      });
     } else {
       const failure = error ?? { code: stopReason, message: stopReason };
       context.emit({ type: "run_failed", stopReason, error: failure, usage });
     }
+    state.terminated = true;
     await context.recorded();
     return {
       runId: context.runId,
       stopReason,
       finalText,
-      messages: [...messages],
+      messages: [...context.transcript.messages],
       usage,
       ...(error && stopReason !== "completed" ? { error } : {}),
+      ...(output ? { output: output.value as O } : {}),
+      ...(stopReason === "approval_required" && paused ? paused() : {}),
     };
   }
+}
+
+async function drain<O>(stream: RunStream<O>): Promise<RunResult<O>> {
+  for await (const _ of stream) {
+    // Draining the stream lets the run proceed; the result carries the outcome.
+  }
+  return stream.result;
+}
+
+function hookFailedEvent(failure: HookFailure) {
+  return {
+    type: "hook_failed" as const,
+    hook: failure.hook,
+    ...(failure.hookName ? { hookName: failure.hookName } : {}),
+    message: failure.message,
+  };
 }
 
 function promptMessages(prompt: RunInput["prompt"]): readonly Message[] {

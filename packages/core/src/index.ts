@@ -1,23 +1,77 @@
+export {
+  type ApprovalCandidate,
+  type ApprovalDecisions,
+  type ApprovalPhase,
+  askApprover,
+  type PendingApproval,
+  requiresApproval,
+  settleApprovals,
+} from "./approvals.js";
 export type {
+  ApprovalAnswer,
   ApprovalDecision,
   ApprovalRequest,
   Approver,
 } from "./approver.js";
-export { BridleError, type BridleErrorCode, errorMessage, ToolFailure } from "./errors.js";
+export { RETRYABLE_KINDS } from "./batch.js";
+export { BridleError, type BridleErrorCode, errorMessage, ModelRetry, ToolFailure } from "./errors.js";
 export { EventQueue } from "./event-queue.js";
 export * from "./events.js";
 export { failureText, invalidInputText, summarizeValue } from "./failure-text.js";
 export {
   Harness,
   type HarnessOptions,
+  type ResumeOptions,
   type RunInput,
   type RunResult,
   type RunStream,
 } from "./harness.js";
+export { closeDanglingCalls, type ResumeSource, resumeHistory } from "./history.js";
+export {
+  type AfterSubagentRunContext,
+  type AfterToolCallContext,
+  type AnyHook,
+  type BeforeSubagentRunContext,
+  type BeforeToolCallContext,
+  CancelSwitch,
+  defineHook,
+  type Hook,
+  type HookContextBase,
+  type HookContexts,
+  type HookEventName,
+  type HookFailure,
+  HookRunner,
+  hookEventNames,
+  type LimitReachedContext,
+  type ReachedLimit,
+  type RunEndContext,
+  RunHooks,
+  type RunStartContext,
+  type SubagentHooks,
+  type SubagentRunVerdict,
+  type UserPromptSubmitContext,
+} from "./hooks.js";
 export { type HarnessLimits, type HarnessLimitsInput, limitsSchema } from "./limits.js";
 export * from "./messages.js";
 export type * from "./model.js";
+export {
+  FINAL_RESULT_TOOL,
+  type OutputMode,
+  OutputPlan,
+  type OutputSpec,
+  type TurnResolution,
+} from "./output.js";
 export { type ParsedArguments, parseToolArguments } from "./repair.js";
+export {
+  APPROVAL_ENVELOPE_KIND,
+  APPROVAL_ENVELOPE_VERSION,
+  type ApprovalEnvelope,
+  canonicalJson,
+  type OpenedEnvelope,
+  openEnvelope,
+  sealEnvelope,
+  toolsetDigest,
+} from "./resume-envelope.js";
 export type { EventSink, RunIdentity } from "./run-context.js";
 export { fieldKind, objectShape, toolJsonSchema, toolSchemaOf } from "./schema.js";
 export { isSecretPath } from "./secrets.js";

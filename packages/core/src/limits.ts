@@ -10,6 +10,8 @@ export const limitsSchema = z
     warnAt: z.array(z.number().gt(0).lt(1)).default([0.8]),
     /** Model-correctable failures tolerated per tool name, unless the tool sets its own budget. */
     toolRetryBudget: z.number().int().nonnegative().default(5),
+    /** Corrective model turns allowed after missing or invalid structured output. */
+    outputRetries: z.number().int().nonnegative().default(2),
     /** Default per-call timeout in ms for tools that set none (0: none). */
     toolTimeoutMs: z.number().int().nonnegative().default(0),
   })

@@ -66,7 +66,11 @@ export type ToolFailureKind =
   | "UnknownTool"
   | "Cancelled"
   | "LimitExceeded"
-  | "ToolError";
+  | "ToolError"
+  /** The tool asked the model to fix its call and retry (it threw `ModelRetry`). */
+  | "RetryRequested"
+  /** A human (or the application) rejected the call while the run was paused for approval. */
+  | "ApprovalRejected";
 
 export interface ToolResultMessage {
   readonly role: "tool";

@@ -18,8 +18,22 @@ export interface ModelOptions {
     readonly effort?: "minimal" | "low" | "medium" | "high";
     readonly budgetTokens?: number;
   };
+  /**
+   * Ask for a final answer that is JSON matching this schema (OpenAI `response_format`/`text.format`
+   * json_schema, for instance). Set by the harness in "native" structured-output mode; adapters without
+   * native support may ignore it, since the harness validates the answer either way.
+   */
+  readonly outputSchema?: OutputSchemaRequest;
   /** Adapter-specific extras, passed through untouched. */
   readonly extra?: Readonly<Record<string, unknown>>;
+}
+
+export interface OutputSchemaRequest {
+  /** A short identifier (^[A-Za-z0-9_-]{1,64}$), as providers require one. */
+  readonly name: string;
+  readonly description?: string;
+  /** JSON Schema of the answer, derived from the zod schema the harness enforces. */
+  readonly schema: Readonly<Record<string, unknown>>;
 }
 
 export interface ModelRequest {
@@ -40,6 +54,8 @@ export type ModelErrorCode =
   | "rate_limit"
   | "context_overflow"
   | "invalid_request"
+  /** A 4xx input error the provider rejected (never retried). */
+  | "bad_request"
   | "server"
   | "network"
   | "timeout"

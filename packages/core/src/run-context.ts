@@ -22,6 +22,13 @@ export interface RunIdentity {
   readonly agentName?: string;
 }
 
+/** Where a run that paused for approval left off: its counters and the next event sequence number. */
+export interface RunRestore {
+  readonly nextSeq: number;
+  readonly usage: RunUsage;
+  readonly warnings: readonly string[];
+}
+
 /** One run's mutable state: its counters, its transcript projection and the stream it emits into. */
 export class RunContext {
   readonly runId: string;
@@ -34,6 +41,7 @@ export class RunContext {
   modelRequests = 0;
   toolCalls = 0;
   cancelledToolCalls = 0;
+  outputRetries = 0;
   tokens: Usage = emptyUsage;
   readonly #base: Omit<EventBase, "seq" | "time">;
   #seq = 0;
@@ -41,18 +49,40 @@ export class RunContext {
   #recording: Promise<void> = Promise.resolve();
   #recordError: unknown;
 
-  constructor(identity: RunIdentity, history: readonly Message[], sink?: EventSink) {
+  constructor(identity: RunIdentity, history: readonly Message[], sink?: EventSink, restore?: RunRestore) {
     this.#sink = sink;
     this.runId = identity.runId ?? randomUUID();
     this.queue = new EventQueue(() => this.controller.abort(new Error("the event stream was closed")));
     this.transcript = new TranscriptProjection(history);
     this.historyLength = history.length;
+    if (restore) {
+      // The paused part of the run was already counted; the resumed stream goes on from there.
+      this.#seq = restore.nextSeq;
+      this.modelRequests = restore.usage.modelRequests;
+      this.toolCalls = restore.usage.toolCalls;
+      this.cancelledToolCalls = restore.usage.cancelledToolCalls;
+      this.outputRetries = restore.usage.outputRetries ?? 0;
+      Object.assign(this.toolRetries, restore.usage.toolRetries);
+      this.tokens = restore.usage.tokens;
+      for (const warning of restore.warnings) this.emittedWarnings.add(warning);
+    }
     const base: { -readonly [K in keyof Omit<EventBase, "seq" | "time">]?: string } = { runId: this.runId };
     if (identity.sessionId) base.sessionId = identity.sessionId;
     if (identity.parentRunId) base.parentRunId = identity.parentRunId;
     if (identity.parentToolCallId) base.parentToolCallId = identity.parentToolCallId;
     if (identity.agentName) base.agentName = identity.agentName;
     this.#base = base as Omit<EventBase, "seq" | "time">;
+  }
+
+  /** Who runs: the identity fields every event carries, without the run id. */
+  get identity(): Omit<RunIdentity, "runId"> {
+    const { runId: _, ...rest } = this.#base;
+    return rest;
+  }
+
+  /** The `seq` the next event will get. */
+  get nextSeq(): number {
+    return this.#seq;
   }
 
   get signal(): AbortSignal {
@@ -91,6 +121,7 @@ export class RunContext {
       toolCalls: this.toolCalls,
       cancelledToolCalls: this.cancelledToolCalls,
       toolRetries: { ...this.toolRetries },
+      ...(this.outputRetries > 0 ? { outputRetries: this.outputRetries } : {}),
       tokens: this.tokens,
     };
   }

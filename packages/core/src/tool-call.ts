@@ -1,6 +1,6 @@
-import type { Approver } from "./approver.js";
-import { BridleError, errorMessage, ToolFailure } from "./errors.js";
+import { BridleError, errorMessage, ModelRetry, ToolFailure } from "./errors.js";
 import { failureText, invalidInputText } from "./failure-text.js";
+import type { SubagentHooks } from "./hooks.js";
 import type { ToolCallPart, ToolFailureKind, ToolResultMessage } from "./messages.js";
 import type { ParsedArguments } from "./repair.js";
 import type { AnyTool, ToolOutput } from "./tool.js";
@@ -11,11 +11,9 @@ export interface CallEnvironment {
   readonly runId: string;
   readonly workspace: Workspace;
   readonly signal: AbortSignal;
-  readonly approver: Approver | undefined;
   readonly defaultTimeoutMs: number;
+  readonly hooks?: SubagentHooks;
   progress(call: ToolCallPart, data: unknown): void;
-  approvalRequested(call: ToolCallPart): void;
-  approvalResolved(call: ToolCallPart, approved: boolean, reason: string | undefined): void;
 }
 
 export interface CallOutcome {
@@ -42,8 +40,9 @@ export function failureResult(
 }
 
 /**
- * Runs one validated call: approval, then the tool under its timeout and the run's abort signal. Every
- * path ends in a result; a tool that ignores abort is left behind rather than holding the run.
+ * Runs one validated call: the tool under its timeout and the run's abort signal (approval was settled
+ * for the whole batch before, in approvals.ts). Every path ends in a result; a tool that ignores abort
+ * is left behind rather than holding the run.
  */
 export async function executeCall(
   call: ToolCallPart,
@@ -76,17 +75,6 @@ export async function executeCall(
   }
   if (env.signal.aborted) return { result: cancelledResult(call) };
 
-  if (tool.annotations?.requires_approval) {
-    try {
-      const refusal = await askApproval(call, tool, parsed.value, env);
-      if (refusal) return { result: refusal };
-    } catch (error) {
-      if (env.signal.aborted) return { result: cancelledResult(call) };
-      const text = failureText("Denied", `approval could not be obtained: ${errorMessage(error)}`);
-      return { result: failureResult(call, "Denied", text) };
-    }
-  }
-
   const timeoutMs = tool.timeoutMs ?? env.defaultTimeoutMs;
   const controller = new AbortController();
   const onAbort = () => controller.abort(env.signal.reason);
@@ -108,6 +96,7 @@ export async function executeCall(
       runId: env.runId,
       toolCallId: call.id,
       progress: (data: unknown) => env.progress(call, data),
+      ...(env.hooks ? { hooks: env.hooks } : {}),
     });
     const settled = await Promise.race([running.then((output) => ({ output })), stopped]);
     if (settled === "timeout") {
@@ -131,6 +120,9 @@ export async function executeCall(
         result: failureResult(call, error.kind, failureText(error.kind, error.message), error.details),
       };
     }
+    if (error instanceof ModelRetry) {
+      return { result: failureResult(call, "RetryRequested", failureText("RetryRequested", error.message)) };
+    }
     if (error instanceof BridleError) {
       return {
         result: failureResult(call, "ToolError", failureText("ToolError", error.message)),
@@ -143,30 +135,6 @@ export async function executeCall(
     clearTimeout(timer);
     env.signal.removeEventListener("abort", onAbort);
   }
-}
-
-async function askApproval(
-  call: ToolCallPart,
-  tool: AnyTool,
-  args: unknown,
-  env: CallEnvironment,
-): Promise<ToolResultMessage | undefined> {
-  if (!env.approver) {
-    return failureResult(
-      call,
-      "Denied",
-      failureText("Denied", `${call.name} requires approval and no approver is configured for this run`),
-    );
-  }
-  env.approvalRequested(call);
-  const decision = await env.approver.decide(
-    { runId: env.runId, toolCall: call, args, annotations: tool.annotations ?? {} },
-    env.signal,
-  );
-  env.approvalResolved(call, decision.approved, decision.reason);
-  if (decision.approved) return undefined;
-  const why = decision.reason ? `: ${decision.reason}` : "";
-  return failureResult(call, "Denied", failureText("Denied", `the user did not approve this call${why}`));
 }
 
 export function cancelledResult(call: ToolCallPart): ToolResultMessage {

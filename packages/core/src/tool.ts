@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { SubagentHooks } from "./hooks.js";
 import type { ToolResultContent } from "./messages.js";
 import type { Workspace } from "./workspace.js";
 
@@ -19,6 +20,8 @@ export interface ToolContext {
   readonly toolCallId: string;
   /** Report progress (output lines, percentages): it reaches the run's event stream as `tool_progress`. */
   progress(data: unknown): void;
+  /** The run's subagent hooks, for a tool that starts a child run (set by the harness). */
+  readonly hooks?: SubagentHooks;
 }
 
 export interface ToolOutput<D = unknown> {

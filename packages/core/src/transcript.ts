@@ -31,6 +31,9 @@ export class TranscriptProjection {
       case "limit_warning":
         this.#append(event.message);
         break;
+      case "output_retry":
+        if (event.message) this.#append(event.message);
+        break;
       case "compaction":
         this.#flush();
         this.#messages.splice(0, event.replacedCount, event.summary);

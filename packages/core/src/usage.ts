@@ -36,5 +36,7 @@ export interface RunUsage {
   readonly cancelledToolCalls: number;
   /** Model-correctable failures per tool name, counted against each tool's retry budget. */
   readonly toolRetries: Readonly<Record<string, number>>;
+  /** Corrective turns asked for after invalid structured output (absent before the first one). */
+  readonly outputRetries?: number;
   readonly tokens: Usage;
 }

@@ -1,0 +1,93 @@
+import type { ApprovalAnswer, ApprovalDecision, Approver } from "./approver.js";
+import { errorMessage } from "./errors.js";
+import type { ToolCallPart } from "./messages.js";
+import type { AnyTool, ToolAnnotations } from "./tool.js";
+
+/** A call the run paused for: a person (or a later process) decides whether it runs. */
+export interface PendingApproval {
+  readonly toolCall: ToolCallPart;
+  /** The arguments after validation and repair, as the tool would receive them. */
+  readonly args: unknown;
+  readonly annotations: ToolAnnotations;
+}
+
+/** A decision given when resuming a paused run, keyed by tool call id. */
+export type ApprovalDecisions = Readonly<Record<string, ApprovalDecision>>;
+
+/** A valid call that may need approval. */
+export interface ApprovalCandidate {
+  readonly call: ToolCallPart;
+  readonly tool: AnyTool;
+  readonly args: unknown;
+}
+
+export interface ApprovalPhase {
+  /** Calls decided at once by the approver (a policy), by call id. */
+  readonly decided: ReadonlyMap<string, ApprovalDecision>;
+  /** Calls that wait for a person: the run pauses before any call of the batch runs. */
+  readonly pending: readonly PendingApproval[];
+  /** Calls refused outright (approval needed, no approver configured): id → model-visible reason. */
+  readonly refused: ReadonlyMap<string, string>;
+}
+
+/** Whether a call needs approval before it runs, whatever the approver's scope. */
+export function requiresApproval(tool: AnyTool): boolean {
+  return tool.annotations?.requires_approval === true;
+}
+
+/**
+ * Settles approvals for one batch before any of its calls runs. A call that needs approval goes to the
+ * approver; its decision holds at once, while "ask" leaves the call pending (the run pauses). Without an
+ * approver such a call is refused: pausing is something the application opts into (`askApprover`).
+ * The approver is asked one call at a time, in the model's order.
+ */
+export async function settleApprovals(
+  candidates: readonly ApprovalCandidate[],
+  options: {
+    readonly runId: string;
+    readonly approver: Approver | undefined;
+    readonly signal: AbortSignal;
+    requested(call: ToolCallPart): void;
+    resolved(call: ToolCallPart, decision: ApprovalDecision): void;
+  },
+): Promise<ApprovalPhase> {
+  const decided = new Map<string, ApprovalDecision>();
+  const pending: PendingApproval[] = [];
+  const refused = new Map<string, string>();
+  const { approver } = options;
+  for (const { call, tool, args } of candidates) {
+    const needed = requiresApproval(tool) || approver?.scope === "every_call";
+    if (!needed) continue;
+    const annotations = tool.annotations ?? {};
+    if (!approver) {
+      refused.set(call.id, `${call.name} requires approval and no approver is configured for this run`);
+      continue;
+    }
+    options.requested(call);
+    let answer: ApprovalAnswer;
+    try {
+      answer = await approver.decide(
+        { runId: options.runId, toolCall: call, args, annotations },
+        options.signal,
+      );
+    } catch (error) {
+      answer = { approved: false, reason: `approval could not be obtained: ${errorMessage(error)}` };
+    }
+    if (answer === "ask") {
+      pending.push({ toolCall: call, args, annotations });
+    } else {
+      const decision: ApprovalDecision =
+        answer.reason === undefined
+          ? { approved: answer.approved === true }
+          : { approved: answer.approved === true, reason: answer.reason };
+      decided.set(call.id, decision);
+      options.resolved(call, decision);
+    }
+  }
+  return { decided, pending, refused };
+}
+
+/** An Approver that leaves every decision to a person: runs pause at calls that need approval. */
+export const askApprover: Approver = {
+  decide: async () => "ask",
+};

@@ -1,0 +1,221 @@
+import { type PendingApproval, settleApprovals } from "./approvals.js";
+import type { ApprovalDecision, Approver } from "./approver.js";
+import { BridleError, errorMessage } from "./errors.js";
+import { failureText } from "./failure-text.js";
+import { CancelSwitch, type RunHooks } from "./hooks.js";
+import type { ToolCallPart, ToolFailureKind, ToolResultContent, ToolResultMessage } from "./messages.js";
+import { type ParsedArguments, parseToolArguments } from "./repair.js";
+import type { RunContext } from "./run-context.js";
+import type { AnyTool } from "./tool.js";
+import { type CallEnvironment, cancelledResult, executeCall, failureResult } from "./tool-call.js";
+import type { Workspace } from "./workspace.js";
+
+/**
+ * Failures that count against a tool's retry budget: the model can fix them by calling again (malformed
+ * JSON and schema failures are InvalidInput; a handler's ModelRetry is RetryRequested). A tool that ran
+ * and failed for other reasons (NotFound, ToolError...) does not spend the budget.
+ */
+export const RETRYABLE_KINDS: ReadonlySet<ToolFailureKind> = new Set<ToolFailureKind>([
+  "InvalidInput",
+  "UnknownTool",
+  "RetryRequested",
+]);
+
+/** A call's approval, settled before the batch runs. */
+export interface SettledApproval {
+  readonly decision: ApprovalDecision;
+  /** Given on resume by a person (rejection: ApprovalRejected) rather than by the approver's policy. */
+  readonly byHuman: boolean;
+  /** The model-visible reason of a refusal made without asking anyone. */
+  readonly refusal?: string;
+}
+
+export interface BatchSetup {
+  readonly context: RunContext;
+  readonly tools: ReadonlyMap<string, AnyTool>;
+  readonly workspace: Workspace;
+  readonly defaultTimeoutMs: number;
+  readonly approver: Approver | undefined;
+  readonly hooks: RunHooks;
+}
+
+export type BatchOutcome =
+  | { readonly paused: false; readonly infrastructureError?: BridleError }
+  | {
+      readonly paused: true;
+      readonly pending: readonly PendingApproval[];
+      readonly decided: ReadonlyMap<string, ApprovalDecision>;
+    };
+
+interface PreparedCall {
+  readonly call: ToolCallPart;
+  readonly tool: AnyTool | undefined;
+  readonly parsed: ParsedArguments | undefined;
+}
+
+/**
+ * Runs one model-emitted batch. Approvals are settled first: if any call waits for a person, the batch
+ * pauses before any call runs (nothing is recorded as requested). Otherwise every call is recorded, then
+ * run (concurrently, or in order when one tool is sequential), each answered exactly once.
+ * `resumed` carries the decisions of a batch that paused earlier.
+ */
+export async function runBatch(
+  setup: BatchSetup,
+  calls: readonly ToolCallPart[],
+  resumed?: ReadonlyMap<string, SettledApproval>,
+): Promise<BatchOutcome> {
+  const { context, hooks } = setup;
+  const prepared: PreparedCall[] = calls.map((call) => {
+    const tool = setup.tools.get(call.name);
+    return { call, tool, parsed: tool ? parseToolArguments(tool.inputSchema, call.arguments) : undefined };
+  });
+
+  let settled: ReadonlyMap<string, SettledApproval>;
+  if (resumed) {
+    settled = resumed;
+    for (const { call } of prepared) {
+      const given = resumed.get(call.id);
+      if (given?.byHuman) {
+        context.emit({ type: "approval_resolved", toolCallId: call.id, decision: given.decision });
+      }
+    }
+  } else {
+    const phase = await settleApprovals(
+      prepared.flatMap(({ call, tool, parsed }) =>
+        tool && parsed?.ok ? [{ call, tool, args: parsed.value }] : [],
+      ),
+      {
+        runId: context.runId,
+        approver: setup.approver,
+        signal: context.signal,
+        requested: (call) => context.emit({ type: "approval_requested", toolCall: call }),
+        resolved: (call, decision) =>
+          context.emit({ type: "approval_resolved", toolCallId: call.id, decision }),
+      },
+    );
+    // An aborted run does not pause: its calls are answered Cancelled below.
+    if (phase.pending.length > 0 && !context.signal.aborted) {
+      return { paused: true, pending: phase.pending, decided: phase.decided };
+    }
+    const map = new Map<string, SettledApproval>();
+    for (const [id, decision] of phase.decided) map.set(id, { decision, byHuman: false });
+    for (const [id, refusal] of phase.refused) {
+      map.set(id, { decision: { approved: false }, byHuman: false, refusal });
+    }
+    settled = map;
+  }
+
+  for (const { call, parsed } of prepared) {
+    context.emit({ type: "tool_call_requested", toolCall: call, repairs: parsed?.ok ? parsed.repairs : [] });
+  }
+  const recordError = await context.recorded();
+  if (recordError !== undefined) {
+    for (const { call } of prepared) {
+      context.emit({ type: "tool_call_completed", result: cancelledResult(call), durationMs: 0 });
+    }
+    return {
+      paused: false,
+      infrastructureError: new BridleError(
+        "store_write",
+        `recording the run failed: ${errorMessage(recordError)}`,
+      ),
+    };
+  }
+
+  const names = [...setup.tools.keys()];
+  const env: CallEnvironment = {
+    runId: context.runId,
+    workspace: setup.workspace,
+    signal: context.signal,
+    defaultTimeoutMs: setup.defaultTimeoutMs,
+    hooks,
+    progress: (call, data) =>
+      context.emit({ type: "tool_progress", toolCallId: call.id, toolName: call.name, data }),
+  };
+  let infrastructureError: BridleError | undefined;
+  const runOne = async ({ call, tool, parsed }: PreparedCall): Promise<void> => {
+    const started = performance.now();
+    const approval = settled.get(call.id);
+    let result: ToolResultMessage;
+    let ran = false;
+    if (infrastructureError || hooks.strictFailure || context.signal.aborted) {
+      result = cancelledResult(call);
+    } else if (approval && !approval.decision.approved) {
+      // Rejected calls never reach the tool or its hooks.
+      result = rejectedResult(call, approval);
+    } else if (tool && parsed?.ok) {
+      const gate = new CancelSwitch();
+      const failure = await hooks.fire(
+        "before_tool_call",
+        { toolCall: call, args: parsed.value, cancel: gate.cancel },
+        { subject: call.name, stopped: () => gate.cancelled },
+      );
+      if (failure || gate.cancelled) {
+        const why = failure ? `a before_tool_call hook failed: ${failure.message}` : gate.reason;
+        result = failureResult(call, "Denied", failureText("Denied", `the call was blocked: ${why}`));
+        context.cancelledToolCalls++;
+      } else {
+        const outcome = await executeCall(call, tool, parsed, env, names);
+        infrastructureError ??= outcome.infrastructureError;
+        result = outcome.result;
+        ran = true;
+      }
+    } else {
+      result = (await executeCall(call, tool, parsed, env, names)).result;
+    }
+    if (result.errorKind === "Cancelled") context.cancelledToolCalls++;
+    // Retry accounting is settled on the tool's own result, before any hook rewrites what the model sees.
+    const retryable = result.errorKind !== undefined && RETRYABLE_KINDS.has(result.errorKind);
+    if (retryable) context.toolRetries[call.name] = (context.toolRetries[call.name] ?? 0) + 1;
+    if (ran)
+      result = await afterToolCall(hooks, call, parsed?.ok ? parsed.value : undefined, result, retryable);
+    context.emit({ type: "tool_call_completed", result, durationMs: performance.now() - started });
+  };
+  if (prepared.some(({ tool }) => tool?.sequential)) {
+    for (const item of prepared) await runOne(item);
+  } else {
+    await Promise.all(prepared.map(runOne));
+  }
+  return infrastructureError ? { paused: false, infrastructureError } : { paused: false };
+}
+
+async function afterToolCall(
+  hooks: RunHooks,
+  call: ToolCallPart,
+  args: unknown,
+  original: ToolResultMessage,
+  retryable: boolean,
+): Promise<ToolResultMessage> {
+  let current = original;
+  await hooks.fire(
+    "after_tool_call",
+    {
+      toolCall: call,
+      args,
+      // A getter, so each hook sees what the hooks before it rewrote.
+      get result() {
+        return current;
+      },
+      retryable,
+      rewrite: (content: string | readonly ToolResultContent[]) => {
+        const parts = typeof content === "string" ? [{ type: "text" as const, text: content }] : [...content];
+        current = { ...current, content: parts };
+      },
+    },
+    { subject: call.name },
+  );
+  return current;
+}
+
+function rejectedResult(call: ToolCallPart, approval: SettledApproval): ToolResultMessage {
+  if (approval.refusal) return failureResult(call, "Denied", failureText("Denied", approval.refusal));
+  const why = approval.decision.reason ? `: ${approval.decision.reason}` : "";
+  if (approval.byHuman) {
+    return failureResult(
+      call,
+      "ApprovalRejected",
+      failureText("ApprovalRejected", `the user rejected this call${why}`),
+    );
+  }
+  return failureResult(call, "Denied", failureText("Denied", `the user did not approve this call${why}`));
+}

@@ -1,0 +1,304 @@
+import { errorMessage } from "./errors.js";
+import type { StopReason } from "./events.js";
+import type { Message, ToolCallPart, ToolResultContent, ToolResultMessage } from "./messages.js";
+import type { RunUsage } from "./usage.js";
+
+/** Fields every hook context carries. */
+export interface HookContextBase {
+  readonly runId: string;
+  /** The agent running this harness, when it has a name. */
+  readonly agentName?: string;
+}
+
+export interface RunStartContext extends HookContextBase {
+  readonly prompt: readonly Message[];
+  readonly historyLength: number;
+  /** True when the run continues after an approval pause. */
+  readonly resumed: boolean;
+}
+
+export interface UserPromptSubmitContext extends HookContextBase {
+  readonly prompt: readonly Message[];
+  /** Add text the model sees right after the prompt (retrieved notes, the date, repository facts). */
+  addContext(text: string): void;
+  /** End the run before any model request, with stop reason "hook_cancelled". */
+  cancel(reason: string): void;
+}
+
+export interface BeforeToolCallContext extends HookContextBase {
+  readonly toolCall: ToolCallPart;
+  /** The validated (and repaired) arguments the tool would receive. */
+  readonly args: unknown;
+  /** Skip the call: the model sees a Denied result carrying the reason. */
+  cancel(reason: string): void;
+}
+
+export interface AfterToolCallContext extends HookContextBase {
+  readonly toolCall: ToolCallPart;
+  readonly args: unknown;
+  /** The result as the tool produced it, or as an earlier hook rewrote it. */
+  readonly result: ToolResultMessage;
+  /** Whether the result counts against the tool's retry budget; decided before any rewrite. */
+  readonly retryable: boolean;
+  /** Replace what the model sees (redaction, summarizing). `details` and retry accounting are kept. */
+  rewrite(content: string | readonly ToolResultContent[]): void;
+}
+
+export interface BeforeSubagentRunContext extends HookContextBase {
+  /** The subagent about to run. */
+  readonly subagent: string;
+  readonly prompt: string;
+  /** The parent's tool call that starts the subagent. */
+  readonly toolCallId?: string;
+  cancel(reason: string): void;
+}
+
+export interface AfterSubagentRunContext extends HookContextBase {
+  readonly subagent: string;
+  readonly toolCallId?: string;
+  readonly stopReason: StopReason;
+  readonly finalText: string;
+}
+
+export type ReachedLimit =
+  | "max_model_requests"
+  | "max_tool_calls"
+  | "tool_retries_exceeded"
+  | "output_retries_exceeded";
+
+export interface LimitReachedContext extends HookContextBase {
+  readonly limit: ReachedLimit;
+  readonly message: string;
+  readonly usage: RunUsage;
+}
+
+export interface RunEndContext extends HookContextBase {
+  readonly stopReason: StopReason;
+  readonly finalText: string;
+  readonly usage: RunUsage;
+  readonly error?: { readonly code: string; readonly message: string };
+}
+
+/** The context each hook event's handlers receive. */
+export interface HookContexts {
+  run_start: RunStartContext;
+  user_prompt_submit: UserPromptSubmitContext;
+  before_tool_call: BeforeToolCallContext;
+  after_tool_call: AfterToolCallContext;
+  before_subagent_run: BeforeSubagentRunContext;
+  after_subagent_run: AfterSubagentRunContext;
+  limit_reached: LimitReachedContext;
+  run_end: RunEndContext;
+}
+
+export type HookEventName = keyof HookContexts;
+
+export const hookEventNames: readonly HookEventName[] = [
+  "run_start",
+  "user_prompt_submit",
+  "before_tool_call",
+  "after_tool_call",
+  "before_subagent_run",
+  "after_subagent_run",
+  "limit_reached",
+  "run_end",
+];
+
+const TOOL_EVENTS = new Set<HookEventName>(["before_tool_call", "after_tool_call"]);
+const SUBAGENT_EVENTS = new Set<HookEventName>(["before_subagent_run", "after_subagent_run"]);
+
+export interface Hook<E extends HookEventName = HookEventName> {
+  readonly event: E;
+  readonly handler: (context: HookContexts[E]) => void | Promise<void>;
+  /** Shown in `hook_failed` events. */
+  readonly name?: string;
+  /** Tool events only: run for calls to these tools (all tools when absent). */
+  readonly tools?: readonly string[];
+  /** Subagent events only: run for these subagents (all when absent). */
+  readonly agents?: readonly string[];
+}
+
+/** A hook for any event: what a harness holds. */
+export type AnyHook = { [E in HookEventName]: Hook<E> }[HookEventName];
+
+/** Identity helper that types the handler's context from the event name. */
+export function defineHook<E extends HookEventName>(hook: Hook<E>): Hook<E> {
+  return hook;
+}
+
+export interface HookFailure {
+  readonly hook: HookEventName;
+  readonly hookName?: string;
+  readonly message: string;
+}
+
+/**
+ * The registered hooks of one harness. Dispatch is ordered and awaited one handler at a time, so an
+ * earlier hook's cancel or rewrite is settled before the next one runs. A handler that cancels stops the
+ * dispatch (later handlers would only see a cancelled call). A handler that throws is reported; in strict
+ * mode the dispatch stops there and the caller fails the run.
+ */
+export class HookRunner {
+  readonly strict: boolean;
+  readonly #byEvent = new Map<HookEventName, AnyHook[]>();
+
+  constructor(hooks: readonly AnyHook[] = [], strict = false) {
+    this.strict = strict;
+    for (const hook of hooks) {
+      if (!hookEventNames.includes(hook.event)) throw new TypeError(`unknown hook event "${hook.event}"`);
+      const list = this.#byEvent.get(hook.event) ?? [];
+      list.push(hook);
+      this.#byEvent.set(hook.event, list);
+    }
+  }
+
+  has(event: HookEventName): boolean {
+    return (this.#byEvent.get(event)?.length ?? 0) > 0;
+  }
+
+  /**
+   * Runs the handlers for `event` whose filters match. `subject` is the tool name (tool events) or the
+   * subagent name (subagent events). Returns the failure that must fail the run (strict mode only).
+   */
+  async dispatch<E extends HookEventName>(
+    event: E,
+    context: HookContexts[E],
+    options: {
+      readonly subject?: string;
+      readonly report: (failure: HookFailure) => void;
+      readonly stopped?: () => boolean;
+    },
+  ): Promise<HookFailure | undefined> {
+    const hooks = this.#byEvent.get(event);
+    if (!hooks) return undefined;
+    for (const hook of hooks) {
+      if (!matches(hook, event, options.subject)) continue;
+      // The list for `event` holds only hooks registered for it, so the handler takes this context.
+      const handler = hook.handler as (context: HookContexts[E]) => void | Promise<void>;
+      try {
+        await handler(context);
+      } catch (error) {
+        const failure: HookFailure = {
+          hook: event,
+          ...(hook.name ? { hookName: hook.name } : {}),
+          message: errorMessage(error),
+        };
+        options.report(failure);
+        if (this.strict) return failure;
+      }
+      if (options.stopped?.()) break;
+    }
+    return undefined;
+  }
+}
+
+function matches(hook: AnyHook, event: HookEventName, subject: string | undefined): boolean {
+  if (TOOL_EVENTS.has(event) && hook.tools) return subject !== undefined && hook.tools.includes(subject);
+  if (SUBAGENT_EVENTS.has(event) && hook.agents) {
+    return subject !== undefined && hook.agents.includes(subject);
+  }
+  return true;
+}
+
+/** A cancel switch a hook context exposes; the first reason wins. */
+export class CancelSwitch {
+  #reason: string | undefined;
+
+  cancel = (reason: string): void => {
+    this.#reason ??= reason.trim() === "" ? "cancelled by a hook" : reason;
+  };
+
+  get cancelled(): boolean {
+    return this.#reason !== undefined;
+  }
+
+  get reason(): string | undefined {
+    return this.#reason;
+  }
+}
+
+export type SubagentRunVerdict =
+  | { readonly cancelled: false }
+  | { readonly cancelled: true; readonly reason: string };
+
+/**
+ * What a tool that starts a subagent gets through `ToolContext.hooks`: the parent run's subagent hooks.
+ * In strict mode a throwing hook makes `beforeSubagentRun` answer cancelled, and the parent run ends with
+ * "hook_failed" once the call returns.
+ */
+export interface SubagentHooks {
+  beforeSubagentRun(input: {
+    readonly subagent: string;
+    readonly prompt: string;
+    readonly toolCallId?: string;
+  }): Promise<SubagentRunVerdict>;
+  afterSubagentRun(input: {
+    readonly subagent: string;
+    readonly toolCallId?: string;
+    readonly stopReason: StopReason;
+    readonly finalText: string;
+  }): Promise<void>;
+}
+
+/** One run's view of the hooks: the run's identity, where failures are reported, the strict failure. */
+export class RunHooks implements SubagentHooks {
+  readonly runner: HookRunner;
+  readonly #base: HookContextBase;
+  readonly #report: (failure: HookFailure) => void;
+  #strictFailure: HookFailure | undefined;
+
+  constructor(runner: HookRunner, base: HookContextBase, report: (failure: HookFailure) => void) {
+    this.runner = runner;
+    this.#base = base;
+    this.#report = report;
+  }
+
+  /** The first failure that must fail the run (strict mode), if any. */
+  get strictFailure(): HookFailure | undefined {
+    return this.#strictFailure;
+  }
+
+  get base(): HookContextBase {
+    return this.#base;
+  }
+
+  async fire<E extends HookEventName>(
+    event: E,
+    fields: Omit<HookContexts[E], keyof HookContextBase>,
+    options: { readonly subject?: string; readonly stopped?: () => boolean } = {},
+  ): Promise<HookFailure | undefined> {
+    if (!this.runner.has(event)) return undefined;
+    // Property descriptors, not a spread: a context may expose getters (after_tool_call's `result`).
+    const context = Object.defineProperties(
+      { ...this.#base },
+      Object.getOwnPropertyDescriptors(fields),
+    ) as HookContexts[E];
+    const failure = await this.runner.dispatch(event, context, { ...options, report: this.#report });
+    this.#strictFailure ??= failure;
+    return failure;
+  }
+
+  async beforeSubagentRun(input: {
+    readonly subagent: string;
+    readonly prompt: string;
+    readonly toolCallId?: string;
+  }): Promise<SubagentRunVerdict> {
+    const gate = new CancelSwitch();
+    const failure = await this.fire(
+      "before_subagent_run",
+      { ...input, cancel: gate.cancel },
+      { subject: input.subagent, stopped: () => gate.cancelled },
+    );
+    if (failure) return { cancelled: true, reason: `a before_subagent_run hook failed: ${failure.message}` };
+    return gate.reason === undefined ? { cancelled: false } : { cancelled: true, reason: gate.reason };
+  }
+
+  async afterSubagentRun(input: {
+    readonly subagent: string;
+    readonly toolCallId?: string;
+    readonly stopReason: StopReason;
+    readonly finalText: string;
+  }): Promise<void> {
+    await this.fire("after_subagent_run", input, { subject: input.subagent });
+  }
+}
