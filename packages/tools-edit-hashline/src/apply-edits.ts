@@ -1,0 +1,170 @@
+import { ToolFailure } from "@bridle/core";
+import type { Line, TextDocument } from "./document.js";
+import { splitNewText } from "./document.js";
+import type { HashlineEdit } from "./edit-schema.js";
+import type { LineSpan } from "./render.js";
+import { normalizeTag } from "./tag.js";
+
+/** One edit placed on the current file (0-based, inclusive), with its new lines. */
+interface Change {
+  readonly edit: number;
+  readonly insert: boolean;
+  readonly start: number;
+  readonly end: number;
+  readonly lines: readonly string[];
+}
+
+export interface AppliedEdits {
+  readonly lines: Line[];
+  /** Where the new or replaced lines are in the new file (1-based; a deletion is an empty span). */
+  readonly regions: LineSpan[];
+  readonly linesRemoved: number;
+  readonly linesAdded: number;
+}
+
+// A model sometimes pastes lines back with their hashline prefix; strip it only when every line has one.
+const ECHOED_LINE = /^ *\d+ [0-9a-f]{8} \|(?: |$)/;
+
+function newLines(text: string, repairs: string[], edit: number): string[] {
+  const lines = splitNewText(text);
+  if (lines.length > 0 && lines.every((line) => ECHOED_LINE.test(line))) {
+    repairs.push(`edit ${edit + 1}: removed the "<n> <tag> | " prefixes pasted into new_text`);
+    return lines.map((line) => line.replace(ECHOED_LINE, ""));
+  }
+  return lines;
+}
+
+/** Place every edit on the file, refusing overlaps and ranges that run backwards. */
+export function planEdits(
+  edits: readonly HashlineEdit[],
+  index: ReadonlyMap<string, number>,
+  repairs: string[],
+): Change[] {
+  const at = (raw: string): number => index.get(normalizeTag(raw) as string) as number;
+  const place = (edit: HashlineEdit, i: number): Change => {
+    switch (edit.op) {
+      case "replace_line":
+        return {
+          edit: i,
+          insert: false,
+          start: at(edit.tag),
+          end: at(edit.tag),
+          lines: newLines(edit.new_text, repairs, i),
+        };
+      case "insert_after":
+        return {
+          edit: i,
+          insert: true,
+          start: at(edit.tag),
+          end: at(edit.tag),
+          lines: newLines(edit.new_text, repairs, i),
+        };
+      case "delete_line":
+        return { edit: i, insert: false, start: at(edit.tag), end: at(edit.tag), lines: [] };
+      case "replace_range": {
+        const start = at(edit.start_tag);
+        const end = at(edit.end_tag);
+        if (end < start) {
+          throw new ToolFailure(
+            "InvalidInput",
+            `edit ${i + 1}: end_tag (line ${end + 1}) comes before start_tag (line ${start + 1}); nothing was written`,
+          );
+        }
+        const lines = edit.new_text === "" ? [] : newLines(edit.new_text, repairs, i);
+        return { edit: i, insert: false, start, end, lines };
+      }
+    }
+  };
+  const changes = edits.map(place);
+  assertNoOverlap(changes);
+  return changes;
+}
+
+function describe(change: Change): string {
+  const where =
+    change.start === change.end ? `line ${change.start + 1}` : `lines ${change.start + 1}-${change.end + 1}`;
+  return `edit ${change.edit + 1} (${change.insert ? "insert after" : "changes"} ${where})`;
+}
+
+function assertNoOverlap(changes: readonly Change[]): void {
+  const spans = changes.filter((c) => !c.insert).sort((a, b) => a.start - b.start);
+  const problems: string[] = [];
+  for (let i = 1; i < spans.length; i++) {
+    const prev = spans[i - 1] as Change;
+    const next = spans[i] as Change;
+    if (next.start <= prev.end) problems.push(`${describe(prev)} and ${describe(next)} overlap`);
+  }
+  for (const insert of changes.filter((c) => c.insert)) {
+    const inside = spans.find((span) => insert.start >= span.start && insert.start < span.end);
+    if (inside) problems.push(`${describe(insert)} lands inside ${describe(inside)}`);
+  }
+  if (problems.length > 0) {
+    throw new ToolFailure(
+      "InvalidInput",
+      `edits overlap, nothing was written: ${problems.slice(0, 10).join("; ")}. ` +
+        "Each line may be changed by one edit; merge overlapping edits into one replace_range.",
+    );
+  }
+}
+
+/** The new lines of the file, with the regions that changed. Untouched lines keep their own endings. */
+export function applyChanges(doc: TextDocument, changes: readonly Change[]): AppliedEdits {
+  const spans = changes.filter((c) => !c.insert).sort((a, b) => a.start - b.start);
+  const inserts = new Map<number, Change[]>();
+  for (const change of changes) {
+    if (!change.insert) continue;
+    const list = inserts.get(change.start);
+    if (list) list.push(change);
+    else inserts.set(change.start, [change]);
+  }
+  const out: Line[] = [];
+  const regions: LineSpan[] = [];
+  let linesRemoved = 0;
+  let linesAdded = 0;
+  // A replaced span keeps the ending its last line had (a mixed file stays as mixed as it was).
+  const emit = (change: Change) => {
+    const from = out.length + 1;
+    const eol = (!change.insert && doc.lines[change.end]?.eol) || doc.eol;
+    for (const text of change.lines) out.push({ text, eol });
+    regions.push({ from, to: out.length });
+    linesAdded += change.lines.length;
+  };
+  const emitInserts = (after: number) => {
+    for (const change of inserts.get(after) ?? []) emit(change);
+  };
+  let next = 0;
+  for (let i = 0; i < doc.lines.length; ) {
+    const span = spans[next];
+    if (span && span.start === i) {
+      emit(span);
+      linesRemoved += span.end - span.start + 1;
+      emitInserts(span.end);
+      i = span.end + 1;
+      next++;
+    } else {
+      out.push(doc.lines[i] as Line);
+      emitInserts(i);
+      i++;
+    }
+  }
+  return { lines: out, regions, linesRemoved, linesAdded };
+}
+
+/** In a file that is not UTF-8, new text must fit its one-byte-per-character encoding. */
+export function assertEncodable(doc: TextDocument, changes: readonly Change[]): void {
+  if (doc.encoding === "utf8") return;
+  for (const change of changes) {
+    const bad = change.lines.find((line) => /[\u0100-\uffff]/.test(line));
+    if (bad !== undefined) {
+      const char = /[\u0100-\uffff]/.exec(bad)?.[0] ?? "";
+      throw new ToolFailure(
+        "InvalidInput",
+        `edit ${change.edit + 1}: this file is not UTF-8 (its bytes are shown one character each), and ` +
+          `new_text holds ${JSON.stringify(char)}, which has no single byte; nothing was written. ` +
+          "Use only characters U+0000-U+00FF in this file.",
+      );
+    }
+  }
+}
+
+export type { Change };

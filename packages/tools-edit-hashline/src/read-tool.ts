@@ -1,0 +1,95 @@
+import { defineTool, ToolFailure } from "@bridle/core";
+import { z } from "zod";
+import { loadTextFile } from "./load-file.js";
+import type { ResolvedOptions } from "./options.js";
+import { contentDigest } from "./read-state.js";
+import { renderLines } from "./render.js";
+
+export const readFileSchema = z.strictObject({
+  path: z.string().min(1).describe("the file to read, relative to the workspace root"),
+  offset: z.number().int().min(1).optional().describe("first line to show, 1-based (default 1)"),
+  limit: z.number().int().min(1).optional().describe("how many lines to show (default 2000)"),
+});
+
+export interface HashlineReadDetails {
+  readonly path: string;
+  readonly totalLines: number;
+  /** First and last line shown, 1-based. */
+  readonly startLine: number;
+  readonly endLine: number;
+  /** Whether lines after endLine were left out. */
+  readonly truncated: boolean;
+  readonly nextOffset: number | undefined;
+  readonly linesCut: number;
+  readonly encoding: "utf8" | "latin1";
+}
+
+export function createReadTool(options: ResolvedOptions) {
+  return defineTool<typeof readFileSchema, HashlineReadDetails>({
+    name: "read_file",
+    description:
+      "Read a text file. Each line is shown as `<line number> <tag> | <text>`: the 8-character tag names " +
+      "that line for edit_file. Shows up to 2000 lines per call; use offset and limit to page through " +
+      "larger files.",
+    inputSchema: readFileSchema,
+    annotations: { read_only: true, idempotent: true },
+    async execute(args, ctx) {
+      const file = await loadTextFile(ctx.workspace, args.path, options.maxFileBytes);
+      const { doc } = file;
+      const total = doc.lines.length;
+      const start = args.offset ?? 1;
+      if (start > total) {
+        throw new ToolFailure(
+          "InvalidInput",
+          `offset ${start} is past the end: ${file.shown} has ${total} line${total === 1 ? "" : "s"}`,
+        );
+      }
+      const wanted = Math.min(total, start - 1 + (args.limit ?? options.defaultLimit));
+      const texts = doc.lines.map((line) => line.text);
+      const page = renderLines(texts, start, wanted, doc.encoding, options.maxLineChars);
+      let kept = 0;
+      let chars = 0;
+      for (const line of page.lines) {
+        if (kept > 0 && chars + line.length + 1 > options.maxOutputChars) break;
+        chars += line.length + 1;
+        kept++;
+      }
+      const end = start + kept - 1;
+      options.state.saw(ctx.runId, file.realPath, contentDigest(file.bytes), page.shown.slice(0, kept));
+
+      const out = page.lines.slice(0, kept);
+      const notes: string[] = [];
+      const truncated = end < total;
+      if (truncated) {
+        notes.push(
+          `[lines ${start}-${end} of ${total} shown; call read_file with offset=${end + 1} to continue]`,
+        );
+      } else if (start > 1) {
+        notes.push(`[lines ${start}-${end} of ${total} shown; end of file]`);
+      }
+      if (page.cut > 0)
+        notes.push(
+          `[${page.cut} long line${page.cut === 1 ? " was" : "s were"} cut; tags cover whole lines]`,
+        );
+      if (doc.encoding === "latin1") {
+        notes.push(
+          "[not valid UTF-8: each byte is shown as one character (Latin-1), and edits are written the same way]",
+        );
+      }
+      if (file.bytes.length === 0) notes.push("[empty file: replace line 1 to give it content]");
+      return {
+        content: [...out, ...notes].join("\n"),
+        details: {
+          path: file.shown,
+          totalLines: total,
+          startLine: start,
+          endLine: end,
+          truncated,
+          nextOffset: truncated ? end + 1 : undefined,
+          linesCut: page.cut,
+          encoding: doc.encoding,
+        },
+      };
+    },
+  });
+}

@@ -1,0 +1,111 @@
+import { ToolFailure } from "@bridle/core";
+import type { LoadedFile } from "./load-file.js";
+import type { ReadState } from "./read-state.js";
+import { contentDigest } from "./read-state.js";
+import { GAP, type LineSpan, renderLines, windows } from "./render.js";
+import type { TagProblem } from "./resolve-tags.js";
+import { lineTag } from "./tag.js";
+
+// core bounds a failure's text to 2,000 characters with its kind in front; stay under that whole.
+const BUDGET = 1_900;
+const MAX_LISTED = 15;
+const ERROR_LINE_CHARS = 120;
+
+export interface TagFailureInput {
+  readonly file: LoadedFile;
+  readonly problems: readonly TagProblem[];
+  /** Lines of tags that still match, shown when the file changed on disk though every tag matched. */
+  readonly validLines: readonly number[];
+  readonly changedOnDisk: boolean;
+  readonly contextLines: number;
+  readonly state: ReadState;
+  readonly runId: string;
+}
+
+/**
+ * The failure for a call whose tags do not all match the file: what is wrong with each tag, and the
+ * current lines around where each one was, with fresh tags, so the model can retry at once. What it shows
+ * counts as read: a retry with those tags is accepted even though the model never re-read the whole file.
+ */
+export function tagFailure(input: TagFailureInput): ToolFailure {
+  const { file, problems, contextLines } = input;
+  const texts = file.doc.lines.map((line) => line.text);
+  const total = texts.length;
+  const lines: string[] = [];
+  const stale = problems.some((p) => p.kind === "stale");
+  if (input.changedOnDisk) {
+    lines.push(`${file.shown} changed on disk since you last read it; nothing was written.`);
+  } else {
+    lines.push(
+      `${problems.length} tag${problems.length === 1 ? "" : "s"} in this call ${problems.length === 1 ? "does" : "do"} not match ${file.shown} as it is now; nothing was written.`,
+    );
+  }
+  const spots: LineSpan[] = [];
+  for (const problem of problems.slice(0, MAX_LISTED)) {
+    lines.push(`- ${describeProblem(problem, file, texts)}`);
+  }
+  if (problems.length > MAX_LISTED) lines.push(`- …and ${problems.length - MAX_LISTED} more`);
+  for (const problem of problems) {
+    if (problem.kind !== "stale") continue;
+    const line = Math.min(problem.movedTo ?? problem.was.line, total);
+    spots.push({ from: line, to: line });
+  }
+  for (const line of input.validLines) spots.push({ from: line, to: line });
+  if (problems.length > 0 && !stale && input.validLines.length === 0 && !input.changedOnDisk) {
+    lines.push("Tags come from read_file (or an earlier edit_file result) for this same file in this run.");
+  }
+
+  const shown: ReturnType<typeof renderLines>["shown"] = [];
+  const spans = windows(spots, contextLines, total);
+  if (spans.length > 0) {
+    lines.push(
+      input.changedOnDisk && !stale
+        ? "Current lines around your tags:"
+        : "Current lines there (use these tags):",
+    );
+    let used = lines.join("\n").length + 120;
+    let cutAt: number | undefined;
+    spans.forEach((span, i) => {
+      if (cutAt !== undefined) return;
+      const rendered = renderLines(texts, span.from, span.to, file.doc.encoding, ERROR_LINE_CHARS);
+      const block = (i > 0 ? [GAP] : []).concat(rendered.lines);
+      const size = block.join("\n").length + 1;
+      if (used + size > BUDGET) {
+        cutAt = span.from;
+        return;
+      }
+      used += size;
+      lines.push(...block);
+      shown.push(...rendered.shown);
+    });
+    if (cutAt !== undefined) lines.push(`[more: read_file with offset=${Math.max(1, cutAt)} shows the rest]`);
+  }
+  lines.push("Fix the tags and call edit_file again.");
+
+  const digest = input.changedOnDisk
+    ? contentDigest(file.bytes)
+    : input.state.get(input.runId, file.realPath)?.digest;
+  if (digest !== undefined) input.state.saw(input.runId, file.realPath, digest, shown);
+  return new ToolFailure(stale || input.changedOnDisk ? "Conflict" : "InvalidInput", lines.join("\n"), {
+    details: { path: file.shown, problems },
+  });
+}
+
+function describeProblem(problem: TagProblem, file: LoadedFile, texts: readonly string[]): string {
+  switch (problem.kind) {
+    case "malformed":
+      return `${JSON.stringify(problem.raw.slice(0, 40))}: not a tag (a tag is the 8 hex characters after the line number)`;
+    case "unknown":
+      return `${problem.tag}: no read of ${file.shown} in this run showed this tag`;
+    case "stale": {
+      const was = `${problem.tag} (line ${problem.was.line})`;
+      if (problem.movedTo !== undefined) {
+        const fresh = lineTag(problem.movedTo, texts[problem.movedTo - 1] as string, file.doc.encoding);
+        return `${was} is stale: that line is now line ${problem.movedTo}, tag ${fresh}`;
+      }
+      if (problem.was.line > texts.length)
+        return `${was} is stale: the file now has only ${texts.length} lines`;
+      return `${was} is stale: line ${problem.was.line} has changed`;
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import { hash } from "blake3-wasm";
+
+/** How a file's bytes became text: UTF-8 when they are valid UTF-8, else Latin-1 (one char per byte). */
+export type TextEncodingName = "utf8" | "latin1";
+
+const TAG_BYTES = 4;
+
+/**
+ * The tag of one line: the first 8 hex characters of blake3(`<line number>:<text>`), hashed over the
+ * line's bytes as they are on disk. BLAKE3 is an extendable-output hash, so asking for 4 bytes gives the
+ * same prefix as the full 32-byte digest, without the larger buffer.
+ */
+export function lineTag(lineNumber: number, text: string, encoding: TextEncodingName = "utf8"): string {
+  const input =
+    encoding === "utf8" ? `${lineNumber}:${text}` : Buffer.from(`${lineNumber}:${text}`, "latin1");
+  return (hash(input, { length: TAG_BYTES }) as Buffer).toString("hex");
+}
+
+/** One line as the model sees it: the number right-aligned to 4, the tag, a bar, the text. */
+export function hashline(lineNumber: number, tag: string, text: string): string {
+  return `${String(lineNumber).padStart(4)} ${tag} | ${text}`;
+}
+
+const TAG_PATTERN = /^[0-9a-f]{8}$/;
+// What a model sometimes sends instead of a bare tag: the whole prefix of a hashline, with or without text.
+const ECHOED_PREFIX = /^\s*(?:\d+\s+)?([0-9a-fA-F]{8})\s*(?:\|.*)?$/s;
+
+/** The bare tag in what the model sent, or undefined when it holds none. */
+export function normalizeTag(value: string): string | undefined {
+  const trimmed = value.trim();
+  if (TAG_PATTERN.test(trimmed)) return trimmed;
+  const match = ECHOED_PREFIX.exec(value);
+  return match ? (match[1] as string).toLowerCase() : undefined;
+}
