@@ -75,7 +75,25 @@ export {
 export type { EventSink, RunIdentity } from "./run-context.js";
 export { fieldKind, objectShape, toolJsonSchema, toolSchemaOf } from "./schema.js";
 export { isSecretPath } from "./secrets.js";
-export type * from "./store.js";
+export {
+  assertForkPoint,
+  assertSessionId,
+  type CreateSessionOptions,
+  DEFAULT_BLOB_THRESHOLD,
+  type EventRecord,
+  type ForkOptions,
+  fromEventRecord,
+  type SearchHit,
+  type SearchOptions,
+  type SessionInfo,
+  type SessionStore,
+  type StoredEvent,
+  searchableText,
+  searchTerms,
+  sessionSink,
+  sessionTranscript,
+  toEventRecord,
+} from "./store.js";
 export {
   type AnyTool,
   defineTool,
@@ -84,6 +102,7 @@ export {
   type ToolContext,
   type ToolOutput,
 } from "./tool.js";
+export { matchText, type TextMatch } from "./text-match.js";
 export { projectTranscript, TranscriptProjection } from "./transcript.js";
 export { addUsage, emptyUsage, type RunUsage, type Usage } from "./usage.js";
 export { isErrno, Workspace, type WorkspaceOptions } from "./workspace.js";

@@ -1,11 +1,16 @@
-import type { RunEvent } from "./events.js";
+import { createHash } from "node:crypto";
+import { BridleError } from "./errors.js";
+import type { RunEvent, RunEventType } from "./events.js";
+import { type Message, type ToolResultMessage, textOf, toolCallsOf } from "./messages.js";
+import type { EventSink } from "./run-context.js";
+import { projectTranscript } from "./transcript.js";
 
 /** A session as a store lists it. */
 export interface SessionInfo {
   readonly id: string;
   readonly createdAt: number;
   readonly updatedAt: number;
-  /** Sequence number of the last event, -1 when the session is empty. */
+  /** Sequence number of the last event, inherited ones included; -1 when the session is empty. */
   readonly lastSeq: number;
   readonly title?: string;
   /** Set on a fork: the session and sequence it branched from. */
@@ -19,24 +24,52 @@ export interface StoredEvent {
   readonly event: RunEvent;
 }
 
+/** One search result. Results come best first; `score` only compares hits of the same search. */
 export interface SearchHit {
   readonly sessionId: string;
   readonly sessionSeq: number;
+  readonly eventType: RunEventType;
+  /** Text around the first match, matched terms in [brackets], at most about 200 characters. */
   readonly snippet: string;
+  /** Higher is better. */
+  readonly score: number;
+}
+
+export interface CreateSessionOptions {
+  /** Letters, digits, `-` and `_`, at most 128 characters; a random UUID when omitted. */
+  readonly id?: string;
+  readonly title?: string;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+export interface ForkOptions {
+  readonly id?: string;
+  readonly title?: string;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+export interface SearchOptions {
+  /** At most this many hits (default 20). */
+  readonly limit?: number;
+  /** Only this session's own events (a fork's inherited events belong to its parent). */
+  readonly sessionId?: string;
 }
 
 /**
- * Where runs are recorded. Appends get gapless per-session sequence numbers; a fork shares the history
- * before its branch point; search finds message text across sessions. `@bridle/testing` has the
- * conformance suite every implementation passes.
+ * Where runs are recorded. Every implementation passes the conformance suite in `@bridle/testing`.
+ *
+ * - `append` gives events gapless per-session sequence numbers, in order, and resolves only once the
+ *   batch is recorded as durably as the store was configured to; a batch is all-or-nothing.
+ * - A fork shares its parent's history up to and including the branch point; neither session's later
+ *   appends are visible to the other, and the parent's history is never rewritten.
+ * - `search` finds message text (prompts, assistant text, tool call arguments, tool output, compaction
+ *   summaries) across sessions: every query term must match the start of a word, case-insensitively.
+ * - Unknown sessions fail with `BridleError` code `not_found`, a taken id or a session another writer
+ *   holds with `store_conflict`, a malformed id or sequence with `invalid_argument`.
  */
 export interface SessionStore {
-  createSession(options?: {
-    readonly id?: string;
-    readonly title?: string;
-    readonly metadata?: Readonly<Record<string, unknown>>;
-  }): Promise<SessionInfo>;
-  /** Append events in order; returns the sequence numbers they were given. */
+  createSession(options?: CreateSessionOptions): Promise<SessionInfo>;
+  /** Append events in order; returns the sequence numbers they were given (an empty batch changes nothing). */
   append(
     sessionId: string,
     events: readonly RunEvent[],
@@ -44,16 +77,207 @@ export interface SessionStore {
   /** Events from `fromSeq` (inclusive, default 0), including those inherited from a fork's parent. */
   read(sessionId: string, fromSeq?: number): AsyncIterable<StoredEvent>;
   get(sessionId: string): Promise<SessionInfo | undefined>;
-  list(): Promise<readonly SessionInfo[]>;
-  /** A new session sharing `sessionId`'s events up to and including `atSeq`. */
-  fork(
-    sessionId: string,
-    atSeq: number,
-    options?: { readonly id?: string; readonly title?: string },
-  ): Promise<SessionInfo>;
-  search(
-    query: string,
-    options?: { readonly limit?: number; readonly sessionId?: string },
-  ): Promise<readonly SearchHit[]>;
+  /** Sessions, most recently updated first. */
+  list(options?: { readonly limit?: number }): Promise<readonly SessionInfo[]>;
+  /** A new session sharing `sessionId`'s events up to and including `atSeq` (-1: none of them). */
+  fork(sessionId: string, atSeq: number, options?: ForkOptions): Promise<SessionInfo>;
+  search(query: string, options?: SearchOptions): Promise<readonly SearchHit[]>;
   close(): Promise<void>;
+}
+
+const SESSION_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** Throws `invalid_argument` unless `id` is a usable session id (it names files in some stores). */
+export function assertSessionId(id: string): void {
+  if (typeof id !== "string" || !SESSION_ID.test(id)) {
+    throw new BridleError(
+      "invalid_argument",
+      `invalid session id ${JSON.stringify(String(id).slice(0, 140))}: use 1-128 letters, digits, "-" or "_"`,
+    );
+  }
+}
+
+/** Throws `invalid_argument` unless a session whose last event is `lastSeq` can be forked at `atSeq`. */
+export function assertForkPoint(sessionId: string, lastSeq: number, atSeq: number): void {
+  if (!Number.isInteger(atSeq) || atSeq < -1 || atSeq > lastSeq) {
+    throw new BridleError(
+      "invalid_argument",
+      `cannot fork "${sessionId}" at ${atSeq}: its events run from 0 to ${lastSeq} (-1 forks before the first)`,
+    );
+  }
+}
+
+/**
+ * A sink that records a run into a session. Streaming deltas and progress are held back and written
+ * with the next event that matters, so a run costs one durable append per step rather than one per token,
+ * and everything is recorded before a tool call executes (the harness awaits the sink there).
+ */
+export function sessionSink(store: SessionStore, sessionId: string): EventSink & { flush(): Promise<void> } {
+  let pending: RunEvent[] = [];
+  const flush = async (): Promise<void> => {
+    if (pending.length === 0) return;
+    const batch = pending;
+    pending = [];
+    await store.append(sessionId, batch);
+  };
+  return {
+    async write(event: RunEvent): Promise<void> {
+      pending.push(event);
+      if (event.type === "text_delta" || event.type === "reasoning_delta" || event.type === "tool_progress") {
+        if (pending.length < 256) return;
+      }
+      await flush();
+    },
+    flush,
+  };
+}
+
+/**
+ * The conversation a session holds, ready to pass as `history` when resuming it. A tool call that never got
+ * a result (the process died while it ran) gets a `Cancelled` one, so the thread stays valid for providers.
+ */
+export async function sessionTranscript(store: SessionStore, sessionId: string): Promise<Message[]> {
+  const events: RunEvent[] = [];
+  for await (const stored of store.read(sessionId)) events.push(stored.event);
+  return closeOpenToolCalls(projectTranscript(events));
+}
+
+function closeOpenToolCalls(messages: readonly Message[]): Message[] {
+  const out: Message[] = [];
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i] as Message;
+    out.push(message);
+    if (message.role !== "assistant") continue;
+    const answered = new Set<string>();
+    let j = i + 1;
+    for (; j < messages.length; j++) {
+      const next = messages[j] as Message;
+      if (next.role !== "tool") break;
+      answered.add(next.toolCallId);
+      out.push(next);
+    }
+    for (const call of toolCallsOf(message)) {
+      if (answered.has(call.id)) continue;
+      const result: ToolResultMessage = {
+        role: "tool",
+        toolCallId: call.id,
+        toolName: call.name,
+        content: [{ type: "text", text: "Cancelled: the session ended before this call finished" }],
+        isError: true,
+        errorKind: "Cancelled",
+      };
+      out.push(result);
+    }
+    i = j - 1;
+  }
+  return out;
+}
+
+/** The text `search` looks in for one event, or undefined when the event carries none. */
+export function searchableText(event: RunEvent): string | undefined {
+  switch (event.type) {
+    case "run_started":
+      return event.messages.map(messageText).join("\n") || undefined;
+    case "model_response":
+      return messageText(event.message) || undefined;
+    case "tool_call_completed":
+      return messageText(event.result) || undefined;
+    case "compaction":
+      return messageText(event.summary) || undefined;
+    default:
+      return undefined;
+  }
+}
+
+function messageText(message: Message): string {
+  if (message.role === "system") return message.content;
+  if (message.role !== "assistant") return textOf(message.content);
+  const parts: string[] = [];
+  for (const part of message.content) {
+    if (part.type === "text") parts.push(part.text);
+    else if (part.type === "tool_call") parts.push(`${part.name} ${part.arguments}`);
+  }
+  return parts.join("\n");
+}
+
+/** Strings at least this long inside tool output are stored once, by content hash (16 KiB of text). */
+export const DEFAULT_BLOB_THRESHOLD = 16_384;
+
+/** An event as a store writes it: large strings replaced by `{ $blob: sha256 }` references. */
+export interface EventRecord {
+  readonly event: unknown;
+  /** The blobs the record references, by sha256 hex; empty when the event is stored whole. */
+  readonly blobs: ReadonlyMap<string, string>;
+}
+
+/**
+ * Splits large tool outputs out of an event so a store keeps each distinct output once, by content hash,
+ * and the record only references it. Only tool results and progress are split: they are where large,
+ * repeated text appears. Events that already contain a `$blob` key are stored whole, so restoring is exact.
+ */
+export function toEventRecord(event: RunEvent, threshold = DEFAULT_BLOB_THRESHOLD): EventRecord {
+  if (event.type !== "tool_call_completed" && event.type !== "tool_progress") {
+    return { event, blobs: new Map() };
+  }
+  if (!hasLongString(event, threshold) || hasBlobKey(event)) return { event, blobs: new Map() };
+  const blobs = new Map<string, string>();
+  const split = (value: unknown): unknown => {
+    if (typeof value === "string") {
+      if (value.length < threshold) return value;
+      const hash = createHash("sha256").update(value).digest("hex");
+      blobs.set(hash, value);
+      return { $blob: hash };
+    }
+    if (Array.isArray(value)) return value.map(split);
+    if (value !== null && typeof value === "object") {
+      const out: Record<string, unknown> = {};
+      for (const [key, inner] of Object.entries(value)) out[key] = split(inner);
+      return out;
+    }
+    return value;
+  };
+  return { event: split(event), blobs };
+}
+
+/** The event a record describes, with each `{ $blob }` reference replaced by the text `load` returns. */
+export function fromEventRecord(record: unknown, load: (hash: string) => string): RunEvent {
+  const join = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(join);
+    if (value !== null && typeof value === "object") {
+      const hash = (value as { $blob?: unknown }).$blob;
+      if (typeof hash === "string" && Object.keys(value).length === 1) return load(hash);
+      const out: Record<string, unknown> = {};
+      for (const [key, inner] of Object.entries(value)) out[key] = join(inner);
+      return out;
+    }
+    return value;
+  };
+  return join(record) as RunEvent;
+}
+
+function hasLongString(value: unknown, threshold: number): boolean {
+  if (typeof value === "string") return value.length >= threshold;
+  if (Array.isArray(value)) return value.some((inner) => hasLongString(inner, threshold));
+  if (value !== null && typeof value === "object") {
+    return Object.values(value).some((inner) => hasLongString(inner, threshold));
+  }
+  return false;
+}
+
+function hasBlobKey(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasBlobKey);
+  if (value !== null && typeof value === "object") {
+    if (Object.hasOwn(value, "$blob")) return true;
+    return Object.values(value).some(hasBlobKey);
+  }
+  return false;
+}
+
+/** The terms of a search query: lowercased runs of letters and digits (how SQLite's FTS5 splits words). */
+export function searchTerms(query: string): string[] {
+  return query
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((term) => term.length > 0)
+    .slice(0, 32);
 }

@@ -1,0 +1,65 @@
+import { readFileSync } from "node:fs";
+import { link, mkdir, open, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import { BridleError, isErrno } from "@bridle/core";
+
+/**
+ * Large tool outputs, one file per distinct content, named by its sha256: written once however many events
+ * reference it. A blob is complete before any line references it (temp file, then a hard link).
+ */
+export class BlobDir {
+  readonly dir: string;
+  readonly #known = new Set<string>();
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  pathOf(hash: string): string {
+    return join(this.dir, hash.slice(0, 2), hash);
+  }
+
+  async put(hash: string, text: string, sync: boolean): Promise<void> {
+    if (this.#known.has(hash)) return;
+    const path = this.pathOf(hash);
+    await mkdir(join(this.dir, hash.slice(0, 2)), { recursive: true });
+    const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    const handle = await open(temp, "w");
+    try {
+      await handle.writeFile(text);
+      if (sync) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await link(temp, path);
+    } catch (error) {
+      // Already stored (by us earlier, or another writer): same hash, same content.
+      if (!isErrno(error, "EEXIST")) throw error;
+    } finally {
+      await unlink(temp).catch(() => {});
+    }
+    if (sync) await syncDir(join(this.dir, hash.slice(0, 2)));
+    this.#known.add(hash);
+  }
+
+  get(hash: string): string {
+    try {
+      return readFileSync(this.pathOf(hash), "utf8");
+    } catch (error) {
+      throw new BridleError("store_corrupt", `blob ${hash} is referenced but missing from ${this.dir}`, {
+        cause: error,
+      });
+    }
+  }
+}
+
+/** Makes a new directory entry durable (the file's own fsync does not cover its name). */
+export async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

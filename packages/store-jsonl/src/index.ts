@@ -1,0 +1,1 @@
+export { type JsonlDurability, JsonlSessionStore, type JsonlStoreOptions } from "./jsonl-store.js";

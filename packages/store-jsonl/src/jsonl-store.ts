@@ -1,0 +1,443 @@
+import { randomUUID } from "node:crypto";
+import { type FileHandle, link, mkdir, open, readdir, stat, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  assertForkPoint,
+  assertSessionId,
+  BridleError,
+  type CreateSessionOptions,
+  DEFAULT_BLOB_THRESHOLD,
+  type ForkOptions,
+  fromEventRecord,
+  isErrno,
+  matchText,
+  type RunEvent,
+  type SearchHit,
+  type SearchOptions,
+  type SessionInfo,
+  type SessionStore,
+  type StoredEvent,
+  searchableText,
+  searchTerms,
+  toEventRecord,
+} from "@bridle/core";
+import { BlobDir, syncDir } from "./blob-dir.js";
+import { WriterLock } from "./lock.js";
+import {
+  type EntryLine,
+  entryId,
+  FORMAT,
+  linesOf,
+  parseEntry,
+  readHeader,
+  readTail,
+  type SessionHeader,
+  seqOfLine,
+} from "./session-file.js";
+
+/**
+ * When an append counts as done.
+ * - "append": fsync before every `append` resolves (survives power loss; the default).
+ * - "batch": written to the OS before `append` resolves (survives the process dying), fsynced at most
+ *   `syncIntervalMs` later and on `flush`/`close` (power loss may cost that window).
+ * - "none": written to the OS, never fsynced.
+ */
+export type JsonlDurability = "append" | "batch" | "none";
+
+export interface JsonlStoreOptions {
+  /** The store's folder: sessions/<id>.jsonl, sessions/<id>.lock, blobs/<xx>/<sha256>. */
+  readonly dir: string;
+  readonly durability?: JsonlDurability;
+  /** For "batch": the longest an acknowledged append waits for its fsync (default 200 ms). */
+  readonly syncIntervalMs?: number;
+  /** Strings in tool output at least this long are stored once as blobs (default 16 KiB). */
+  readonly blobThreshold?: number;
+}
+
+interface Writer {
+  readonly handle: FileHandle;
+  readonly lock: WriterLock;
+  lastSeq: number;
+  /** The entry the next one follows, as "<session>:<seq>"; null before a root session's first event. */
+  lastEntry: string | null;
+  size: number;
+  dirty: boolean;
+}
+
+/**
+ * A session store of plain files: one append-only JSONL file per session. Lines are never rewritten: a fork
+ * is a new file whose header points at its parent's entry, and loading skips a torn last line instead of
+ * failing. Each session has one writer at a time (a lock file names it); readers need no lock.
+ */
+export class JsonlSessionStore implements SessionStore {
+  readonly dir: string;
+  readonly durability: JsonlDurability;
+  readonly #sessions: string;
+  readonly #blobs: BlobDir;
+  readonly #threshold: number;
+  readonly #syncIntervalMs: number;
+  readonly #writers = new Map<string, Promise<Writer>>();
+  readonly #queues = new Map<string, Promise<unknown>>();
+  readonly #headers = new Map<string, { header: SessionHeader; bytes: number }>();
+  #syncTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  private constructor(options: JsonlStoreOptions) {
+    this.dir = options.dir;
+    this.durability = options.durability ?? "append";
+    this.#sessions = join(options.dir, "sessions");
+    this.#blobs = new BlobDir(join(options.dir, "blobs"));
+    this.#threshold = options.blobThreshold ?? DEFAULT_BLOB_THRESHOLD;
+    this.#syncIntervalMs = options.syncIntervalMs ?? 200;
+  }
+
+  static async open(options: JsonlStoreOptions): Promise<JsonlSessionStore> {
+    const store = new JsonlSessionStore(options);
+    await mkdir(store.#sessions, { recursive: true });
+    return store;
+  }
+
+  async createSession(options: CreateSessionOptions = {}): Promise<SessionInfo> {
+    return this.#create(options, undefined);
+  }
+
+  async fork(sessionId: string, atSeq: number, options: ForkOptions = {}): Promise<SessionInfo> {
+    const parent = await this.#require(sessionId);
+    assertForkPoint(sessionId, parent.lastSeq, atSeq);
+    return this.#create(options, { sessionId, seq: atSeq });
+  }
+
+  async append(
+    sessionId: string,
+    events: readonly RunEvent[],
+  ): Promise<{ readonly firstSeq: number; readonly lastSeq: number }> {
+    this.#assertOpen();
+    assertSessionId(sessionId);
+    return this.#serialize(sessionId, async () => {
+      const writer = await this.#writer(sessionId);
+      const firstSeq = writer.lastSeq + 1;
+      if (events.length === 0) return { firstSeq, lastSeq: writer.lastSeq };
+      const sync = this.durability === "append";
+      const lines: string[] = [];
+      let seq = writer.lastSeq;
+      for (const event of events) {
+        const record = toEventRecord(event, this.#threshold);
+        for (const [hash, text] of record.blobs) await this.#blobs.put(hash, text, sync);
+        const entry: EntryLine = {
+          seq: seq + 1,
+          parent: seq > writer.lastSeq ? entryId(sessionId, seq) : writer.lastEntry,
+          ...(record.blobs.size > 0 ? { blobs: [...record.blobs.keys()] } : {}),
+          event: record.event,
+        };
+        lines.push(JSON.stringify(entry));
+        seq++;
+      }
+      const buffer = Buffer.from(`${lines.join("\n")}\n`);
+      try {
+        await writeAll(writer.handle, buffer, writer.size);
+        if (sync) await writer.handle.datasync();
+      } catch (error) {
+        // All or nothing: cut off whatever part of the batch reached the file.
+        await writer.handle.truncate(writer.size).catch(() => {});
+        throw new BridleError("store_write", `appending to session "${sessionId}" failed`, { cause: error });
+      }
+      writer.size += buffer.length;
+      writer.lastSeq = seq;
+      writer.lastEntry = entryId(sessionId, seq);
+      if (this.durability === "batch") this.#scheduleSync(writer);
+      return { firstSeq, lastSeq: seq };
+    });
+  }
+
+  async *read(sessionId: string, fromSeq = 0): AsyncGenerator<StoredEvent> {
+    this.#assertOpen();
+    const { header, bytes } = await this.#header(sessionId);
+    const parent = header.parent;
+    if (parent && fromSeq <= parent.seq) {
+      for await (const stored of this.read(parent.sessionId, fromSeq)) {
+        if (stored.sessionSeq > parent.seq) break;
+        yield stored;
+      }
+    }
+    let expected = parent ? parent.seq + 1 : 0;
+    for await (const line of linesOf(this.#path(sessionId), bytes)) {
+      const claimed = seqOfLine(line);
+      if (claimed !== expected) continue; // torn, duplicated or foreign: skipped, never fatal
+      if (claimed < fromSeq && line.endsWith("}")) {
+        expected++;
+        continue;
+      }
+      const entry = parseEntry(line);
+      if (!entry) continue;
+      expected++;
+      const event = entry.blobs
+        ? fromEventRecord(entry.event, (hash) => this.#blobs.get(hash))
+        : (entry.event as RunEvent);
+      yield { sessionSeq: entry.seq, event };
+    }
+  }
+
+  async get(sessionId: string): Promise<SessionInfo | undefined> {
+    this.#assertOpen();
+    assertSessionId(sessionId);
+    try {
+      return await this.#info(sessionId);
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async list(options: { readonly limit?: number } = {}): Promise<readonly SessionInfo[]> {
+    this.#assertOpen();
+    const infos: SessionInfo[] = [];
+    for (const id of await this.#ids()) {
+      const info = await this.get(id).catch(() => undefined);
+      if (info) infos.push(info);
+    }
+    infos.sort((a, b) => b.updatedAt - a.updatedAt || b.createdAt - a.createdAt);
+    return options.limit === undefined ? infos : infos.slice(0, Math.max(0, options.limit));
+  }
+
+  async search(query: string, options: SearchOptions = {}): Promise<readonly SearchHit[]> {
+    this.#assertOpen();
+    const terms = searchTerms(query);
+    const limit = Math.max(0, Math.min(options.limit ?? 20, 1000));
+    if (terms.length === 0 || limit === 0) return [];
+    const ids = options.sessionId === undefined ? await this.#ids() : [options.sessionId];
+    let hits: SearchHit[] = [];
+    for (const sessionId of ids) {
+      const found = await this.#header(sessionId).catch((error: unknown) => {
+        if (options.sessionId !== undefined || !isNotFound(error)) throw error;
+        return undefined;
+      });
+      if (!found) continue;
+      for await (const line of linesOf(this.#path(sessionId), found.bytes)) {
+        // Cheap filter on the raw line: a term that is not in it cannot be in its text (blobs aside).
+        const lower = line.toLowerCase();
+        if (!line.includes('"blobs":') && !terms.every((term) => lower.includes(term))) continue;
+        const entry = parseEntry(line);
+        if (!entry) continue;
+        const event = entry.blobs
+          ? fromEventRecord(entry.event, (hash) => this.#blobs.get(hash))
+          : (entry.event as RunEvent);
+        const text = searchableText(event);
+        const match = text === undefined ? undefined : matchText(text, terms);
+        if (!match) continue;
+        hits.push({ sessionId, sessionSeq: entry.seq, eventType: event.type, ...match });
+        if (hits.length >= limit * 4) hits = best(hits, limit);
+      }
+    }
+    return best(hits, limit);
+  }
+
+  /** Fsyncs everything appended so far (what "batch" durability otherwise does on a timer). */
+  async flush(): Promise<void> {
+    for (const pending of this.#writers.values()) {
+      const writer = await pending.catch(() => undefined);
+      if (writer?.dirty) {
+        writer.dirty = false;
+        await writer.handle.datasync();
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await Promise.allSettled(this.#queues.values());
+    if (this.#syncTimer) clearTimeout(this.#syncTimer);
+    if (this.durability !== "none") await this.flush();
+    this.#closed = true;
+    for (const pending of this.#writers.values()) {
+      const writer = await pending.catch(() => undefined);
+      if (!writer) continue;
+      await writer.handle.close().catch(() => {});
+      await writer.lock.release();
+    }
+    this.#writers.clear();
+  }
+
+  async #create(
+    options: CreateSessionOptions,
+    parent: { sessionId: string; seq: number } | undefined,
+  ): Promise<SessionInfo> {
+    this.#assertOpen();
+    const id = options.id ?? randomUUID();
+    assertSessionId(id);
+    const header: SessionHeader = {
+      kind: "session",
+      format: FORMAT,
+      id,
+      createdAt: Date.now(),
+      ...(options.title === undefined ? {} : { title: options.title }),
+      ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
+      ...(parent ? { parent } : {}),
+    };
+    const path = this.#path(id);
+    // Written whole under a temporary name, then linked into place: a session file always has its header,
+    // and linking fails if the id is taken, even by another process.
+    const temp = `${path}.${process.pid}.${randomUUID()}.tmp`;
+    const handle = await open(temp, "w");
+    try {
+      await handle.writeFile(`${JSON.stringify(header)}\n`);
+      if (this.durability !== "none") await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await link(temp, path);
+    } catch (error) {
+      if (isErrno(error, "EEXIST")) throw new BridleError("store_conflict", `session "${id}" already exists`);
+      throw error;
+    } finally {
+      await unlink(temp).catch(() => {});
+    }
+    if (this.durability !== "none") await syncDir(this.#sessions);
+    return this.#info(id);
+  }
+
+  async #info(sessionId: string): Promise<SessionInfo> {
+    const { header, bytes } = await this.#header(sessionId);
+    const path = this.#path(sessionId);
+    const pending = this.#writers.get(sessionId);
+    const writer = pending ? await pending.catch(() => undefined) : undefined;
+    let lastSeq: number;
+    if (writer) {
+      lastSeq = writer.lastSeq;
+    } else {
+      const handle = await open(path, "r");
+      try {
+        const { size } = await handle.stat();
+        const tail = await readTail(handle, size, bytes);
+        lastSeq = tail.lastSeq ?? header.parent?.seq ?? -1;
+      } finally {
+        await handle.close();
+      }
+    }
+    const { mtimeMs } = await stat(path);
+    return {
+      id: header.id,
+      createdAt: header.createdAt,
+      updatedAt: Math.max(header.createdAt, Math.floor(mtimeMs)),
+      lastSeq,
+      ...(header.title === undefined ? {} : { title: header.title }),
+      ...(header.parent ? { parent: header.parent } : {}),
+      ...(header.metadata === undefined ? {} : { metadata: header.metadata }),
+    };
+  }
+
+  async #require(sessionId: string): Promise<SessionInfo> {
+    const info = await this.get(sessionId);
+    if (!info) throw notFound(sessionId);
+    return info;
+  }
+
+  async #header(sessionId: string): Promise<{ header: SessionHeader; bytes: number }> {
+    assertSessionId(sessionId);
+    const cached = this.#headers.get(sessionId);
+    if (cached) return cached;
+    try {
+      const found = await readHeader(this.#path(sessionId));
+      this.#headers.set(sessionId, found);
+      return found;
+    } catch (error) {
+      if (isErrno(error, "ENOENT")) throw notFound(sessionId);
+      throw error;
+    }
+  }
+
+  /** The session whose file holds entry `seq` of `sessionId` (a fork's early entries are its parent's). */
+  async #owner(sessionId: string, seq: number): Promise<string> {
+    const parent = (await this.#header(sessionId)).header.parent;
+    if (parent && seq <= parent.seq) return this.#owner(parent.sessionId, seq);
+    return sessionId;
+  }
+
+  #writer(sessionId: string): Promise<Writer> {
+    let pending = this.#writers.get(sessionId);
+    if (!pending) {
+      pending = this.#openWriter(sessionId);
+      this.#writers.set(sessionId, pending);
+      pending.catch(() => this.#writers.delete(sessionId));
+    }
+    return pending;
+  }
+
+  async #openWriter(sessionId: string): Promise<Writer> {
+    const { header, bytes } = await this.#header(sessionId);
+    const path = this.#path(sessionId);
+    const lock = await WriterLock.acquire(`${join(this.#sessions, sessionId)}.lock`, sessionId);
+    try {
+      const handle = await open(path, "r+");
+      const { size } = await handle.stat();
+      const tail = await readTail(handle, size, bytes);
+      let end = tail.goodEnd;
+      // Under the lock, a torn tail is the remains of a write that was never acknowledged: drop it.
+      if (end < size) await handle.truncate(end);
+      if (tail.unterminated) {
+        await writeAll(handle, Buffer.from("\n"), end);
+        end += 1;
+      }
+      const lastSeq = tail.lastSeq ?? header.parent?.seq ?? -1;
+      const lastEntry = lastSeq < 0 ? null : entryId(await this.#owner(sessionId, lastSeq), lastSeq);
+      return { handle, lock, lastSeq, lastEntry, size: end, dirty: false };
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
+  }
+
+  #scheduleSync(writer: Writer): void {
+    writer.dirty = true;
+    if (this.#syncTimer) return;
+    this.#syncTimer = setTimeout(() => {
+      this.#syncTimer = undefined;
+      this.flush().catch(() => {});
+    }, this.#syncIntervalMs);
+    this.#syncTimer.unref();
+  }
+
+  #serialize<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.#queues.get(sessionId) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const settled = next.catch(() => {});
+    this.#queues.set(sessionId, settled);
+    settled.then(() => {
+      if (this.#queues.get(sessionId) === settled) this.#queues.delete(sessionId);
+    });
+    return next;
+  }
+
+  async #ids(): Promise<string[]> {
+    const names = await readdir(this.#sessions);
+    return names.filter((name) => name.endsWith(".jsonl")).map((name) => name.slice(0, -".jsonl".length));
+  }
+
+  #path(sessionId: string): string {
+    return join(this.#sessions, `${sessionId}.jsonl`);
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new BridleError("invalid_argument", "this session store is closed");
+  }
+}
+
+async function writeAll(handle: FileHandle, buffer: Buffer, position: number): Promise<void> {
+  let written = 0;
+  while (written < buffer.length) {
+    const { bytesWritten } = await handle.write(buffer, written, buffer.length - written, position + written);
+    written += bytesWritten;
+  }
+}
+
+function best(hits: SearchHit[], limit: number): SearchHit[] {
+  return hits.sort((a, b) => b.score - a.score || a.sessionSeq - b.sessionSeq).slice(0, limit);
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof BridleError && error.code === "not_found";
+}
+
+function notFound(sessionId: string): BridleError {
+  return new BridleError("not_found", `no session "${sessionId}"`);
+}
