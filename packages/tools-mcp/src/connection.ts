@@ -315,9 +315,10 @@ export class McpConnection {
     // session): drop it so the next call starts the server again.
     const reason = errorMessage(error);
     this.#lost(live, reason);
+    const next = live.kind === "stdio" ? "started again" : "reconnected";
     return new ToolFailure(
       "ToolError",
-      `MCP server "${this.name}" stopped while ${what} (${reason}); it will be restarted on the next call${this.#stderrNote()}`,
+      `MCP server "${this.name}" stopped while ${what} (${reason}); it will be ${next} on the next call${this.#stderrNote()}`,
     );
   }
 

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
@@ -103,4 +104,49 @@ export async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+export interface HttpServer {
+  readonly url: string;
+  readonly pid: number;
+  stop(): Promise<void>;
+}
+
+/** server-everything in one of its HTTP modes on a loopback port; resolves once it listens. */
+export async function startEverythingHttp(
+  mode: "streamableHttp" | "sse",
+  port?: number,
+): Promise<HttpServer> {
+  const chosen = port ?? (await freePort());
+  const child = spawn(process.execPath, [EVERYTHING_SERVER, mode], {
+    env: { ...process.env, PORT: String(chosen) },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let log = "";
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`server-everything ${mode} did not start: ${log}`)),
+      15_000,
+    );
+    child.stderr.on("data", (chunk: Buffer) => {
+      log += chunk.toString();
+      if (/listening on port|running on port/i.test(log)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server-everything ${mode} exited with ${code}: ${log}`));
+    });
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    url: `http://127.0.0.1:${chosen}${mode === "sse" ? "/sse" : "/mcp"}`,
+    pid: child.pid as number,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+    },
+  };
 }

@@ -130,7 +130,7 @@ describe("McpServers against a scripted stdio server", () => {
     const crash = callTool(byName(tools, "mcp_toy_crash"), {});
     await expect(crash).rejects.toMatchObject({ kind: "ToolError" });
     await expect(crash).rejects.toThrow(
-      /stopped while calling crash.*restarted on the next call[\s\S]*toy: crashing on purpose/,
+      /stopped while calling crash.*started again on the next call[\s\S]*toy: crashing on purpose/,
     );
     expect(await waitFor(() => !running(pid))).toBe(true);
     expect(mcp.status()[0]).toMatchObject({ state: "crashed" });

@@ -1,0 +1,116 @@
+import { toolJsonSchema } from "@bridle/core";
+import { describe, expect, it } from "vitest";
+import { bridleToolName, inputSchemaFromJson, mapAnnotations, shapeCallResult } from "../src/index.js";
+
+describe("tool names", () => {
+  it("prefixes, sanitizes and bounds names", () => {
+    expect(bridleToolName("github", "create_issue")).toBe("mcp_github_create_issue");
+    expect(bridleToolName("my server", "files/read.all")).toBe("mcp_my_server_files_read_all");
+    expect(bridleToolName("é", "ß")).toBe("mcp____");
+    const long = bridleToolName("server", "x".repeat(100));
+    expect(long).toMatch(/^[A-Za-z0-9_-]{64}$/);
+    expect(bridleToolName("server", `${"x".repeat(99)}y`)).not.toBe(long);
+  });
+});
+
+describe("annotations", () => {
+  it("maps each hint and reads a missing one as false", () => {
+    const definition = { name: "t", inputSchema: { type: "object" as const } };
+    expect(mapAnnotations(definition, false)).toEqual({
+      read_only: false,
+      destructive: false,
+      idempotent: false,
+      open_world: false,
+    });
+    expect(
+      mapAnnotations({ ...definition, annotations: { readOnlyHint: true, openWorldHint: true } }, true),
+    ).toEqual({
+      read_only: true,
+      destructive: false,
+      idempotent: false,
+      open_world: true,
+      requires_approval: true,
+    });
+  });
+});
+
+describe("input schemas", () => {
+  it("shows the server's schema, closed at the top level because unknown fields are refused", () => {
+    const source = {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: {
+        query: { type: "string", description: "What to look for", maxLength: 100 },
+        limit: { type: "integer", minimum: 1, maximum: 50, default: 10 },
+        mode: { type: "string", enum: ["fast", "deep"] },
+        filters: { type: "array", items: { type: "object", properties: { field: { type: "string" } } } },
+      },
+      required: ["query"],
+    };
+    const { schema, warning } = inputSchemaFromJson(source);
+    expect(warning).toBeUndefined();
+    const shown = toolJsonSchema(schema);
+    const { $schema: _, ...rest } = source;
+    expect(shown).toMatchObject({ ...rest, additionalProperties: false });
+    expect(schema.safeParse({ query: "a", limit: 0 }).success).toBe(false);
+    expect(schema.safeParse({ query: "a", mode: "slow" }).success).toBe(false);
+    expect(schema.safeParse({ query: "a" }).data).toEqual({ query: "a", limit: 10 });
+  });
+
+  it("accepts a missing schema as an empty object", () => {
+    expect(toolJsonSchema(inputSchemaFromJson(undefined).schema)).toEqual({
+      type: "object",
+      properties: {},
+      additionalProperties: false,
+    });
+  });
+
+  it("falls back to server-side checking, with a warning, when a schema cannot be converted", () => {
+    const { schema, warning } = inputSchemaFromJson({
+      type: "object",
+      properties: { a: { $ref: "https://x/y.json" } },
+    });
+    expect(warning).toMatch(/could not be converted/);
+    expect(schema.safeParse({ anything: 1 }).success).toBe(true);
+  });
+});
+
+describe("call results", () => {
+  const options = { server: "s", tool: "t", maxOutputChars: 10_000 };
+
+  it("joins text, keeps images in place and names what the model cannot see", () => {
+    const output = shapeCallResult(
+      {
+        content: [
+          { type: "text", text: "one" },
+          { type: "text", text: "two" },
+          { type: "image", data: "aGVsbG8=", mimeType: "image/png" },
+          { type: "audio", data: "aGVsbG8=", mimeType: "audio/wav" },
+          { type: "resource_link", uri: "file:///a.txt", name: "a.txt", mimeType: "text/plain" },
+          { type: "resource", resource: { uri: "mem://b", text: "inline body" } },
+          { type: "resource", resource: { uri: "mem://c", blob: "AAAA", mimeType: "application/zip" } },
+        ],
+      },
+      options,
+    );
+    expect(output.content).toEqual([
+      { type: "text", text: "one\ntwo" },
+      { type: "image", mediaType: "image/png", data: "aGVsbG8=" },
+      {
+        type: "text",
+        text: "[audio audio/wav, 5 bytes, not shown]\n[resource link: a.txt file:///a.txt (text/plain)]\n[resource mem://b]\ninline body\n[binary resource mem://c application/zip, 3 bytes, not shown]",
+      },
+    ]);
+    expect(output.details).toMatchObject({
+      attachments: [{ type: "audio" }, { type: "resource", uri: "mem://c" }],
+    });
+  });
+
+  it("marks isError results as failed and shows structured content when there is no text", () => {
+    const failed = shapeCallResult({ content: [{ type: "text", text: "nope" }], isError: true }, options);
+    expect(failed).toMatchObject({ content: "nope", isError: true });
+    const structured = shapeCallResult({ content: [], structuredContent: { n: 1 } }, options);
+    expect(structured).toMatchObject({ content: '{"n":1}', details: { structuredContent: { n: 1 } } });
+    expect(shapeCallResult({ content: [] }, options).content).toBe("(the tool returned no content)");
+  });
+});
