@@ -1,4 +1,6 @@
+export * from "./fake-servers/index.js";
 export { collectEvents, tempWorkspace } from "./helpers.js";
+export * from "./provider-conformance/index.js";
 export {
   type RecordedRequest,
   type ScriptContext,
@@ -8,4 +10,3 @@ export {
   type ScriptedTurn,
   type ScriptStep,
 } from "./scripted-model.js";
-export * from "./store-conformance/index.js";

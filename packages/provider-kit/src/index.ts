@@ -1,0 +1,14 @@
+export { type ClassifiedError, classifyError, classifyHttpFailure, type HttpFailure } from "./errors.js";
+export { costOf, extendPrices, type ModelPrice, type PriceTable, priceOf } from "./pricing.js";
+export {
+  defaultRetryPolicy,
+  type HeaderSource,
+  type RetryPolicy,
+  retryAfterMs,
+  retryDelay,
+  retryPolicy,
+  sleep,
+} from "./retry.js";
+export { type RetryingStreamOptions, retryingStream } from "./stream-runner.js";
+export { argumentsObject, degradeForeignReasoning, imageUrl, isNativeReasoning } from "./transcript.js";
+export { TurnAssembler } from "./turn-assembler.js";

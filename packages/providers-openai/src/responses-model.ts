@@ -1,0 +1,188 @@
+import type { Model, ModelError, ModelEvent, ModelRequest, ModelStopReason, Usage } from "@bridle/core";
+import {
+  classifyHttpFailure,
+  costOf,
+  type PriceTable,
+  priceOf,
+  type RetryPolicy,
+  retryingStream,
+  TurnAssembler,
+} from "@bridle/provider-kit";
+import type { OpenAI } from "openai";
+import type { ResponseStreamEvent, ResponseUsage } from "openai/resources/responses/responses";
+import { connect, type OpenAIConnectionOptions, priceTable } from "./client.js";
+import { openaiPrices } from "./prices.js";
+import { type ResponsesSettings, toResponsesBody } from "./responses-input.js";
+
+export interface OpenAIResponsesModelOptions extends OpenAIConnectionOptions {
+  /** The model name, such as "gpt-5" or "o4-mini". */
+  readonly model: string;
+  /** Names this adapter in transcripts; reasoning is replayed only to the same provider (default "openai"). */
+  readonly provider?: string;
+  /**
+   * Ask for reasoning items' encrypted content so they can be replayed statelessly (default true). Turn it
+   * off for a compatible server that rejects the `include` parameter.
+   */
+  readonly includeEncryptedReasoning?: boolean;
+  /** Reasoning summary detail requested with a reasoning effort (default "auto"). */
+  readonly reasoningSummary?: "auto" | "concise" | "detailed" | "none";
+}
+
+/**
+ * The OpenAI Responses API as a Bridle Model: stateless (`store: false`, the whole conversation every
+ * request), reasoning items replayed with their encrypted content, function tools from core's JSON Schema.
+ */
+export class OpenAIResponsesModel implements Model {
+  readonly provider: string;
+  readonly model: string;
+  readonly prices: PriceTable;
+  readonly #client: OpenAI;
+  readonly #retry: RetryPolicy;
+  readonly #settings: ResponsesSettings;
+
+  constructor(options: OpenAIResponsesModelOptions) {
+    const { client, retry } = connect(options, { requireKey: true });
+    this.#client = client;
+    this.#retry = retry;
+    this.provider = options.provider ?? "openai";
+    this.model = options.model;
+    this.prices = priceTable(openaiPrices, options);
+    this.#settings = {
+      model: options.model,
+      includeEncryptedReasoning: options.includeEncryptedReasoning ?? true,
+      reasoningSummary: options.reasoningSummary ?? "auto",
+    };
+  }
+
+  /** What `usage` cost in US dollars, or undefined when the price table has no entry for this model. */
+  cost(usage: Usage): number | undefined {
+    const price = priceOf(this.prices, this.model);
+    return price ? costOf(usage, price) : undefined;
+  }
+
+  stream(request: ModelRequest): AsyncIterable<ModelEvent> {
+    return retryingStream({
+      signal: request.signal,
+      policy: this.#retry,
+      attempt: (signal) => this.#attempt(request, signal),
+    });
+  }
+
+  async *#attempt(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+    const body = toResponsesBody(this.#settings, request, this.provider);
+    const events = await this.#client.responses.create(body, { signal });
+    const reader = new ResponsesStreamReader(this.provider, this.model);
+    for await (const event of events) {
+      for (const out of reader.read(event)) yield out;
+      if (reader.finished) return;
+    }
+  }
+}
+
+/** Turns Responses stream events into Bridle model events, one turn per reader. */
+export class ResponsesStreamReader {
+  finished = false;
+  readonly #turn = new TurnAssembler();
+  readonly #provider: string;
+  readonly #model: string;
+
+  constructor(provider: string, model: string) {
+    this.#provider = provider;
+    this.#model = model;
+  }
+
+  *read(event: ResponseStreamEvent): Generator<ModelEvent> {
+    const turn = this.#turn;
+    let out: ModelEvent | undefined;
+    switch (event.type) {
+      case "response.output_item.added": {
+        const item = event.item;
+        if (item.type === "function_call")
+          out = turn.toolCall(`${event.output_index}`, item.call_id, item.name);
+        break;
+      }
+      case "response.output_text.delta":
+        out = turn.text(`${event.output_index}:${event.content_index}`, event.delta);
+        break;
+      case "response.refusal.delta":
+        out = turn.text(`${event.output_index}:${event.content_index}`, event.delta);
+        break;
+      case "response.reasoning_summary_part.added":
+        // Summary parts of one reasoning item become one reasoning part, a blank line apart.
+        if (event.summary_index > 0) out = turn.reasoning(`${event.output_index}`, "\n\n");
+        break;
+      case "response.reasoning_summary_text.delta":
+      case "response.reasoning_text.delta":
+        out = turn.reasoning(`${event.output_index}`, event.delta);
+        break;
+      case "response.function_call_arguments.delta":
+        out = turn.toolArguments(`${event.output_index}`, event.delta);
+        break;
+      case "response.output_item.done": {
+        const item = event.item;
+        const key = `${event.output_index}`;
+        if (item.type === "function_call") turn.toolArgumentsFinal(key, item.arguments);
+        else if (item.type === "reasoning") {
+          const text = item.summary.map((part) => part.text).join("\n\n");
+          const blob = item.encrypted_content
+            ? { id: item.id, encryptedContent: item.encrypted_content }
+            : undefined;
+          turn.reasoningBlob(key, blob, { text });
+        }
+        break;
+      }
+      case "response.completed":
+      case "response.incomplete": {
+        this.finished = true;
+        const reason =
+          event.type === "response.incomplete" ? event.response.incomplete_details?.reason : undefined;
+        yield {
+          type: "done",
+          message: turn.message(this.#provider, this.#model),
+          usage: responsesUsage(event.response.usage),
+          stopReason: stopReason(reason, turn.hasToolCalls),
+        };
+        return;
+      }
+      case "response.failed": {
+        this.finished = true;
+        const error = event.response.error;
+        yield {
+          type: "error",
+          error: failure(error?.code ?? undefined, error?.message ?? "the response failed"),
+        };
+        return;
+      }
+      default:
+        break;
+    }
+    if (out) yield out;
+  }
+}
+
+function failure(code: string | undefined, message: string): ModelError {
+  const { retryAfterMs: _, ...error } = classifyHttpFailure({ message, body: { code } });
+  return error;
+}
+
+function stopReason(incomplete: string | undefined, toolCalls: boolean): ModelStopReason {
+  if (incomplete === "max_output_tokens") return "max_tokens";
+  if (incomplete === "content_filter") return "content_filter";
+  return toolCalls ? "tool_use" : "end_turn";
+}
+
+/** Responses counts cached tokens inside input_tokens and reasoning inside output_tokens, as core does. */
+export function responsesUsage(usage: ResponseUsage | null | undefined): Usage {
+  return {
+    inputTokens: usage?.input_tokens ?? 0,
+    outputTokens: usage?.output_tokens ?? 0,
+    cacheReadTokens: usage?.input_tokens_details?.cached_tokens ?? 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: usage?.output_tokens_details?.reasoning_tokens ?? 0,
+  };
+}
+
+/** An OpenAI Responses API model. */
+export function createOpenAIResponsesModel(options: OpenAIResponsesModelOptions): OpenAIResponsesModel {
+  return new OpenAIResponsesModel(options);
+}

@@ -1,0 +1,15 @@
+import { describeProviderConformance, openaiResponsesFormat } from "@bridle/testing";
+import { createOpenAIResponsesModel } from "../src/index.js";
+
+describeProviderConformance({
+  name: "OpenAI Responses",
+  format: openaiResponsesFormat,
+  maxRetries: 2,
+  createModel: (baseURL) =>
+    createOpenAIResponsesModel({
+      model: "gpt-5",
+      apiKey: "test-key",
+      baseURL,
+      retry: { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 5 },
+    }),
+});
