@@ -1,0 +1,99 @@
+// Tracing's cost per tool turn: the same 20-turn run (one tool call per turn, then an answer) with tracing
+// off, with a no-op sink (the sink machinery alone), and traced into the OpenTelemetry SDK three ways.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defineTool, type EventSink, Harness } from "@bridle/core";
+import { ScriptedModel } from "@bridle/testing";
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
+import { afterAll, bench, describe } from "vitest";
+import { z } from "zod";
+import { createTracing, RunTracer } from "../src/index.js";
+
+const TURNS = 20;
+
+const echo = defineTool({
+  name: "echo",
+  description: "Repeat the text back",
+  inputSchema: z.object({ text: z.string() }),
+  execute: async ({ text }) => ({ content: text }),
+});
+
+function harness(): Harness {
+  const model = new ScriptedModel(
+    (ctx) =>
+      ctx.index < TURNS
+        ? {
+            toolCalls: [{ name: "echo", arguments: { text: `turn ${ctx.index}` } }],
+            usage: { inputTokens: 1000 + ctx.index, outputTokens: 20, cacheReadTokens: 900 },
+          }
+        : { text: "done", usage: { inputTokens: 2000, outputTokens: 5 } },
+    { record: false },
+  );
+  return new Harness({
+    model,
+    tools: [echo],
+    limits: { maxModelRequests: TURNS + 5, maxToolCalls: TURNS + 5 },
+  });
+}
+
+async function run(sink?: EventSink): Promise<void> {
+  const result = await harness().run({ prompt: "go", ...(sink ? { sink } : {}) });
+  if (result.stopReason !== "completed") throw new Error(`run ended with ${result.stopReason}`);
+}
+
+const exporter = new InMemorySpanExporter();
+const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+const tracer = new RunTracer({ tracerProvider: provider, captureContent: false });
+const capturing = new RunTracer({ tracerProvider: provider, captureContent: { maxLength: 4096 } });
+const dir = mkdtempSync(join(tmpdir(), "bridle-trace-bench-"));
+const file = createTracing({ file: join(dir, "bench.jsonl"), captureContent: false });
+const noop: EventSink = { write: () => {} };
+// Long enough runs that the shared machine's noise averages out; warm-up lets the JIT settle first.
+const options = { time: 3000, warmupTime: 500, warmupIterations: 20 };
+
+afterAll(async () => {
+  await file.shutdown();
+  await provider.shutdown();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe(`one run of ${TURNS} tool turns`, () => {
+  bench(
+    "tracing off",
+    async () => {
+      await run();
+    },
+    options,
+  );
+  bench(
+    "no-op sink",
+    async () => {
+      await run(noop);
+    },
+    options,
+  );
+  bench(
+    "RunTracer → SDK, in-memory exporter",
+    async () => {
+      await run(tracer);
+      exporter.reset();
+    },
+    options,
+  );
+  bench(
+    "RunTracer → SDK, in-memory, content capture on",
+    async () => {
+      await run(capturing);
+      exporter.reset();
+    },
+    options,
+  );
+  bench(
+    "RunTracer → SDK, batched JSONL file",
+    async () => {
+      await run(file.tracer);
+    },
+    options,
+  );
+});

@@ -1,0 +1,586 @@
+import type {
+  ApprovalResolvedEvent,
+  EventSink,
+  Message,
+  ModelResponseEvent,
+  RunCompletedEvent,
+  RunEvent,
+  RunFailedEvent,
+  RunStartedEvent,
+  RunUsage,
+  ToolCallCompletedEvent,
+  ToolCallPart,
+  ToolCallRequestedEvent,
+  Usage,
+} from "@bridle/core";
+import { TranscriptProjection } from "@bridle/core";
+import {
+  type Attributes,
+  type Context,
+  context,
+  diag,
+  type Link,
+  type Span,
+  type SpanContext,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  type TracerProvider,
+  trace,
+} from "@opentelemetry/api";
+import { millisToHrTime } from "@opentelemetry/core";
+import { ATTR, EVENT, OPERATION } from "./attributes.js";
+import {
+  type Captured,
+  type ContentCaptureOptions,
+  capEncodedMessages,
+  capJsonText,
+  capMessages,
+  captureLimit,
+  conventionMessage,
+  finishReason,
+  outputMessage,
+  toolResultText,
+  truncateText,
+} from "./content.js";
+import { type McpToolName, parseMcpToolName } from "./tool-kind.js";
+
+export const INSTRUMENTATION_NAME = "@bridle/tracing-otel";
+export const INSTRUMENTATION_VERSION = "0.1.0";
+
+export interface RunTracerOptions {
+  /** Where spans go. Defaults to the global OpenTelemetry API's tracer provider. */
+  readonly tracerProvider?: TracerProvider;
+  /** Parent of top-level runs' spans (default: the active context when the run starts). */
+  readonly parentContext?: Context;
+  /**
+   * Record prompts, model output, tool arguments and results (default: off, unless the environment sets
+   * OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true). Each value is capped at `maxLength` characters.
+   */
+  readonly captureContent?: boolean | ContentCaptureOptions;
+  /** Recognizes MCP tools by name (default: `mcp_{server}_{tool}`). */
+  readonly mcpToolName?: (toolName: string) => McpToolName | undefined;
+}
+
+interface OpenSpan {
+  readonly span: Span;
+  /** Epoch milliseconds. */
+  readonly start: number;
+}
+
+interface ToolSpan extends OpenSpan {
+  /** The span began at an approval, so it also covers the wait for the decision. */
+  approval: boolean;
+}
+
+interface ChatSpan extends OpenSpan {
+  readonly request: number;
+  firstChunkAt?: number;
+}
+
+interface RunState {
+  readonly span: Span;
+  readonly context: Context;
+  readonly provider: string;
+  readonly model: string;
+  chat?: ChatSpan;
+  readonly tools: Map<string, ToolSpan>;
+  /** Decisions given before their call was recorded (a resumed run), by call id. */
+  readonly decisions: Map<string, ApprovalResolvedEvent>;
+  /** The latest end time of anything in the run, so the run's span never ends before its children. */
+  lastEnd: number;
+  readonly transcript?: TranscriptProjection;
+}
+
+/** At most this many paused runs are remembered, to link their resumed spans. */
+const MAX_PAUSED = 1000;
+
+/**
+ * Turns a run's events into OpenTelemetry spans following the GenAI semantic conventions: `invoke_agent`
+ * for the run, `chat` for each model request, `execute_tool` for each tool call. A subagent's run nests
+ * under the `execute_tool` span of the call that started it (its events carry parentRunId and
+ * parentToolCallId). It is an EventSink, so it can be passed as a run's `sink`; or call `observe` with each
+ * event while iterating the stream. It never throws: a tracing fault is reported through OpenTelemetry's
+ * diag logger and the run goes on.
+ */
+export class RunTracer implements EventSink {
+  readonly #tracer: Tracer;
+  readonly #parent: Context | undefined;
+  readonly #maxContent: number | undefined;
+  readonly #mcp: (toolName: string) => McpToolName | undefined;
+  readonly #runs = new Map<string, RunState>();
+  readonly #paused = new Map<string, SpanContext>();
+  /** Each message's convention JSON, computed once however many requests resend it. */
+  readonly #encoded = new WeakMap<Message, string>();
+
+  constructor(options: RunTracerOptions = {}) {
+    const provider = options.tracerProvider ?? trace.getTracerProvider();
+    this.#tracer = provider.getTracer(INSTRUMENTATION_NAME, INSTRUMENTATION_VERSION);
+    this.#parent = options.parentContext;
+    this.#maxContent = captureLimit(options.captureContent);
+    this.#mcp = options.mcpToolName ?? parseMcpToolName;
+  }
+
+  /** Whether prompts, outputs, arguments and results are recorded. */
+  get capturesContent(): boolean {
+    return this.#maxContent !== undefined;
+  }
+
+  /** Spans started and not yet ended (runs, model requests, tool calls). */
+  get openSpans(): number {
+    let count = 0;
+    for (const run of this.#runs.values()) count += 1 + (run.chat ? 1 : 0) + run.tools.size;
+    return count;
+  }
+
+  write(event: RunEvent): void {
+    this.observe(event);
+  }
+
+  observe(event: RunEvent): void {
+    try {
+      this.#observe(event);
+    } catch (error) {
+      diag.error(`${INSTRUMENTATION_NAME}: could not trace a ${event.type} event`, error);
+    }
+  }
+
+  /**
+   * Ends every span still open, as errors of type `reason`. For a consumer that stops reading a run's
+   * stream before its terminal event (the run's own events always end its spans otherwise).
+   */
+  endAll(reason = "abandoned", time = Date.now()): void {
+    for (const [runId, run] of this.#runs) {
+      this.#endChildren(run, reason, time);
+      markError(run.span, reason, `the run's tracing ended before the run did (${reason})`);
+      run.span.end(millisToHrTime(Math.max(time, run.lastEnd)));
+      this.#runs.delete(runId);
+    }
+  }
+
+  #observe(event: RunEvent): void {
+    if (event.type === "run_started") {
+      this.#start(event);
+      return;
+    }
+    const run = this.#runs.get(event.runId) ?? this.#startLate(event);
+    run.transcript?.apply(event);
+    switch (event.type) {
+      case "model_request":
+        this.#endChat(run, "no_response", "a new model request began before this one's response", event.time);
+        run.chat = {
+          span: this.#tracer.startSpan(
+            `${OPERATION.chat} ${run.model}`,
+            {
+              kind: SpanKind.CLIENT,
+              startTime: millisToHrTime(event.time),
+              attributes: {
+                [ATTR.operationName]: OPERATION.chat,
+                [ATTR.providerName]: run.provider,
+                [ATTR.requestModel]: run.model,
+                [ATTR.request]: event.request,
+                ...(event.sessionId ? { [ATTR.conversationId]: event.sessionId } : {}),
+              },
+            },
+            run.context,
+          ),
+          start: event.time,
+          request: event.request,
+        };
+        if (run.transcript && this.#maxContent !== undefined) {
+          setCaptured(
+            run.chat.span,
+            ATTR.inputMessages,
+            this.#capTranscript(run.transcript.messages, this.#maxContent),
+          );
+        }
+        break;
+      case "text_delta":
+      case "reasoning_delta":
+        if (run.chat && run.chat.firstChunkAt === undefined) run.chat.firstChunkAt = event.time;
+        break;
+      case "model_response":
+        this.#response(run, event);
+        break;
+      case "tool_call_requested":
+        this.#toolRequested(run, event);
+        break;
+      case "approval_requested": {
+        // Approval is settled before the batch's calls are recorded: the call's span starts here.
+        const tool = this.#openTool(run, event.toolCall, event.time, []);
+        tool.approval = true;
+        tool.span.addEvent(EVENT.approvalRequested, {}, millisToHrTime(event.time));
+        break;
+      }
+      case "approval_resolved":
+        this.#approvalResolved(run, event);
+        break;
+      case "tool_call_completed":
+        this.#toolCompleted(run, event);
+        break;
+      case "limit_warning":
+        run.span.addEvent(
+          EVENT.limitWarning,
+          { "bridle.limit": event.limit, "bridle.limit.used": event.used, "bridle.limit.max": event.max },
+          millisToHrTime(event.time),
+        );
+        break;
+      case "compaction":
+        run.span.addEvent(
+          EVENT.compaction,
+          {
+            "bridle.compaction.replaced_count": event.replacedCount,
+            ...(event.tokensBefore === undefined
+              ? {}
+              : { "bridle.compaction.tokens_before": event.tokensBefore }),
+          },
+          millisToHrTime(event.time),
+        );
+        break;
+      case "output_retry":
+        run.span.addEvent(
+          EVENT.outputRetry,
+          {
+            "bridle.output_retry.attempt": event.attempt,
+            "bridle.output_retry.problems": event.problems.length,
+          },
+          millisToHrTime(event.time),
+        );
+        break;
+      case "hook_failed":
+        run.span.addEvent(
+          EVENT.hookFailed,
+          { "bridle.hook": event.hook, ...(event.hookName ? { "bridle.hook.name": event.hookName } : {}) },
+          millisToHrTime(event.time),
+        );
+        break;
+      case "run_completed":
+      case "run_failed":
+        this.#finish(run, event);
+        break;
+      default:
+        break;
+    }
+  }
+
+  #start(event: RunStartedEvent): void {
+    const existing = this.#runs.get(event.runId);
+    if (existing) {
+      // A second start for a run still open: close the first rather than leave it dangling.
+      this.#finishOpen(event.runId, existing, "restarted", event.time);
+    }
+    const links: Link[] = [];
+    const paused = this.#paused.get(event.runId);
+    if (paused) {
+      links.push({ context: paused, attributes: { [ATTR.resumed]: event.resumed ?? "true" } });
+      this.#paused.delete(event.runId);
+    }
+    const attributes: Attributes = {
+      [ATTR.operationName]: OPERATION.invokeAgent,
+      [ATTR.providerName]: event.provider,
+      [ATTR.requestModel]: event.model,
+      [ATTR.runId]: event.runId,
+      [ATTR.historyLength]: event.historyLength,
+      ...identity(event),
+      ...(event.resumed ? { [ATTR.resumed]: event.resumed } : {}),
+    };
+    const name = event.agentName ? `${OPERATION.invokeAgent} ${event.agentName}` : OPERATION.invokeAgent;
+    const span = this.#tracer.startSpan(
+      name,
+      { kind: SpanKind.INTERNAL, startTime: millisToHrTime(event.time), attributes, links },
+      this.#parentOf(event),
+    );
+    const transcript = this.#maxContent === undefined ? undefined : new TranscriptProjection();
+    transcript?.apply(event);
+    if (this.#maxContent !== undefined) {
+      setCaptured(
+        span,
+        ATTR.inputMessages,
+        capMessages(event.messages.map(conventionMessage), this.#maxContent),
+      );
+    }
+    this.#runs.set(event.runId, {
+      span,
+      context: trace.setSpan(context.active(), span),
+      provider: event.provider,
+      model: event.model,
+      tools: new Map(),
+      decisions: new Map(),
+      lastEnd: event.time,
+      ...(transcript ? { transcript } : {}),
+    });
+  }
+
+  /** A run whose start this tracer did not see (attached mid-run): traced from here on. */
+  #startLate(event: RunEvent): RunState {
+    const span = this.#tracer.startSpan(
+      event.agentName ? `${OPERATION.invokeAgent} ${event.agentName}` : OPERATION.invokeAgent,
+      {
+        kind: SpanKind.INTERNAL,
+        startTime: millisToHrTime(event.time),
+        attributes: {
+          [ATTR.operationName]: OPERATION.invokeAgent,
+          [ATTR.runId]: event.runId,
+          ...identity(event),
+        },
+      },
+      this.#parentOf(event),
+    );
+    const run: RunState = {
+      span,
+      context: trace.setSpan(context.active(), span),
+      provider: "unknown",
+      model: "unknown",
+      tools: new Map(),
+      decisions: new Map(),
+      lastEnd: event.time,
+    };
+    this.#runs.set(event.runId, run);
+    return run;
+  }
+
+  /** A subagent's run nests under the call that started it; a top-level run under the configured parent. */
+  #parentOf(event: RunEvent): Context {
+    if (event.parentRunId) {
+      const parentRun = this.#runs.get(event.parentRunId);
+      const call = event.parentToolCallId ? parentRun?.tools.get(event.parentToolCallId) : undefined;
+      if (call) return trace.setSpan(context.active(), call.span);
+      if (parentRun) return parentRun.context;
+    }
+    return this.#parent ?? context.active();
+  }
+
+  #response(run: RunState, event: ModelResponseEvent): void {
+    const chat = run.chat;
+    if (!chat) return;
+    const span = chat.span;
+    span.setAttributes({
+      [ATTR.finishReasons]: [finishReason(event.stopReason)],
+      ...usageAttributes(event.usage),
+      ...(event.message.model ? { [ATTR.responseModel]: event.message.model } : {}),
+      ...(chat.firstChunkAt === undefined
+        ? {}
+        : { [ATTR.timeToFirstChunk]: Math.max(0, chat.firstChunkAt - chat.start) / 1000 }),
+    });
+    if (this.#maxContent !== undefined) {
+      setCaptured(
+        span,
+        ATTR.outputMessages,
+        capMessages([outputMessage(event.message, event.stopReason)], this.#maxContent),
+      );
+    }
+    const end = chat.start + Math.max(0, event.durationMs);
+    span.end(millisToHrTime(end));
+    run.lastEnd = Math.max(run.lastEnd, end, event.time);
+    run.chat = undefined;
+  }
+
+  #toolRequested(run: RunState, event: ToolCallRequestedEvent): void {
+    const call = event.toolCall;
+    const open = run.tools.get(call.id);
+    if (open) {
+      if (event.repairs.length) open.span.setAttribute(ATTR.toolRepairs, [...event.repairs]);
+      return;
+    }
+    const decided = run.decisions.get(call.id);
+    const tool = this.#openTool(run, call, Math.min(event.time, decided?.time ?? event.time), event.repairs);
+    if (decided) {
+      run.decisions.delete(call.id);
+      tool.approval = true;
+      this.#decide(tool, decided);
+    }
+  }
+
+  #openTool(run: RunState, call: ToolCallPart, time: number, repairs: readonly string[]): ToolSpan {
+    const existing = run.tools.get(call.id);
+    if (existing) return existing;
+    const mcp = this.#mcp(call.name);
+    const attributes: Attributes = {
+      [ATTR.operationName]: OPERATION.executeTool,
+      [ATTR.toolName]: call.name,
+      [ATTR.toolCallId]: call.id,
+      [ATTR.toolType]: mcp ? "extension" : "function",
+      ...(mcp
+        ? { [ATTR.mcpMethodName]: "tools/call", [ATTR.mcpServer]: mcp.server, [ATTR.mcpTool]: mcp.tool }
+        : {}),
+      ...(repairs.length ? { [ATTR.toolRepairs]: [...repairs] } : {}),
+    };
+    const span = this.#tracer.startSpan(
+      `${OPERATION.executeTool} ${call.name}`,
+      { kind: SpanKind.INTERNAL, startTime: millisToHrTime(time), attributes },
+      run.context,
+    );
+    if (this.#maxContent !== undefined) {
+      setCaptured(span, ATTR.toolCallArguments, capJsonText(call.arguments, this.#maxContent));
+    }
+    const tool: ToolSpan = { span, start: time, approval: false };
+    run.tools.set(call.id, tool);
+    return tool;
+  }
+
+  #approvalResolved(run: RunState, event: ApprovalResolvedEvent): void {
+    const tool = run.tools.get(event.toolCallId);
+    if (tool) this.#decide(tool, event);
+    else run.decisions.set(event.toolCallId, event);
+  }
+
+  #decide(tool: ToolSpan, event: ApprovalResolvedEvent): void {
+    const reason = event.decision.reason === undefined ? undefined : truncateText(event.decision.reason, 500);
+    tool.span.addEvent(
+      EVENT.approvalResolved,
+      {
+        [ATTR.approvalApproved]: event.decision.approved,
+        ...(reason ? { [ATTR.approvalReason]: reason } : {}),
+      },
+      millisToHrTime(event.time),
+    );
+    tool.span.setAttribute(ATTR.approvalApproved, event.decision.approved);
+  }
+
+  #toolCompleted(run: RunState, event: ToolCallCompletedEvent): void {
+    const result = event.result;
+    const tool = run.tools.get(result.toolCallId);
+    if (!tool) return;
+    const span = tool.span;
+    if (this.#maxContent !== undefined) {
+      const text = toolResultText(result);
+      const captured = {
+        text: truncateText(text, this.#maxContent),
+        truncated: text.length > this.#maxContent,
+      };
+      setCaptured(span, ATTR.toolCallResult, captured);
+    }
+    if (result.isError) {
+      const kind = result.errorKind ?? "ToolError";
+      const message =
+        this.#maxContent === undefined
+          ? kind
+          : truncateText(toolResultText(result), Math.min(1000, this.#maxContent));
+      markError(span, kind, message);
+    }
+    // durationMs counts execution only; a span that began at an approval also covers the wait.
+    const executed = tool.start + Math.max(0, event.durationMs);
+    const end = tool.approval ? Math.max(executed, event.time) : executed;
+    span.end(millisToHrTime(end));
+    run.lastEnd = Math.max(run.lastEnd, end, event.time);
+    run.tools.delete(result.toolCallId);
+  }
+
+  #finish(run: RunState, event: RunCompletedEvent | RunFailedEvent): void {
+    const span = run.span;
+    span.setAttributes({
+      [ATTR.stopReason]: event.stopReason,
+      ...usageAttributes(event.usage.tokens),
+      ...runCounters(event.usage),
+    });
+    if (event.type === "run_completed") {
+      if (this.#maxContent !== undefined) {
+        const output = [
+          { role: "assistant", parts: [{ type: "text", content: event.finalText }], finish_reason: "stop" },
+        ];
+        setCaptured(span, ATTR.outputMessages, capMessages(output, this.#maxContent));
+      }
+      this.#endChildren(run, "no_result", event.time);
+    } else if (event.stopReason === "approval_required") {
+      // A pause, not a failure: the run resumes later under the same id, and its new span links here.
+      for (const [id, tool] of run.tools) {
+        tool.span.setAttribute(ATTR.approvalPending, true);
+        tool.span.end(millisToHrTime(Math.max(event.time, tool.start)));
+        run.tools.delete(id);
+      }
+      this.#endChildren(run, "approval_required", event.time);
+      this.#remember(event.runId, span.spanContext());
+    } else {
+      // The model request in flight failed with the run: its error type is the model's error code.
+      const errorType = event.error.modelError?.code ?? event.error.code;
+      this.#endChat(run, errorType, event.error.message, event.time);
+      this.#endChildren(run, event.stopReason, event.time);
+      markError(span, event.stopReason, event.error.message);
+    }
+    span.end(millisToHrTime(Math.max(event.time, run.lastEnd)));
+    this.#runs.delete(event.runId);
+  }
+
+  #finishOpen(runId: string, run: RunState, reason: string, time: number): void {
+    this.#endChildren(run, reason, time);
+    markError(run.span, reason, `the run ended without a terminal event (${reason})`);
+    run.span.end(millisToHrTime(Math.max(time, run.lastEnd)));
+    this.#runs.delete(runId);
+  }
+
+  /** Ends the run's open model request and tool calls; a run's terminal event must leave none open. */
+  #endChildren(run: RunState, reason: string, time: number): void {
+    this.#endChat(run, reason, `the model request had no response when the run ended (${reason})`, time);
+    for (const [id, tool] of run.tools) {
+      markError(tool.span, reason, `the call had no result when the run ended (${reason})`);
+      tool.span.end(millisToHrTime(Math.max(time, tool.start)));
+      run.tools.delete(id);
+    }
+    run.lastEnd = Math.max(run.lastEnd, time);
+  }
+
+  #endChat(run: RunState, errorType: string, message: string, time: number): void {
+    const chat = run.chat;
+    if (!chat) return;
+    markError(chat.span, errorType, message);
+    chat.span.end(millisToHrTime(Math.max(time, chat.start)));
+    run.chat = undefined;
+  }
+
+  #capTranscript(messages: readonly Message[], max: number): Captured {
+    const encoded = messages.map((message) => {
+      let text = this.#encoded.get(message);
+      if (text === undefined) {
+        text = JSON.stringify(conventionMessage(message));
+        this.#encoded.set(message, text);
+      }
+      return text;
+    });
+    return capEncodedMessages(encoded, max, (start) => messages.slice(start).map(conventionMessage));
+  }
+
+  #remember(runId: string, spanContext: SpanContext): void {
+    this.#paused.set(runId, spanContext);
+    if (this.#paused.size > MAX_PAUSED) {
+      const oldest = this.#paused.keys().next().value;
+      if (oldest !== undefined) this.#paused.delete(oldest);
+    }
+  }
+}
+
+function identity(event: RunEvent): Attributes {
+  return {
+    ...(event.agentName ? { [ATTR.agentName]: event.agentName } : {}),
+    ...(event.sessionId ? { [ATTR.conversationId]: event.sessionId } : {}),
+    ...(event.parentRunId ? { [ATTR.parentRunId]: event.parentRunId } : {}),
+  };
+}
+
+function usageAttributes(usage: Usage): Attributes {
+  return {
+    [ATTR.inputTokens]: usage.inputTokens,
+    [ATTR.outputTokens]: usage.outputTokens,
+    [ATTR.cacheReadTokens]: usage.cacheReadTokens,
+    [ATTR.cacheCreationTokens]: usage.cacheWriteTokens,
+    [ATTR.reasoningTokens]: usage.reasoningTokens,
+  };
+}
+
+function runCounters(usage: RunUsage): Attributes {
+  return {
+    [ATTR.modelRequests]: usage.modelRequests,
+    [ATTR.toolCalls]: usage.toolCalls,
+    [ATTR.cancelledToolCalls]: usage.cancelledToolCalls,
+  };
+}
+
+/** Error status with the convention's `error.type`. */
+function markError(span: Span, errorType: string, message: string): void {
+  span.setAttribute(ATTR.errorType, errorType);
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
+}
+
+function setCaptured(span: Span, key: string, captured: Captured): void {
+  span.setAttribute(key, captured.text);
+  if (captured.truncated) span.setAttribute(ATTR.contentTruncated, true);
+}

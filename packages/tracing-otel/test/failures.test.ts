@@ -1,0 +1,149 @@
+import { Harness } from "@bridle/core";
+import { ScriptedModel } from "@bridle/testing";
+import { SpanStatusCode } from "@opentelemetry/api";
+import { describe, expect, it } from "vitest";
+import { ATTR } from "../src/index.js";
+import { byName, echo, failing, idOf, memoryTracing, one, parentOf, waitingTool } from "./fixtures.js";
+
+describe("error statuses", () => {
+  it("marks failed tool calls with their failure kind as error.type", async () => {
+    const { tracer, spans } = memoryTracing();
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          { name: "explode", arguments: {}, id: "boom" },
+          { name: "echo", arguments: { txt: 3 }, id: "bad_args" },
+          { name: "no_such_tool", arguments: {}, id: "unknown" },
+          { name: "echo", arguments: { text: "fine" }, id: "fine" },
+        ],
+      },
+      { text: "ok" },
+    ]);
+    const harness = new Harness({ model, tools: [echo, failing] });
+    const result = await harness.run({ prompt: "try things", sink: tracer });
+    expect(result.stopReason).toBe("completed");
+    const all = spans();
+    const byCall = (id: string) => all.find((span) => span.attributes[ATTR.toolCallId] === id);
+    expect(byCall("boom")?.status.code).toBe(SpanStatusCode.ERROR);
+    expect(byCall("boom")?.attributes[ATTR.errorType]).toBe("ToolError");
+    expect(byCall("bad_args")?.attributes[ATTR.errorType]).toBe("InvalidInput");
+    expect(byCall("unknown")?.attributes[ATTR.errorType]).toBe("UnknownTool");
+    expect(byCall("unknown")?.name).toBe("execute_tool no_such_tool");
+    expect(byCall("fine")?.status.code).toBe(SpanStatusCode.UNSET);
+    expect(byCall("fine")?.attributes[ATTR.errorType]).toBeUndefined();
+    // Without content capture the status message names the kind, not the model-visible text.
+    expect(byCall("boom")?.status.message).toBe("ToolError");
+    // A run whose tools failed but which completed is not an error.
+    expect(one(all, "invoke_agent").status.code).toBe(SpanStatusCode.UNSET);
+  });
+
+  it("ends the chat span with the provider's error code and the run with provider_error", async () => {
+    const { tracer, spans } = memoryTracing();
+    const model = new ScriptedModel([{ error: { code: "rate_limit", message: "slow down", status: 429 } }]);
+    const result = await new Harness({ model }).run({ prompt: "hi", sink: tracer });
+    expect(result.stopReason).toBe("provider_error");
+    const all = spans();
+    const chat = one(all, "chat scripted-model");
+    expect(chat.status).toEqual({ code: SpanStatusCode.ERROR, message: "slow down" });
+    expect(chat.attributes[ATTR.errorType]).toBe("rate_limit");
+    const agent = one(all, "invoke_agent");
+    expect(agent.status.code).toBe(SpanStatusCode.ERROR);
+    expect(agent.attributes[ATTR.errorType]).toBe("provider_error");
+    expect(agent.attributes[ATTR.stopReason]).toBe("provider_error");
+    expect(tracer.openSpans).toBe(0);
+  });
+
+  it("ends every span of a run aborted while a tool runs", async () => {
+    const { tracer, spans } = memoryTracing();
+    const controller = new AbortController();
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          { name: "wait", arguments: {}, id: "slow" },
+          { name: "echo", arguments: { text: "quick" }, id: "quick" },
+        ],
+      },
+      { text: "never reached" },
+    ]);
+    const harness = new Harness({ model, tools: [echo, waitingTool(() => controller.abort())] });
+    const result = await harness.run({ prompt: "wait", sink: tracer, signal: controller.signal });
+    expect(result.stopReason).toBe("aborted");
+    expect(tracer.openSpans).toBe(0);
+    const all = spans();
+    // invoke_agent, one chat, two tool calls: all exported, so all ended.
+    expect(all).toHaveLength(4);
+    const agent = one(all, "invoke_agent");
+    expect(agent.status.code).toBe(SpanStatusCode.ERROR);
+    expect(agent.attributes[ATTR.errorType]).toBe("aborted");
+    const slow = one(all, "execute_tool wait");
+    expect(parentOf(slow)).toBe(idOf(agent));
+    expect(slow.status.code).toBe(SpanStatusCode.ERROR);
+    expect(["Cancelled", "ToolError"]).toContain(slow.attributes[ATTR.errorType]);
+    for (const span of all) expect(span.ended).toBe(true);
+  });
+
+  it("ends the chat span of a run aborted while the model is answering", async () => {
+    const { tracer, spans } = memoryTracing();
+    const controller = new AbortController();
+    const model = new ScriptedModel([{ text: "too late", delayMs: 10_000 }]);
+    const stream = new Harness({ model }).stream({ prompt: "hi", sink: tracer, signal: controller.signal });
+    for await (const event of stream) {
+      if (event.type === "model_request") controller.abort();
+    }
+    const result = await stream.result;
+    expect(result.stopReason).toBe("aborted");
+    expect(tracer.openSpans).toBe(0);
+    const all = spans();
+    const chat = one(all, "chat scripted-model");
+    expect(chat.status.code).toBe(SpanStatusCode.ERROR);
+    expect(chat.attributes[ATTR.errorType]).toBe("aborted");
+    expect(one(all, "invoke_agent").attributes[ATTR.errorType]).toBe("aborted");
+  });
+
+  it("ends a run refused for its tool-call limit, with every refused call", async () => {
+    const { tracer, spans } = memoryTracing();
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          { name: "echo", arguments: { text: "a" } },
+          { name: "echo", arguments: { text: "b" } },
+          { name: "echo", arguments: { text: "c" } },
+        ],
+      },
+    ]);
+    const result = await new Harness({ model, tools: [echo], limits: { maxToolCalls: 2 } }).run({
+      prompt: "many",
+      sink: tracer,
+    });
+    expect(result.stopReason).toBe("max_tool_calls");
+    const all = spans();
+    const calls = byName(all, "execute_tool echo");
+    expect(calls).toHaveLength(3);
+    for (const call of calls) expect(call.attributes[ATTR.errorType]).toBe("LimitExceeded");
+    expect(one(all, "invoke_agent").attributes[ATTR.errorType]).toBe("max_tool_calls");
+    expect(tracer.openSpans).toBe(0);
+  });
+
+  it("endAll closes the spans of a stream its consumer stopped reading", async () => {
+    const { tracer, spans } = memoryTracing();
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "echo", arguments: { text: "a" } }] },
+      { text: "done" },
+    ]);
+    const stream = new Harness({ model, tools: [echo] }).stream({ prompt: "go" });
+    for await (const event of stream) {
+      tracer.observe(event);
+      if (event.type === "tool_call_requested") break;
+    }
+    await stream.result;
+    expect(tracer.openSpans).toBe(2);
+    tracer.endAll();
+    expect(tracer.openSpans).toBe(0);
+    const all = spans();
+    expect(all).toHaveLength(3);
+    for (const span of all.filter((s) => s.name !== "chat scripted-model")) {
+      expect(span.status.code).toBe(SpanStatusCode.ERROR);
+      expect(span.attributes[ATTR.errorType]).toBe("abandoned");
+    }
+  });
+});
