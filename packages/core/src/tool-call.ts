@@ -76,19 +76,24 @@ export async function executeCall(
   if (env.signal.aborted) return { result: cancelledResult(call) };
 
   const timeoutMs = tool.timeoutMs ?? env.defaultTimeoutMs;
+  // One listener on the run's signal per call, removed when the call settles: a long session must not
+  // accumulate listeners (each add scans the list, which made turns slower as the session grew).
   const controller = new AbortController();
-  const onAbort = () => controller.abort(env.signal.reason);
-  env.signal.addEventListener("abort", onAbort, { once: true });
   let timer: NodeJS.Timeout | undefined;
+  let onAbort = () => {};
   const stopped = new Promise<"timeout" | "aborted">((resolve) => {
+    onAbort = () => {
+      controller.abort(env.signal.reason);
+      resolve("aborted");
+    };
     if (timeoutMs > 0) {
       timer = setTimeout(() => {
         controller.abort(new Error("timeout"));
         resolve("timeout");
       }, timeoutMs);
     }
-    env.signal.addEventListener("abort", () => resolve("aborted"), { once: true });
   });
+  env.signal.addEventListener("abort", onAbort, { once: true });
   try {
     const running = tool.execute(parsed.value, {
       signal: controller.signal,
