@@ -27,7 +27,7 @@ export type OutputMode = "text" | "native" | "tool" | "prompted";
 
 export interface OutputSpec<O = unknown> {
   readonly mode: OutputMode;
-  /** Required in every mode but "text". */
+  /** Required in every mode but "text", where, when given, it validates the final text itself. */
   readonly schema?: z.ZodType<O>;
   /** Identifies the schema to providers (native mode); default "final_answer". */
   readonly name?: string;
@@ -58,9 +58,11 @@ export class OutputPlan {
   readonly #wrapped: boolean;
   readonly #name: string;
   readonly #description: string | undefined;
+  readonly #configured: boolean;
 
   constructor(spec: OutputSpec | undefined) {
     this.mode = spec?.mode ?? "text";
+    this.#configured = spec !== undefined;
     this.#schema = spec?.schema;
     this.#name = spec?.name ?? "final_answer";
     this.#description = spec?.description;
@@ -81,7 +83,7 @@ export class OutputPlan {
 
   /** Whether the harness reports `output` at all (only when an output spec was given). */
   get structured(): boolean {
-    return this.#schema !== undefined;
+    return this.#configured;
   }
 
   /** The final_result tool the model sees in tool mode (never among the harness's own tools). */
@@ -120,14 +122,12 @@ export class OutputPlan {
   /** Decides what a complete assistant turn means. */
   resolve(message: AssistantMessage): TurnResolution {
     const calls = toolCallsOf(message);
-    if (this.mode === "text" || !this.#schema) {
-      return calls.length > 0
-        ? { calls, answered: [] }
-        : { calls, answered: [], output: { value: textOf(message.content) } };
-    }
     if (this.mode === "tool") return this.#resolveTool(calls);
     if (calls.length > 0) return { calls, answered: [] };
-    const checked = this.#check(this.#schema, parseJsonAnswer(textOf(message.content)));
+    const text = textOf(message.content);
+    if (!this.#schema) return { calls, answered: [], output: { value: text } };
+    // Text mode validates the text itself (a length bound, say); the other modes parse JSON first.
+    const checked = this.#check(this.#schema, this.mode === "text" ? text : parseJsonAnswer(text));
     if (checked.ok) return { calls, answered: [], output: { value: checked.value } };
     return {
       calls,
@@ -135,7 +135,7 @@ export class OutputPlan {
       retry: {
         problems: checked.problems,
         message: userText(
-          `[harness] Your final answer was not valid. Problems:\n${checked.problems.map((p) => `- ${p}`).join("\n")}\nReply again with only a JSON value that matches the required schema.`,
+          `[harness] Your final answer was not valid. Problems:\n${checked.problems.map((p) => `- ${p}`).join("\n")}\n${this.mode === "text" ? "Reply again with a corrected answer." : "Reply again with only a JSON value that matches the required schema."}`,
         ),
       },
     };

@@ -14,6 +14,9 @@ export class TranscriptProjection {
 
   constructor(history: readonly Message[] = []) {
     this.#messages.push(...history);
+    // A run resumed at a paused batch gets that batch's results next: order them by its calls.
+    const last = history.at(-1);
+    if (last?.role === "assistant") this.#lastAssistant = last;
   }
 
   apply(event: RunEvent): void {
