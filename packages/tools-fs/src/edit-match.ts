@@ -1,0 +1,183 @@
+import { ToolFailure } from "@bridle/core";
+import { type TextFormat, withLineEndings } from "./text-format.js";
+
+export interface EditPlan {
+  /** The file's new text (decoded; encode it with the file's format). */
+  readonly text: string;
+  /** Where each replacement starts in the new text. */
+  readonly starts: readonly number[];
+  readonly search: string;
+  readonly replacement: string;
+  /** What was repaired to find the match (shown to the model). */
+  readonly repairs: readonly string[];
+}
+
+interface Candidate {
+  readonly search: string;
+  readonly replacement: string;
+  readonly repairs: readonly string[];
+}
+
+const MAX_LISTED_LINES = 10;
+
+/**
+ * Decide one exact-replace edit on decoded text. An exact match wins; in a CRLF file, old_string's LF line
+ * breaks may stand for CRLF. Only when nothing matches is a JSON-escaped old_string (`\n`, `\"` written
+ * out) unescaped, and that repair is kept only when it matches exactly one place.
+ */
+export function planEdit(
+  text: string,
+  format: TextFormat,
+  oldString: string,
+  newString: string,
+  replaceAll: boolean,
+): EditPlan {
+  if (oldString === "") {
+    throw new ToolFailure(
+      "InvalidInput",
+      "old_string is empty. Give the exact text to replace (use write_file to create or overwrite a whole file).",
+    );
+  }
+  if (oldString === newString) {
+    throw new ToolFailure(
+      "InvalidInput",
+      "old_string and new_string are the same; there is nothing to change.",
+    );
+  }
+  const crlfFile = text.includes("\r\n");
+  for (const candidate of lineEndingVariants(
+    { search: oldString, replacement: newString, repairs: [] },
+    crlfFile,
+    format,
+  )) {
+    const starts = occurrences(text, candidate.search);
+    if (starts.length === 0) continue;
+    if (starts.length > 1 && !replaceAll) {
+      const lines = starts.slice(0, MAX_LISTED_LINES).map((at) => lineOf(text, at));
+      const more = starts.length > MAX_LISTED_LINES ? ", …" : "";
+      throw new ToolFailure(
+        "InvalidInput",
+        `old_string matches ${starts.length} places (lines ${lines.join(", ")}${more}). Include more surrounding lines so it matches exactly one, or set replace_all: true to change every one.`,
+        { details: { matches: starts.length, lines } },
+      );
+    }
+    return apply(text, format, candidate, starts);
+  }
+
+  const unescaped = unescapeJson(oldString);
+  if (unescaped !== undefined && unescaped !== oldString) {
+    const replacement = unescapeJson(newString) ?? newString;
+    const repaired = {
+      search: unescaped,
+      replacement,
+      repairs: ["old_string and new_string were JSON-unescaped"],
+    };
+    for (const candidate of lineEndingVariants(repaired, crlfFile, format)) {
+      const starts = occurrences(text, candidate.search);
+      if (starts.length === 1) return apply(text, format, candidate, starts);
+      if (starts.length > 1) {
+        throw new ToolFailure(
+          "InvalidInput",
+          `old_string was not found as written. Unescaped (\\n as a line break, \\" as a quote) it matches ${starts.length} places, so it was not applied. Send the text unescaped, with enough surrounding lines to match one place.`,
+        );
+      }
+    }
+  }
+  throw new ToolFailure("InvalidInput", notFoundMessage(text, oldString));
+}
+
+function* lineEndingVariants(
+  candidate: Candidate,
+  crlfFile: boolean,
+  format: TextFormat,
+): Generator<Candidate> {
+  // A CRLF file keeps CRLF in whatever the model adds, whichever way it wrote its line breaks.
+  const replacement =
+    format.eol === "crlf" ? withLineEndings(candidate.replacement, "crlf") : candidate.replacement;
+  yield { ...candidate, replacement };
+  if (crlfFile && /(^|[^\r])\n/.test(candidate.search)) {
+    yield {
+      search: withLineEndings(candidate.search, "crlf"),
+      replacement: withLineEndings(candidate.replacement, "crlf"),
+      repairs: candidate.repairs,
+    };
+  }
+}
+
+function apply(text: string, format: TextFormat, candidate: Candidate, found: readonly number[]): EditPlan {
+  const parts: string[] = [];
+  const starts: number[] = [];
+  let from = 0;
+  let length = 0;
+  for (const at of found) {
+    parts.push(text.slice(from, at));
+    length += at - from;
+    starts.push(length);
+    parts.push(candidate.replacement);
+    length += candidate.replacement.length;
+    from = at + candidate.search.length;
+  }
+  parts.push(text.slice(from));
+  let next = parts.join("");
+  // An edit of the last line must not take the file's final newline with it.
+  if (format.finalNewline && next.length > 0 && !next.endsWith("\n")) {
+    next += format.eol === "crlf" ? "\r\n" : "\n";
+  }
+  return {
+    text: next,
+    starts,
+    search: candidate.search,
+    replacement: candidate.replacement,
+    repairs: candidate.repairs,
+  };
+}
+
+/** Non-overlapping occurrences, left to right. */
+export function occurrences(text: string, search: string): number[] {
+  const found: number[] = [];
+  for (let at = text.indexOf(search); at !== -1; at = text.indexOf(search, at + search.length))
+    found.push(at);
+  return found;
+}
+
+/** 1-based line number of a character offset. */
+export function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (let at = text.indexOf("\n"); at !== -1 && at < offset; at = text.indexOf("\n", at + 1)) line++;
+  return line;
+}
+
+/** The string a model meant when it JSON-escaped it once more than needed; undefined when it is not that. */
+function unescapeJson(value: string): string | undefined {
+  if (!value.includes("\\")) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(`"${value}"`);
+    return typeof parsed === "string" ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function notFoundMessage(text: string, oldString: string): string {
+  const base =
+    "old_string was not found. It must match the file exactly, including whitespace, indentation and line breaks; read the file again (read_file) and copy the text without the line-number prefix.";
+  const first = oldString
+    .split("\n")
+    .find((line) => line.trim() !== "")
+    ?.replace(/\r$/, "");
+  if (first === undefined) return base;
+  const lines = text.split("\n");
+  let loose: number | undefined;
+  for (let index = 0; index < lines.length; index++) {
+    const line = (lines[index] as string).replace(/\r$/, "");
+    if (line.includes(first)) {
+      return `${base} Its first line matches line ${index + 1}; a later line differs.`;
+    }
+    if (loose === undefined && line.trim() === first.trim()) loose = index;
+  }
+  if (loose !== undefined) {
+    const line = (lines[loose] as string).replace(/\r$/, "");
+    return `${base} Line ${loose + 1} has the same text apart from whitespace: ${JSON.stringify(line.slice(0, 200))}.`;
+  }
+  return base;
+}

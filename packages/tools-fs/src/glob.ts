@@ -1,0 +1,122 @@
+import { realpath, stat } from "node:fs/promises";
+import { resolve, sep } from "node:path";
+import type { Readable } from "node:stream";
+import { defineTool, ToolFailure, type ToolOutput, type Workspace } from "@bridle/core";
+import fg from "fast-glob";
+import { z } from "zod";
+import { GitignoreFilter } from "./gitignore.js";
+import type { FsSettings } from "./options.js";
+import { formatCount, resolveExistingOrSuggest } from "./paths.js";
+
+export interface GlobDetails {
+  readonly pattern: string;
+  readonly path: string;
+  readonly files: readonly string[];
+  readonly truncated: boolean;
+}
+
+const inputSchema = z.object({
+  pattern: z.string().min(1).describe('Glob pattern relative to path, e.g. "**/*.ts" or "src/**/test_*.py"'),
+  path: z.string().optional().describe("Folder to search from (default: the workspace root)"),
+});
+
+export function createGlobTool(settings: FsSettings) {
+  return defineTool({
+    name: "glob",
+    description:
+      `Find files by glob pattern (fast-glob syntax: *, **, ?, [abc], {a,b}). Returns paths relative to the workspace root, sorted, at most ${settings.maxGlobResults}. ` +
+      "Files ignored by .gitignore and the .git folder are skipped; hidden files are included.",
+    inputSchema,
+    annotations: { read_only: true, idempotent: true },
+    timeoutMs: 60_000,
+    async execute(args, ctx): Promise<ToolOutput<GlobDetails>> {
+      const pattern = checkPattern(args.pattern);
+      const base = await resolveExistingOrSuggest(ctx.workspace, args.path ?? ".");
+      if (!(await stat(base)).isDirectory()) {
+        throw new ToolFailure("InvalidInput", `${args.path} is a file; path must be a folder to search in`);
+      }
+      const { files, truncated } = await findFiles(
+        ctx.workspace,
+        base,
+        pattern,
+        settings.maxGlobResults,
+        ctx.signal,
+      );
+      const shownBase = ctx.workspace.display(base);
+      const lines =
+        files.length === 0
+          ? [`No files match ${args.pattern} in ${shownBase === "." ? "the workspace" : shownBase}.`]
+          : [...files];
+      if (truncated) {
+        lines.push(
+          "",
+          `[Stopped at ${formatCount(settings.maxGlobResults)} files; more match. Narrow the pattern or the path.]`,
+        );
+      }
+      return {
+        content: lines.join("\n"),
+        details: { pattern: args.pattern, path: shownBase, files, truncated },
+      };
+    },
+  });
+}
+
+function checkPattern(pattern: string): string {
+  const trimmed = pattern.trim().replace(/^\.\//, "");
+  if (trimmed.startsWith("/") || /^[A-Za-z]:[\\/]/.test(trimmed)) {
+    throw new ToolFailure("InvalidInput", "pattern must be relative; choose the folder to search with path");
+  }
+  if (trimmed.split("/").includes("..")) {
+    throw new ToolFailure(
+      "InvalidInput",
+      "pattern must not contain '..'; choose the folder to search with path",
+    );
+  }
+  if (trimmed.includes("\0")) throw new ToolFailure("InvalidInput", "pattern contains a NUL byte");
+  return trimmed;
+}
+
+/**
+ * Walk `base` for files matching `pattern`, honouring .gitignore, and stop once `max` are found. Symbolic
+ * links are not followed, so a link cannot lead the walk out of the workspace.
+ */
+export async function findFiles(
+  workspace: Workspace,
+  base: string,
+  pattern: string,
+  max: number,
+  signal: AbortSignal,
+): Promise<{ files: string[]; truncated: boolean }> {
+  const roots = await Promise.all(workspace.roots.map((root) => realpath(root).catch(() => root)));
+  const top = roots.find((root) => base === root || base.startsWith(root + sep)) ?? base;
+  const gitignore = new GitignoreFilter(top);
+  const stream = fg.stream(pattern, {
+    cwd: base,
+    dot: true,
+    onlyFiles: true,
+    followSymbolicLinks: false,
+    suppressErrors: true,
+    ignore: ["**/.git/**", ...(await gitignore.pruneGlobs(base))],
+  }) as Readable;
+  const onAbort = () => stream.destroy();
+  signal.addEventListener("abort", onAbort, { once: true });
+  const files: string[] = [];
+  let truncated = false;
+  try {
+    for await (const entry of stream) {
+      const absolute = resolve(base, String(entry));
+      if (await gitignore.ignores(absolute)) continue;
+      if (files.length >= max) {
+        truncated = true;
+        break;
+      }
+      files.push(workspace.display(absolute));
+    }
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    stream.destroy();
+  }
+  signal.throwIfAborted();
+  files.sort();
+  return { files, truncated };
+}

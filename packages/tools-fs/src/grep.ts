@@ -1,0 +1,154 @@
+import { relative, resolve, sep } from "node:path";
+import { defineTool, ToolFailure, type ToolOutput } from "@bridle/core";
+import { z } from "zod";
+import type { FsSettings } from "./options.js";
+import { formatCount, resolveExistingOrSuggest } from "./paths.js";
+import { locateRipgrep } from "./ripgrep.js";
+import { type GrepLine, ripgrepArgs, runRipgrep } from "./ripgrep-run.js";
+
+export interface GrepDetails {
+  readonly pattern: string;
+  readonly path: string;
+  readonly matches: readonly GrepLine[];
+  /** Lines around matches, when context was asked for. */
+  readonly context: readonly GrepLine[];
+  readonly files: number;
+  readonly truncated: boolean;
+  readonly timedOut: boolean;
+}
+
+const MAX_GREP_LINE_CHARS = 500;
+const MAX_CONTEXT = 10;
+
+export function createGrepTool(settings: FsSettings) {
+  const inputSchema = z.object({
+    pattern: z
+      .string()
+      .min(1)
+      .describe("Regular expression (Rust regex syntax, as ripgrep); (?i) for case-insensitive"),
+    path: z.string().optional().describe("File or folder to search (default: the workspace root)"),
+    include: z
+      .string()
+      .optional()
+      .describe('Only files whose path matches this glob, e.g. "*.ts" or "*.{ts,tsx}"'),
+    max_matches: z
+      .number()
+      .int()
+      .min(1)
+      .max(settings.grepMaxMatches)
+      .optional()
+      .describe(`Most matching lines to return (default ${settings.grepDefaultMatches})`),
+    context: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_CONTEXT)
+      .optional()
+      .describe("Lines of context before and after each match"),
+  });
+  return defineTool({
+    name: "grep",
+    description:
+      "Search file contents with a regular expression (ripgrep). Returns matching lines as path:line:text, paths relative to the workspace root. " +
+      `Honours .gitignore, skips binary files, files over ${formatCount(settings.grepMaxFileBytes)} bytes and the .git folder; stops at max_matches.`,
+    inputSchema,
+    annotations: { read_only: true, idempotent: true },
+    timeoutMs: settings.grepTimeoutMs + 10_000,
+    async execute(args, ctx): Promise<ToolOutput<GrepDetails>> {
+      if (args.pattern.includes("\0")) throw new ToolFailure("InvalidInput", "pattern contains a NUL byte");
+      const target = await resolveExistingOrSuggest(ctx.workspace, args.path ?? ".");
+      const root = ctx.workspace.root;
+      const insideRoot = target === root || target.startsWith(root + sep);
+      const cwd = insideRoot ? root : target;
+      const rel = insideRoot ? relative(root, target) : "";
+      const binary = await locateRipgrep(settings.ripgrepPath);
+      const result = await runRipgrep(
+        binary,
+        ripgrepArgs({
+          pattern: args.pattern,
+          ...(rel === "" ? {} : { target: rel }),
+          ...(args.include === undefined ? {} : { include: args.include }),
+          context: args.context ?? 0,
+          maxFileBytes: settings.grepMaxFileBytes,
+        }),
+        {
+          cwd,
+          maxMatches: args.max_matches ?? settings.grepDefaultMatches,
+          maxLineChars: MAX_GREP_LINE_CHARS,
+          timeoutMs: settings.grepTimeoutMs,
+          signal: ctx.signal,
+          accept: (file) => !ctx.workspace.isSecret(resolve(cwd, file)),
+        },
+      );
+      // rg exits 2 both for a bad pattern and when every file was filtered out; only the first is the model's to fix.
+      const nothingSearched = result.stderr.includes("No files were searched");
+      if (result.exitCode === 2 && result.matches.length === 0 && !result.timedOut && !nothingSearched) {
+        const message = result.stderr.trim() || "ripgrep failed";
+        throw new ToolFailure("InvalidInput", `grep could not search: ${message}`);
+      }
+      const shownPath = ctx.workspace.display(target);
+      const display = (file: string) => ctx.workspace.display(resolve(cwd, file));
+      const matches = result.matches.map((entry) => ({ ...entry, file: display(entry.file) })).sort(byPlace);
+      const context = result.context.map((entry) => ({ ...entry, file: display(entry.file) })).sort(byPlace);
+      const files = new Set(matches.map((entry) => entry.file)).size;
+      const lines: string[] = [];
+      if (matches.length === 0) {
+        lines.push(`No matches for /${args.pattern}/ in ${shownPath === "." ? "the workspace" : shownPath}.`);
+        if (nothingSearched) {
+          lines.push(
+            "No file was searched: every file there is ignored (.gitignore, .git, binary, size limit) or excluded by include.",
+          );
+        }
+      } else {
+        lines.push(...formatLines(matches, context));
+        lines.push(
+          "",
+          `${formatCount(matches.length)} matching line${matches.length === 1 ? "" : "s"} in ${formatCount(files)} file${files === 1 ? "" : "s"}.`,
+        );
+      }
+      if (result.truncated) {
+        lines.push(
+          `[Stopped at max_matches=${matches.length}; more matches exist. Narrow the pattern, path or include, or raise max_matches.]`,
+        );
+      }
+      if (result.timedOut) {
+        lines.push(
+          `[The search took longer than ${settings.grepTimeoutMs / 1000} s and was stopped; results are partial. Narrow the path or include.]`,
+        );
+      }
+      return {
+        content: lines.join("\n"),
+        details: {
+          pattern: args.pattern,
+          path: shownPath,
+          matches,
+          context,
+          files,
+          truncated: result.truncated,
+          timedOut: result.timedOut,
+        },
+      };
+    },
+  });
+}
+
+function byPlace(a: GrepLine, b: GrepLine): number {
+  return a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line;
+}
+
+/** ripgrep's own layout: `file:line:text` for matches, `file-line-text` for context, `--` between groups. */
+function formatLines(matches: readonly GrepLine[], context: readonly GrepLine[]): string[] {
+  if (context.length === 0) return matches.map((entry) => `${entry.file}:${entry.line}:${entry.text}`);
+  const all = [
+    ...matches.map((entry) => ({ ...entry, match: true })),
+    ...context.map((entry) => ({ ...entry, match: false })),
+  ].sort(byPlace);
+  const out: string[] = [];
+  let previous: GrepLine | undefined;
+  for (const entry of all) {
+    if (previous && (previous.file !== entry.file || entry.line > previous.line + 1)) out.push("--");
+    out.push(`${entry.file}${entry.match ? ":" : "-"}${entry.line}${entry.match ? ":" : "-"}${entry.text}`);
+    previous = entry;
+  }
+  return out;
+}

@@ -1,0 +1,21 @@
+import { ToolFailure, type Workspace } from "@bridle/core";
+import { suggestPaths } from "./suggest.js";
+
+/** resolveExisting, with close names added when the path does not exist. */
+export async function resolveExistingOrSuggest(workspace: Workspace, path: string): Promise<string> {
+  try {
+    return await workspace.resolveExisting(path);
+  } catch (error) {
+    if (!(error instanceof ToolFailure) || error.kind !== "NotFound") throw error;
+    const suggestions = await suggestPaths(workspace, path).catch(() => []);
+    if (suggestions.length === 0) throw error;
+    throw new ToolFailure("NotFound", `${error.message}. Did you mean: ${suggestions.join(", ")}?`, {
+      details: { path, suggestions },
+    });
+  }
+}
+
+/** A line count with a thousands separator, for messages. */
+export function formatCount(value: number): string {
+  return value.toLocaleString("en-US");
+}

@@ -1,0 +1,73 @@
+import { defineTool, ToolFailure, type ToolOutput } from "@bridle/core";
+import { z } from "zod";
+import { commitWrite, loadCurrent } from "./file-io.js";
+import { withFileLock } from "./file-lock.js";
+import type { FsSettings } from "./options.js";
+import { formatCount } from "./paths.js";
+import { decodeText, encodeText, looksBinary, type TextFormat, withLineEndings } from "./text-format.js";
+
+export interface WriteFileDetails {
+  readonly path: string;
+  readonly created: boolean;
+  readonly bytes: number;
+  readonly lines: number;
+}
+
+const inputSchema = z.object({
+  path: z.string().describe("File to write, relative to the workspace root; missing folders are created"),
+  content: z.string().describe("The whole new content of the file"),
+});
+
+const PLAIN_UTF8: TextFormat = { encoding: "utf8", bom: false, eol: "lf", finalNewline: false };
+
+export function createWriteFileTool(settings: FsSettings) {
+  return defineTool({
+    name: "write_file",
+    description:
+      "Create a file, or replace a whole file, with the given content (written atomically). " +
+      "An existing file must have been read in this run and be unchanged since; for small changes prefer edit_file. " +
+      "An existing file keeps its line endings (CRLF stays CRLF), BOM, encoding and permissions.",
+    inputSchema,
+    annotations: { destructive: true, idempotent: true },
+    sequential: true,
+    async execute(args, ctx): Promise<ToolOutput<WriteFileDetails>> {
+      if (args.content.length > settings.maxEditBytes) {
+        throw new ToolFailure(
+          "InvalidInput",
+          `content is larger than the ${formatCount(settings.maxEditBytes)} bytes write_file accepts`,
+        );
+      }
+      const real = await ctx.workspace.resolveForWrite(args.path, { createParents: true });
+      const shown = ctx.workspace.display(real);
+      return withFileLock(real, async () => {
+        const current = await loadCurrent(real, shown, settings.maxEditBytes, {
+          requireBytes: false,
+          signal: ctx.signal,
+        });
+        settings.tracker.assertUnchanged(ctx.runId, real, current?.snapshot, shown);
+        const bytes = encodeLike(args.content, current?.bytes);
+        await commitWrite(settings.tracker, ctx.runId, real, bytes, ctx.signal);
+        const lines =
+          args.content === "" ? 0 : args.content.split("\n").length - (args.content.endsWith("\n") ? 1 : 0);
+        const created = current === undefined;
+        return {
+          content: `${created ? "Created" : "Overwrote"} ${shown} (${formatCount(bytes.length)} bytes, ${formatCount(lines)} lines).`,
+          details: { path: shown, created, bytes: bytes.length, lines },
+        };
+      });
+    },
+  });
+}
+
+/** New content in the stored form of the file it replaces: same encoding, BOM and line endings. */
+function encodeLike(content: string, previous: Buffer | undefined): Buffer {
+  if (!previous || previous.length === 0 || looksBinary(previous)) return encodeText(content, PLAIN_UTF8);
+  const { format } = decodeText(previous);
+  const text = format.eol === "crlf" ? withLineEndings(content, "crlf") : content;
+  try {
+    return encodeText(text, format);
+  } catch {
+    // A Latin-1 file rewritten with characters Latin-1 lacks becomes UTF-8 as a whole.
+    return encodeText(text, { ...format, encoding: "utf8", bom: false });
+  }
+}
