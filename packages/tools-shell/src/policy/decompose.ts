@@ -1,0 +1,343 @@
+import type { SyntaxNode } from "./grammar.js";
+import { type ShellWord, wordOf } from "./words.js";
+
+export interface Redirect {
+  readonly op: string;
+  readonly target: ShellWord;
+}
+
+export interface Assignment {
+  readonly name: string;
+  readonly value: ShellWord | undefined;
+}
+
+/** One simple command as written: its words (name first), assignment prefixes and redirections. */
+export interface RawCommand {
+  readonly words: readonly ShellWord[];
+  readonly assignments: readonly Assignment[];
+  readonly redirects: readonly Redirect[];
+  readonly context: readonly string[];
+  /** Nesting of substitutions, subshells and nested scripts it sits in. */
+  readonly depth: number;
+}
+
+/** The walk's shared limits: it stops, and records why, instead of doing unbounded work. */
+export interface WalkBudget {
+  readonly maxSubcommands: number;
+  readonly maxDepth: number;
+  commands: number;
+  exhausted: string | undefined;
+}
+
+interface Walk {
+  readonly out: Decomposition;
+  readonly budget: WalkBudget;
+}
+
+export interface Decomposition {
+  readonly commands: RawCommand[];
+  /** Structure the policy does not fully understand; any issue makes the verdict at least "ask". */
+  readonly issues: string[];
+}
+
+// Nodes that only group statements: their named children are walked in order.
+const CONTAINERS: Record<string, string | undefined> = {
+  program: undefined,
+  list: undefined,
+  pipeline: "pipeline",
+  subshell: "subshell",
+  compound_statement: "group",
+  do_group: undefined,
+  negated_command: undefined,
+  if_statement: "if",
+  elif_clause: "if",
+  else_clause: "if",
+  while_statement: "loop",
+  for_statement: "loop",
+  c_style_for_statement: "loop",
+  case_statement: "case",
+  case_item: "case",
+  test_command: "test",
+  binary_expression: undefined,
+  unary_expression: undefined,
+  parenthesized_expression: undefined,
+  ternary_expression: undefined,
+  postfix_expression: undefined,
+};
+
+// Leaves that run nothing and name nothing the policy must check.
+const INERT = new Set([
+  "comment",
+  "variable_name",
+  "special_variable_name",
+  "test_operator",
+  "file_descriptor",
+  "heredoc_start",
+  "heredoc_end",
+  "heredoc_content",
+  "string_content",
+  "regex",
+  "extglob_pattern",
+  "number",
+  "word",
+  "raw_string",
+  "ansi_c_string",
+]);
+
+// Assignments that change how later commands are found or what they run.
+const SENSITIVE_VARIABLES = new Set([
+  "PATH",
+  "LD_PRELOAD",
+  "LD_LIBRARY_PATH",
+  "LD_AUDIT",
+  "BASH_ENV",
+  "ENV",
+  "IFS",
+  "PS4",
+  "PROMPT_COMMAND",
+  "SHELLOPTS",
+  "BASHOPTS",
+  "CDPATH",
+  "HOME",
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_SSH",
+  "GIT_SSH_COMMAND",
+  "GIT_EXTERNAL_DIFF",
+  "GIT_PAGER",
+  "GIT_EDITOR",
+  "GIT_ASKPASS",
+  "GIT_CONFIG",
+  "GIT_CONFIG_GLOBAL",
+  "GIT_CONFIG_PARAMETERS",
+  "GIT_EXEC_PATH",
+  "PAGER",
+  "EDITOR",
+  "VISUAL",
+  "LESSOPEN",
+  "NODE_OPTIONS",
+  "PYTHONPATH",
+  "PYTHONSTARTUP",
+  "PERL5OPT",
+  "PERL5LIB",
+  "RUBYOPT",
+]);
+
+export function isSensitiveVariable(name: string): boolean {
+  return SENSITIVE_VARIABLES.has(name) || name.startsWith("GIT_CONFIG_") || name.startsWith("BASH_FUNC_");
+}
+
+/** Break a parsed command line into the simple commands it runs, wherever they hide. */
+export function decompose(
+  root: SyntaxNode,
+  budget: WalkBudget,
+  depth: number,
+  context: readonly string[],
+): Decomposition {
+  const out: Decomposition = { commands: [], issues: [] };
+  walk(root, { out, budget }, depth, context);
+  return out;
+}
+
+function walk(node: SyntaxNode, w: Walk, depth: number, context: readonly string[]): void {
+  if (w.budget.exhausted) return;
+  if (node.isMissing) {
+    w.out.issues.push(`the command is incomplete (missing ${node.type})`);
+    return;
+  }
+  if (node.isError) {
+    w.out.issues.push(`bash could read this differently: the parser failed near "${clip(node.text)}"`);
+    return;
+  }
+  if (depth > w.budget.maxDepth) {
+    w.budget.exhausted = `nesting deeper than ${w.budget.maxDepth} levels`;
+    return;
+  }
+  const type = node.type;
+  if (type in CONTAINERS) {
+    const label = CONTAINERS[type];
+    const inner = label ? [...context, label] : context;
+    const nested = type === "subshell" ? depth + 1 : depth;
+    for (const child of node.namedChildren) if (child) walk(child, w, nested, inner);
+    return;
+  }
+  if (INERT.has(type)) return;
+  switch (type) {
+    case "command":
+      command(node, [], w, depth, context);
+      return;
+    case "redirected_statement":
+      redirected(node, w, depth, context);
+      return;
+    case "variable_assignment":
+    case "variable_assignments":
+    case "declaration_command":
+    case "unset_command": {
+      const assignments = collectAssignments(node, w, depth, context);
+      push(w, { words: [], assignments, redirects: [], context, depth });
+      return;
+    }
+    case "function_definition": {
+      const name = node.childForFieldName("name")?.text ?? "?";
+      w.out.issues.push(`defines a shell function "${clip(name)}", which can shadow any command name`);
+      const body = node.childForFieldName("body");
+      if (body) walk(body, w, depth, [...context, "function body"]);
+      return;
+    }
+    case "command_substitution":
+    case "process_substitution": {
+      const label = type === "command_substitution" ? "command substitution" : "process substitution";
+      for (const child of node.namedChildren) if (child) walk(child, w, depth + 1, [...context, label]);
+      return;
+    }
+    case "string":
+    case "concatenation":
+    case "expansion":
+    case "simple_expansion":
+    case "arithmetic_expansion":
+    case "subscript":
+    case "array":
+    case "heredoc_body":
+    case "herestring_redirect":
+    case "translated_string":
+    case "case_item_value":
+      substitutionsIn(node, w, depth, context);
+      return;
+    default:
+      w.out.issues.push(`unsupported shell syntax (${type}) near "${clip(node.text)}"`);
+  }
+}
+
+/** Walk only the command and process substitutions inside a word: they run before the word exists. */
+function substitutionsIn(node: SyntaxNode, w: Walk, depth: number, context: readonly string[]): void {
+  for (const child of node.namedChildren) {
+    if (!child) continue;
+    if (child.isError || child.isMissing) {
+      walk(child, w, depth, context);
+    } else if (child.type === "command_substitution" || child.type === "process_substitution") {
+      walk(child, w, depth, context);
+    } else if (child.namedChildCount > 0) {
+      substitutionsIn(child, w, depth, context);
+    }
+  }
+}
+
+function command(
+  node: SyntaxNode,
+  redirects: Redirect[],
+  w: Walk,
+  depth: number,
+  context: readonly string[],
+): void {
+  const words: ShellWord[] = [];
+  const assignments: Assignment[] = [];
+  const own = [...redirects];
+  for (let i = 0; i < node.namedChildCount; i++) {
+    const child = node.namedChild(i);
+    if (!child) continue;
+    const field = node.fieldNameForNamedChild(i);
+    if (child.isError || child.isMissing) {
+      walk(child, w, depth, context);
+    } else if (child.type === "variable_assignment") {
+      assignments.push(...collectAssignments(child, w, depth, context));
+    } else if (
+      child.type === "file_redirect" ||
+      child.type === "heredoc_redirect" ||
+      child.type === "herestring_redirect"
+    ) {
+      const redirect = redirectOf(child, w, depth, context);
+      if (redirect) own.push(redirect);
+    } else if (field === "name" || field === "argument" || child.type === "command_name") {
+      words.push(wordOf(child));
+      if (child.type === "command_substitution" || child.type === "process_substitution")
+        walk(child, w, depth, context);
+      else substitutionsIn(child, w, depth, context);
+    } else if (child.type !== "comment") {
+      w.out.issues.push(`unsupported part of a command (${child.type}) near "${clip(child.text)}"`);
+    }
+  }
+  push(w, { words, assignments, redirects: own, context, depth });
+}
+
+function redirected(node: SyntaxNode, w: Walk, depth: number, context: readonly string[]): void {
+  const redirects: Redirect[] = [];
+  for (const child of node.childrenForFieldName("redirect")) {
+    if (!child) continue;
+    const redirect = redirectOf(child, w, depth, context);
+    if (redirect) redirects.push(redirect);
+  }
+  for (const child of node.namedChildren) {
+    if (child && (child.isError || child.isMissing)) walk(child, w, depth, context);
+  }
+  const body = node.childForFieldName("body");
+  if (body?.type === "command") {
+    command(body, redirects, w, depth, context);
+    return;
+  }
+  if (body) walk(body, w, depth, context);
+  // Redirections of a group or loop apply to all of it: judged once, as a command with no words.
+  if (redirects.length > 0) push(w, { words: [], assignments: [], redirects, context, depth });
+}
+
+function redirectOf(
+  node: SyntaxNode,
+  w: Walk,
+  depth: number,
+  context: readonly string[],
+): Redirect | undefined {
+  if (node.hasError) {
+    w.out.issues.push(`a redirection the parser could not read: "${clip(node.text)}"`);
+    return undefined;
+  }
+  substitutionsIn(node, w, depth, context);
+  if (node.type !== "file_redirect") return undefined;
+  let op = "";
+  for (const child of node.children) if (child && !child.isNamed) op += child.type;
+  const destination = node.childForFieldName("destination");
+  if (!destination) return undefined;
+  return {
+    op,
+    target:
+      destination.type === "number" && op.includes("&")
+        ? { text: destination.text, value: destination.text, kind: "fd" }
+        : wordOf(destination),
+  };
+}
+
+function collectAssignments(
+  node: SyntaxNode,
+  w: Walk,
+  depth: number,
+  context: readonly string[],
+): Assignment[] {
+  if (node.type === "variable_assignment") {
+    const value = node.childForFieldName("value");
+    if (value) substitutionsIn(node, w, depth, context);
+    const name = node.childForFieldName("name")?.text ?? "";
+    return [{ name, value: value ? wordOf(value) : undefined }];
+  }
+  const found: Assignment[] = [];
+  for (const child of node.namedChildren) {
+    if (!child) continue;
+    if (child.type === "variable_assignment") found.push(...collectAssignments(child, w, depth, context));
+    else if (node.type === "unset_command" || node.type === "declaration_command") {
+      if (child.type === "variable_name") found.push({ name: child.text, value: undefined });
+      else substitutionsIn(child, w, depth, context);
+    }
+  }
+  return found;
+}
+
+function push({ out, budget }: Walk, command: RawCommand): void {
+  budget.commands++;
+  if (budget.commands > budget.maxSubcommands) {
+    budget.exhausted = `more than ${budget.maxSubcommands} sub-commands`;
+    return;
+  }
+  out.commands.push(command);
+}
+
+export function clip(text: string, max = 60): string {
+  const flat = text.replace(/\s+/g, " ");
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}

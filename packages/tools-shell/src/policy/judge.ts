@@ -1,0 +1,446 @@
+import { basename, resolve } from "node:path";
+import { parseArgs } from "./argv.js";
+import { type Decomposition, isSensitiveVariable, type RawCommand, type WalkBudget } from "./decompose.js";
+import { judgeGit } from "./git.js";
+import { checkPath, type PathContext, resolveReal } from "./paths.js";
+import { canonicalArgs, matchingRule } from "./rules.js";
+import { type CommandSpec, DENIED, DESTRUCTIVE, READ_ONLY, specArgs, WORKSPACE_WRITERS } from "./specs.js";
+import type { Decision, PathUse, PolicyMode, PolicyRule, SubcommandReport } from "./types.js";
+import { emptyVerdict, type Verdict } from "./verdict.js";
+import { type ShellWord, staticWord } from "./words.js";
+import {
+  isInterpreter,
+  isPackageRunner,
+  neverSaveReason,
+  SHELL_VALUE_FLAGS,
+  SHELLS,
+  WRAPPERS,
+} from "./wrappers.js";
+
+/** Everything one check shares while it judges the sub-commands of a command line. */
+export interface JudgeState extends PathContext {
+  readonly mode: PolicyMode;
+  readonly rules: readonly PolicyRule[];
+  readonly cwds: Set<string | null>;
+  readonly budget: WalkBudget;
+  readonly reports: SubcommandReport[];
+  /** Sub-commands for which no allow rule may be saved, and why. */
+  readonly unsaveable: string[];
+  /** Reports asked for reasons no allow rule overrides (paths outside, words not static, structure). */
+  readonly firm: Set<SubcommandReport>;
+  /** Parse and decompose a nested script (bash -c). */
+  readonly parseScript: (script: string, depth: number, context: readonly string[]) => Decomposition;
+}
+
+const SYSTEM_BIN = /^\/(?:usr\/)?(?:local\/)?s?bin\/[^/]+$/;
+
+export function judgeDecomposition(decomposition: Decomposition, state: JudgeState, issues: string[]): void {
+  issues.push(...decomposition.issues);
+  for (const raw of decomposition.commands) {
+    if (state.budget.exhausted) return;
+    judgeRaw(raw, state, issues);
+  }
+}
+
+function judgeRaw(raw: RawCommand, state: JudgeState, issues: string[]): void {
+  const verdict = emptyVerdict();
+  for (const { name } of raw.assignments) {
+    if (isSensitiveVariable(name)) verdict.hard.push(`sets ${name}, which changes what later commands run`);
+  }
+  for (const redirect of raw.redirects) {
+    if (redirect.target.kind === "fd") continue;
+    const access = redirect.op.includes(">") ? "write" : "read";
+    if (redirect.target.kind === "glob")
+      verdict.hard.push(`the redirection target "${redirect.target.text}" is a pattern`);
+    else verdict.paths.push({ word: redirect.target, access });
+  }
+  if (raw.words.length === 0) {
+    const argv = raw.assignments.map((a) => `${a.name}=${a.value?.text ?? ""}`);
+    finish(argv.length > 0 ? argv : ["(redirection)"], [], raw.context, verdict, state);
+    return;
+  }
+  judgeArgv(raw.words, raw.context, raw.depth, [], false, verdict, state, issues);
+}
+
+function judgeArgv(
+  words: readonly ShellWord[],
+  context: readonly string[],
+  depth: number,
+  wrappers: string[],
+  extraArgs: boolean,
+  verdict: Verdict,
+  state: JudgeState,
+  issues: string[],
+): void {
+  let current = words;
+  let name = "";
+  for (;;) {
+    const head = current[0];
+    if (!head) {
+      finish([wrappers.at(-1) ?? ""], wrappers.slice(0, -1), context, verdict, state);
+      return;
+    }
+    if (head.kind === "dynamic" || head.kind === "glob") {
+      verdict.hard.push(`the command name "${head.text}" is not static: what runs cannot be known`);
+      finish(current.map(shown), wrappers, context, verdict, state);
+      return;
+    }
+    if (head.kind === "obfuscated")
+      verdict.hard.push(`the command name is written as ${head.text}, which hides what runs`);
+    name = head.value;
+    if (name.includes("/")) {
+      if (SYSTEM_BIN.test(name)) name = basename(name);
+      else verdict.hard.push(`runs the program file ${head.text}`);
+    }
+    const wrapper = WRAPPERS[name];
+    if (!wrapper) break;
+    const args = parseArgs(current.slice(1), { values: new Set(wrapper.values), stopAtPositional: true });
+    const flags = args.flags.map((f) => f.flag);
+    if (wrapper.inspectFlags && flags.some((f) => wrapper.inspectFlags?.includes(f))) {
+      finish([name, ...current.slice(1).map(shown)], wrappers, context, verdict, state);
+      return;
+    }
+    for (const flag of flags) {
+      if (wrapper.opaqueFlags?.includes(flag))
+        verdict.hard.push(`${name} ${flag} runs something the policy cannot follow`);
+      if (wrapper.shellFlags?.includes(flag)) verdict.hard.push(`${name} ${flag} starts a shell`);
+    }
+    for (const { flag, value } of args.flags) {
+      if (value && wrapper.writePathFlags?.includes(flag))
+        verdict.paths.push({ word: value, access: "write" });
+      if (value && name === "xargs" && (flag === "-a" || flag === "--arg-file"))
+        verdict.paths.push({ word: value, access: "read" });
+    }
+    if (wrapper.privilege) {
+      verdict.hard.push(`${name} runs the command with other privileges`);
+      state.unsaveable.push(`${name} runs commands with other privileges`);
+    }
+    let rest = args.rest;
+    if (wrapper.assignments) {
+      while (rest[0] && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0].value)) {
+        const variable = rest[0].value.slice(0, rest[0].value.indexOf("="));
+        if (isSensitiveVariable(variable))
+          verdict.hard.push(`sets ${variable}, which changes what the command runs`);
+        rest = rest.slice(1);
+      }
+    }
+    rest = rest.slice(wrapper.skip ?? 0);
+    wrappers.push(name);
+    if (name === "xargs") {
+      extraArgs = true;
+      if (rest.length === 0) rest = [staticWord("echo")];
+    }
+    if (rest.length === 0) {
+      if (wrapper.privilege || name === "exec") verdict.hard.push(`${name} without a command`);
+      finish([name, ...current.slice(1).map(shown)], wrappers.slice(0, -1), context, verdict, state);
+      return;
+    }
+    current = rest;
+  }
+  const args = current.slice(1);
+  const argv = [name, ...args.map(shown)];
+  judgeCommand(name, args, extraArgs, verdict, state);
+  finish(argv, wrappers, context, verdict, state);
+  judgeInner(verdict, context, depth, state, issues);
+}
+
+function judgeCommand(
+  name: string,
+  args: readonly ShellWord[],
+  extraArgs: boolean,
+  verdict: Verdict,
+  state: JudgeState,
+): void {
+  const denied = DENIED[name] ?? (name.startsWith("mkfs.") ? "formats a file system" : undefined);
+  if (denied) {
+    verdict.deny.push(`${name} ${denied}`);
+    return;
+  }
+  const never = neverSaveReason([name, ...args.map((w) => w.value)]);
+  if (SHELLS.has(name)) {
+    state.unsaveable.push(never ?? `${name} is a shell`);
+    judgeShell(name, args, verdict);
+    return;
+  }
+  if (isInterpreter(name)) {
+    state.unsaveable.push(never ?? `${name} is an interpreter`);
+    verdict.hard.push(`${name} runs code the policy cannot judge`);
+    return;
+  }
+  if (isPackageRunner(name, args[0]?.value)) {
+    state.unsaveable.push(never ?? `${name} runs packages`);
+    verdict.hard.push(`${name} downloads and runs packages`);
+    return;
+  }
+  if (name === "git") {
+    judgeGit(args, verdict);
+  } else if (name === "cd") {
+    const target = args.find((word) => !word.value.startsWith("-") || word.kind === "dynamic");
+    if (!target || target.value === "-" || target.kind !== "static") verdict.cd = null;
+    else {
+      verdict.cd = target;
+      verdict.paths.push({ word: target, access: "read" });
+    }
+  } else if (name === "find") {
+    judgeFind(args, verdict);
+  } else {
+    const spec = READ_ONLY[name] ?? WORKSPACE_WRITERS[name] ?? DESTRUCTIVE[name];
+    if (spec) applySpec(name, spec, args, verdict, state.mode);
+    else judgeUnknown(name, args, verdict);
+    if (extraArgs && spec?.kind !== "none")
+      verdict.hard.push(`xargs adds arguments read from its input to ${name}; they cannot be checked`);
+  }
+}
+
+/** Commands and scripts a judged command runs in turn: judged after it, each in its own context. */
+function judgeInner(
+  verdict: Verdict,
+  context: readonly string[],
+  depth: number,
+  state: JudgeState,
+  issues: string[],
+): void {
+  for (const nested of verdict.nested) {
+    judgeArgv(
+      nested.words,
+      [...context, nested.label],
+      depth + 1,
+      [],
+      nested.extraArgs,
+      emptyVerdict(),
+      state,
+      issues,
+    );
+  }
+  for (const { script, label } of verdict.scripts) {
+    judgeDecomposition(state.parseScript(script.value, depth + 1, [...context, label]), state, issues);
+  }
+}
+
+function judgeShell(name: string, args: readonly ShellWord[], verdict: Verdict): void {
+  if (name === "eval" || name === "source" || name === ".") {
+    verdict.hard.push(`${name} runs code the policy cannot see`);
+    return;
+  }
+  let command = false;
+  let i = 0;
+  for (; i < args.length; i++) {
+    const word = args[i] as ShellWord;
+    if (word.kind === "dynamic") break;
+    const value = word.value;
+    if (value === "--" || value === "-") {
+      i++;
+      break;
+    }
+    if (!(value.startsWith("-") || value.startsWith("+")) || value.length < 2) break;
+    if (SHELL_VALUE_FLAGS.has(value)) i++;
+    else if (!value.startsWith("--") && value.includes("c")) command = true;
+  }
+  const script = args[i];
+  if (!command) {
+    verdict.hard.push(
+      script
+        ? `${name} runs the script ${script.text}, which the policy cannot see`
+        : `${name} reads commands from its input`,
+    );
+    return;
+  }
+  if (!script || script.kind === "dynamic" || script.kind === "glob") {
+    verdict.hard.push(`the script given to ${name} -c is not static`);
+    return;
+  }
+  verdict.scripts.push({ script, label: `${name} -c` });
+  verdict.notes.push(`runs its -c script, judged below as separate sub-commands`);
+}
+
+const FIND_VALUES = new Set([
+  "-name",
+  "-iname",
+  "-path",
+  "-ipath",
+  "-wholename",
+  "-iwholename",
+  "-regex",
+  "-iregex",
+  "-regextype",
+  "-type",
+  "-xtype",
+  "-maxdepth",
+  "-mindepth",
+  "-newer",
+  "-anewer",
+  "-cnewer",
+  "-perm",
+  "-size",
+  "-user",
+  "-group",
+  "-uid",
+  "-gid",
+  "-mtime",
+  "-atime",
+  "-ctime",
+  "-mmin",
+  "-amin",
+  "-cmin",
+  "-links",
+  "-inum",
+  "-samefile",
+  "-lname",
+  "-ilname",
+  "-printf",
+  "-fstype",
+  "-context",
+  "-used",
+  "-D",
+]);
+
+function judgeFind(args: readonly ShellWord[], verdict: Verdict): void {
+  let i = 0;
+  while (i < args.length && ["-H", "-L", "-P"].includes(args[i]?.value ?? "")) i++;
+  for (; i < args.length; i++) {
+    const word = args[i] as ShellWord;
+    if (word.kind !== "dynamic" && /^[-(!),]/.test(word.value)) break;
+    verdict.paths.push({ word, access: "read" });
+  }
+  const roots = verdict.paths.map((p) => p.word);
+  for (; i < args.length; i++) {
+    const word = args[i] as ShellWord;
+    const token = word.value;
+    if (word.kind === "dynamic") {
+      verdict.hard.push(`find expression word "${word.text}" is not static`);
+      continue;
+    }
+    if (["-exec", "-execdir", "-ok", "-okdir"].includes(token)) {
+      const end = args.findIndex((w, j) => j > i && (w.value === ";" || w.value === "+"));
+      if (end === -1) {
+        verdict.hard.push(`find ${token} has no terminating ";" or "+"`);
+        return;
+      }
+      const inner = args
+        .slice(i + 1, end)
+        .map((w) => (w.value === "{}" ? { text: "{}", value: "{}", kind: "fd" as const } : w));
+      if (inner.length === 0) verdict.hard.push(`find ${token} names no command`);
+      else verdict.nested.push({ words: inner, label: `find ${token}`, extraArgs: false });
+      i = end;
+    } else if (token === "-delete") {
+      verdict.soft.push("find -delete removes files");
+      for (const root of roots) verdict.paths.push({ word: root, access: "write" });
+    } else if (["-fprint", "-fprint0", "-fls", "-fprintf"].includes(token)) {
+      const target = args[i + 1];
+      if (target) verdict.paths.push({ word: target, access: "write" });
+      verdict.soft.push(`find ${token} writes a file`);
+      i += token === "-fprintf" ? 2 : 1;
+    } else if (FIND_VALUES.has(token) || /^-newer[aBcmt][aBcmt]$/.test(token)) {
+      i++;
+    }
+  }
+  if (roots.length === 0) verdict.paths.push({ word: staticWord("."), access: "read" });
+}
+
+/**
+ * A command the policy has no spec for: it asks, and a saved allow rule may lift that, but never for
+ * words it cannot see or paths that leave the workspace (checked as reads, the least a command does).
+ */
+function judgeUnknown(name: string, args: readonly ShellWord[], verdict: Verdict): void {
+  verdict.soft.push(`${name} is not in the read-only allowlist`);
+  for (const word of args) {
+    if (word.kind === "dynamic") {
+      verdict.hard.push(`"${word.text}" is not static`);
+      continue;
+    }
+    const eq = word.value.startsWith("-") ? word.value.indexOf("=") : -1;
+    const value = eq === -1 ? word.value : word.value.slice(eq + 1);
+    if (word.value.startsWith("-") && eq === -1) continue;
+    if (value.includes("/") || value.startsWith("~") || value === ".." || value.startsWith(".env")) {
+      verdict.paths.push({ word: eq === -1 ? word : { ...word, value }, access: "read" });
+    }
+  }
+}
+
+function applySpec(
+  name: string,
+  spec: CommandSpec,
+  args: readonly ShellWord[],
+  verdict: Verdict,
+  mode: PolicyMode,
+): void {
+  const parsed = specArgs(spec, args);
+  let writes = spec.kind === "write";
+  for (const { flag, value } of parsed.flags) {
+    if (spec.writeFlags?.includes(flag)) {
+      verdict.soft.push(`${name} ${flag} modifies files`);
+      writes = true;
+    }
+    if (spec.execFlags?.includes(flag)) verdict.hard.push(`${name} ${flag} runs other programs`);
+    if (value && spec.readPathFlags?.includes(flag)) verdict.paths.push({ word: value, access: "read" });
+    if (value && spec.writePathFlags?.includes(flag)) verdict.paths.push({ word: value, access: "write" });
+  }
+  const patternGiven = parsed.flags.some((f) => spec.patternFlags?.includes(f.flag));
+  const operands = spec.patternFirst && !patternGiven ? parsed.positionals.slice(1) : parsed.positionals;
+  if (spec.kind !== "none")
+    for (const word of operands) verdict.paths.push({ word, access: writes ? "write" : "read" });
+  const custom = spec.check?.(parsed);
+  if (custom) verdict.soft.push(custom);
+  if (spec.always === "ask") verdict.soft.push(`${name} deletes or changes files; it is always asked`);
+  else if (spec.kind === "write" && mode === "read-only")
+    verdict.soft.push(`${name} modifies files (read-only mode)`);
+}
+
+function finish(
+  argv: readonly string[],
+  wrappers: readonly string[],
+  context: readonly string[],
+  verdict: Verdict,
+  state: JudgeState,
+): void {
+  const paths: PathUse[] = [];
+  for (const { word, access } of verdict.paths) checkPath(word, access, state, verdict, paths);
+  if (verdict.cd !== undefined) {
+    if (verdict.cd === null) state.cwds.add(null);
+    else
+      for (const cwd of [...state.cwds])
+        if (cwd !== null) state.cwds.add(resolveReal(resolve(cwd, verdict.cd.value)));
+  }
+  const reasons: string[] = [];
+  let decision: Decision = "allow";
+  const rule = argv.every((word) => word !== "") ? matchingRule(state.rules, canonicalArgs(argv)) : undefined;
+  if (verdict.deny.length > 0) {
+    decision = "deny";
+    reasons.push(...verdict.deny);
+  } else if (rule?.decision === "deny") {
+    decision = "deny";
+    reasons.push(`matches the deny rule "${rule.argv.join(" ")}"`);
+  } else if (verdict.hard.length > 0) {
+    decision = "ask";
+  } else if (rule?.decision === "ask") {
+    decision = "ask";
+    reasons.push(`matches the ask rule "${rule.argv.join(" ")}"`);
+  } else if (rule?.decision === "allow") {
+    reasons.push(`matches the allow rule "${rule.argv.join(" ")}"`);
+  } else if (verdict.soft.length > 0) {
+    decision = "ask";
+  }
+  if (decision !== "allow")
+    reasons.push(...verdict.hard, ...(rule?.decision === "allow" ? [] : verdict.soft));
+  if (reasons.length === 0) reasons.push(...verdict.notes);
+  if (reasons.length === 0)
+    reasons.push(
+      argv[0] === "(redirection)" || argv[0]?.includes("=")
+        ? "no command runs"
+        : "read-only inside the workspace",
+    );
+  const report: SubcommandReport = {
+    argv,
+    context: context.length > 0 ? context.join(" > ") : "command",
+    wrappers,
+    decision,
+    reasons: [...new Set(reasons)],
+    paths,
+  };
+  state.reports.push(report);
+  if (verdict.hard.length > 0) state.firm.add(report);
+}
+
+function shown(word: ShellWord): string {
+  return word.kind === "dynamic" ? word.text : word.value;
+}

@@ -1,0 +1,94 @@
+import { existsSync, realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import type { Workspace } from "@bridle/core";
+import type { PathUse, PolicyMode } from "./types.js";
+import type { Verdict } from "./verdict.js";
+import type { ShellWord } from "./words.js";
+
+// Device files every command may name: they hold nothing and lead nowhere.
+const HARMLESS = new Set(["/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"]);
+
+export interface PathContext {
+  readonly workspace: Workspace;
+  readonly realRoots: readonly string[];
+  readonly mode: PolicyMode;
+  /** Every directory the command may be in at this point (several after a `cd` in a branch); null is unknown. */
+  readonly cwds: ReadonlySet<string | null>;
+}
+
+export function realRootsOf(workspace: Workspace): string[] {
+  return workspace.roots.map((root) => {
+    try {
+      return realpathSync(root);
+    } catch {
+      return root;
+    }
+  });
+}
+
+/** Resolve symlinks of the longest existing prefix: a path not yet created still lands where its parents point. */
+export function resolveReal(path: string): string {
+  let existing = path;
+  const missing: string[] = [];
+  while (!existsSync(existing)) {
+    const parent = dirname(existing);
+    if (parent === existing) return path;
+    missing.unshift(basename(existing));
+    existing = parent;
+  }
+  try {
+    return join(realpathSync(existing), ...missing);
+  } catch {
+    return path;
+  }
+}
+
+export function isInside(realPath: string, realRoots: readonly string[]): boolean {
+  return realRoots.some(
+    (root) => realPath === root || realPath.startsWith(root.endsWith(sep) ? root : root + sep),
+  );
+}
+
+/** Check one path word against the workspace, adding reasons and the path's record to the verdict. */
+export function checkPath(
+  word: ShellWord,
+  access: "read" | "write",
+  context: PathContext,
+  verdict: Verdict,
+  uses: PathUse[],
+): void {
+  if (word.kind === "fd") return;
+  if (word.kind === "dynamic") {
+    verdict.hard.push(`"${word.text}" is not static, so the path it names cannot be checked`);
+    return;
+  }
+  let value = word.value;
+  if (value === "") return;
+  if (HARMLESS.has(value) || value.startsWith("/dev/fd/")) return;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return;
+  if (word.kind === "glob") {
+    // A pattern matches inside the folder its static prefix names.
+    const star = value.search(/[*?[]/);
+    value = value.slice(0, star).includes("/")
+      ? value.slice(0, value.lastIndexOf("/", star) + 1) || "/"
+      : ".";
+  }
+  for (const cwd of context.cwds) {
+    if (cwd === null && !isAbsolute(value)) {
+      verdict.hard.push(`"${word.text}" is relative to a directory the policy cannot know (after cd)`);
+      return;
+    }
+    const absolute = resolve(cwd ?? "/", value);
+    const real = resolveReal(absolute);
+    const inside = isInside(real, context.realRoots);
+    const secret = context.workspace.isSecret(absolute) || context.workspace.isSecret(real);
+    uses.push({ path: word.text, resolved: real, access, inside, secret });
+    const shown = relative(context.realRoots[0] ?? "/", real) || ".";
+    if (secret) verdict.deny.push(`${word.text} looks like a secret (credentials, keys, .env)`);
+    else if (!inside && access === "write")
+      verdict.deny.push(`writes ${word.text} (${real}), outside the workspace`);
+    else if (!inside) verdict.hard.push(`reads ${word.text} (${real}), outside the workspace`);
+    else if (access === "write" && context.mode === "read-only")
+      verdict.soft.push(`writes ${shown} (read-only mode)`);
+  }
+}
