@@ -247,20 +247,33 @@ export function openEnvelope(
   return { envelope, calls, decisions: merged };
 }
 
+/**
+ * The paused calls, from the transcript's last assistant turn. Only results of that turn's other calls
+ * (the harness's own final_result) may follow it, and the batch must be exactly its unanswered calls.
+ */
 function batchCalls(envelope: ApprovalEnvelope): ToolCallPart[] {
-  const last = envelope.messages.at(-1);
-  if (last?.role !== "assistant") {
+  const { messages } = envelope;
+  let index = messages.length - 1;
+  while (index >= 0 && messages[index]?.role === "tool") index--;
+  const turn = messages[index];
+  if (turn?.role !== "assistant") {
     throw new BridleError(
       "envelope_invalid",
       "the resume envelope's transcript does not end with the paused turn",
     );
   }
-  const calls = toolCallsOf(last as AssistantMessage);
+  const answered = new Set(
+    messages.slice(index + 1).map((message) => (message.role === "tool" ? message.toolCallId : "")),
+  );
+  const calls = toolCallsOf(turn as AssistantMessage).filter((call) => !answered.has(call.id));
   const ids = calls.map((call) => call.id);
   if (ids.length !== envelope.batch.length || ids.some((id, i) => id !== envelope.batch[i])) {
-    throw new BridleError("envelope_invalid", "the paused batch does not match the calls of the last turn");
+    throw new BridleError(
+      "envelope_invalid",
+      "the paused batch does not match the open calls of the last turn",
+    );
   }
-  return calls.filter((call) => typeof call.name === "string" && typeof call.arguments === "string");
+  return calls;
 }
 
 function checkDecisions(pending: readonly string[], decisions: ApprovalDecisions): void {

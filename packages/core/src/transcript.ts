@@ -14,9 +14,11 @@ export class TranscriptProjection {
 
   constructor(history: readonly Message[] = []) {
     this.#messages.push(...history);
-    // A run resumed at a paused batch gets that batch's results next: order them by its calls.
-    const last = history.at(-1);
-    if (last?.role === "assistant") this.#lastAssistant = last;
+    // A run resumed at a paused batch gets that batch's results next: order them by its turn's calls.
+    let index = history.length - 1;
+    while (index >= 0 && history[index]?.role === "tool") index--;
+    const turn = history[index];
+    if (turn?.role === "assistant") this.#lastAssistant = turn;
   }
 
   apply(event: RunEvent): void {

@@ -193,6 +193,38 @@ describe("approval pause", () => {
   });
 });
 
+describe("approval pause with structured output", () => {
+  it("resumes a batch whose turn also called final_result (answered before the pause)", async () => {
+    const log: string[] = [];
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          { name: "deploy", id: "c1", arguments: { service: "api" } },
+          { name: "final_result", id: "f1", arguments: { ok: true } },
+        ],
+      },
+      { toolCalls: [{ name: "final_result", id: "f2", arguments: { ok: true } }] },
+    ]);
+    const harness = new Harness({
+      model,
+      tools: tools(log),
+      workspace: dir,
+      approver: askApprover,
+      output: { mode: "tool", schema: z.object({ ok: z.boolean() }) },
+    });
+    const paused = await harness.run({ prompt: "deploy, then report" });
+    expect(paused.stopReason).toBe("approval_required");
+    expect(paused.resumeEnvelope?.batch).toEqual(["c1"]);
+    const result = await harness.resume(JSON.parse(JSON.stringify(paused.resumeEnvelope)), {
+      c1: { approved: true },
+    });
+    expect(result.stopReason).toBe("completed");
+    expect(result.output).toEqual({ ok: true });
+    expect(log).toEqual(["deploy:api"]);
+    expectWellFormed(result.messages);
+  });
+});
+
 describe("refused resumes change nothing", () => {
   async function refused(
     mutate: (envelope: Record<string, unknown>) => unknown,
