@@ -179,6 +179,7 @@ export class McpConnection {
 
   async #ensureFor(signal: AbortSignal): Promise<Live> {
     if (signal.aborted) throw new ToolFailure("Cancelled", "the call was aborted");
+    if (this.#live) return this.#live;
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
       onAbort = () => reject(new ToolFailure("Cancelled", "the call was aborted while connecting"));
