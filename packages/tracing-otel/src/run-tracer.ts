@@ -7,11 +7,9 @@ import type {
   RunEvent,
   RunFailedEvent,
   RunStartedEvent,
-  RunUsage,
   ToolCallCompletedEvent,
   ToolCallPart,
   ToolCallRequestedEvent,
-  Usage,
 } from "@bridle/core";
 import { TranscriptProjection } from "@bridle/core";
 import {
@@ -23,7 +21,6 @@ import {
   type Span,
   type SpanContext,
   SpanKind,
-  SpanStatusCode,
   type Tracer,
   type TracerProvider,
   trace,
@@ -43,6 +40,15 @@ import {
   toolResultText,
   truncateText,
 } from "./content.js";
+import {
+  identityAttributes,
+  markError,
+  momentOf,
+  runCounterAttributes,
+  setCaptured,
+  toolAttributes,
+  usageAttributes,
+} from "./span-attributes.js";
 import { type McpToolName, parseMcpToolName } from "./tool-kind.js";
 
 export const INSTRUMENTATION_NAME = "@bridle/tracing-otel";
@@ -58,7 +64,12 @@ export interface RunTracerOptions {
    * OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true). Each value is capped at `maxLength` characters.
    */
   readonly captureContent?: boolean | ContentCaptureOptions;
-  /** Recognizes MCP tools by name (default: `mcp_{server}_{tool}`). */
+  /**
+   * The configured MCP server names, so tool names `mcp_{server}_{tool}` are split right when a server's
+   * name holds an underscore.
+   */
+  readonly mcpServers?: readonly string[];
+  /** Recognizes MCP tools by name, for another naming scheme (default: `parseMcpToolName`). */
   readonly mcpToolName?: (toolName: string) => McpToolName | undefined;
 }
 
@@ -92,8 +103,8 @@ interface RunState {
   readonly transcript?: TranscriptProjection;
 }
 
-/** At most this many paused runs are remembered, to link their resumed spans. */
-const MAX_PAUSED = 1000;
+/** How many ended runs are remembered (to link a resumed run, to ignore a straggler's late events). */
+const MAX_REMEMBERED = 1000;
 
 /**
  * Turns a run's events into OpenTelemetry spans following the GenAI semantic conventions: `invoke_agent`
@@ -110,6 +121,7 @@ export class RunTracer implements EventSink {
   readonly #mcp: (toolName: string) => McpToolName | undefined;
   readonly #runs = new Map<string, RunState>();
   readonly #paused = new Map<string, SpanContext>();
+  readonly #ended = new Set<string>();
   /** Each message's convention JSON, computed once however many requests resend it. */
   readonly #encoded = new WeakMap<Message, string>();
 
@@ -118,7 +130,8 @@ export class RunTracer implements EventSink {
     this.#tracer = provider.getTracer(INSTRUMENTATION_NAME, INSTRUMENTATION_VERSION);
     this.#parent = options.parentContext;
     this.#maxContent = captureLimit(options.captureContent);
-    this.#mcp = options.mcpToolName ?? parseMcpToolName;
+    const servers = options.mcpServers;
+    this.#mcp = options.mcpToolName ?? ((name) => parseMcpToolName(name, servers));
   }
 
   /** Whether prompts, outputs, arguments and results are recorded. */
@@ -163,7 +176,10 @@ export class RunTracer implements EventSink {
       this.#start(event);
       return;
     }
-    const run = this.#runs.get(event.runId) ?? this.#startLate(event);
+    const known = this.#runs.get(event.runId);
+    // A tool left running after its run ended can still report progress: no new span for that.
+    if (!known && this.#ended.has(event.runId)) return;
+    const run = known ?? this.#startLate(event);
     run.transcript?.apply(event);
     switch (event.type) {
       case "model_request":
@@ -218,48 +234,15 @@ export class RunTracer implements EventSink {
       case "tool_call_completed":
         this.#toolCompleted(run, event);
         break;
-      case "limit_warning":
-        run.span.addEvent(
-          EVENT.limitWarning,
-          { "bridle.limit": event.limit, "bridle.limit.used": event.used, "bridle.limit.max": event.max },
-          millisToHrTime(event.time),
-        );
-        break;
-      case "compaction":
-        run.span.addEvent(
-          EVENT.compaction,
-          {
-            "bridle.compaction.replaced_count": event.replacedCount,
-            ...(event.tokensBefore === undefined
-              ? {}
-              : { "bridle.compaction.tokens_before": event.tokensBefore }),
-          },
-          millisToHrTime(event.time),
-        );
-        break;
-      case "output_retry":
-        run.span.addEvent(
-          EVENT.outputRetry,
-          {
-            "bridle.output_retry.attempt": event.attempt,
-            "bridle.output_retry.problems": event.problems.length,
-          },
-          millisToHrTime(event.time),
-        );
-        break;
-      case "hook_failed":
-        run.span.addEvent(
-          EVENT.hookFailed,
-          { "bridle.hook": event.hook, ...(event.hookName ? { "bridle.hook.name": event.hookName } : {}) },
-          millisToHrTime(event.time),
-        );
-        break;
       case "run_completed":
       case "run_failed":
         this.#finish(run, event);
         break;
-      default:
+      default: {
+        const moment = momentOf(event);
+        if (moment) run.span.addEvent(moment.name, moment.attributes, millisToHrTime(event.time));
         break;
+      }
     }
   }
 
@@ -270,6 +253,7 @@ export class RunTracer implements EventSink {
       this.#finishOpen(event.runId, existing, "restarted", event.time);
     }
     const links: Link[] = [];
+    this.#ended.delete(event.runId);
     const paused = this.#paused.get(event.runId);
     if (paused) {
       links.push({ context: paused, attributes: { [ATTR.resumed]: event.resumed ?? "true" } });
@@ -281,14 +265,15 @@ export class RunTracer implements EventSink {
       [ATTR.requestModel]: event.model,
       [ATTR.runId]: event.runId,
       [ATTR.historyLength]: event.historyLength,
-      ...identity(event),
+      ...identityAttributes(event),
       ...(event.resumed ? { [ATTR.resumed]: event.resumed } : {}),
     };
     const name = event.agentName ? `${OPERATION.invokeAgent} ${event.agentName}` : OPERATION.invokeAgent;
+    const parent = this.#parentOf(event);
     const span = this.#tracer.startSpan(
       name,
       { kind: SpanKind.INTERNAL, startTime: millisToHrTime(event.time), attributes, links },
-      this.#parentOf(event),
+      parent,
     );
     const transcript = this.#maxContent === undefined ? undefined : new TranscriptProjection();
     transcript?.apply(event);
@@ -301,7 +286,7 @@ export class RunTracer implements EventSink {
     }
     this.#runs.set(event.runId, {
       span,
-      context: trace.setSpan(context.active(), span),
+      context: trace.setSpan(parent, span),
       provider: event.provider,
       model: event.model,
       tools: new Map(),
@@ -313,6 +298,7 @@ export class RunTracer implements EventSink {
 
   /** A run whose start this tracer did not see (attached mid-run): traced from here on. */
   #startLate(event: RunEvent): RunState {
+    const parent = this.#parentOf(event);
     const span = this.#tracer.startSpan(
       event.agentName ? `${OPERATION.invokeAgent} ${event.agentName}` : OPERATION.invokeAgent,
       {
@@ -321,14 +307,14 @@ export class RunTracer implements EventSink {
         attributes: {
           [ATTR.operationName]: OPERATION.invokeAgent,
           [ATTR.runId]: event.runId,
-          ...identity(event),
+          ...identityAttributes(event),
         },
       },
-      this.#parentOf(event),
+      parent,
     );
     const run: RunState = {
       span,
-      context: trace.setSpan(context.active(), span),
+      context: trace.setSpan(parent, span),
       provider: "unknown",
       model: "unknown",
       tools: new Map(),
@@ -344,7 +330,7 @@ export class RunTracer implements EventSink {
     if (event.parentRunId) {
       const parentRun = this.#runs.get(event.parentRunId);
       const call = event.parentToolCallId ? parentRun?.tools.get(event.parentToolCallId) : undefined;
-      if (call) return trace.setSpan(context.active(), call.span);
+      if (call) return trace.setSpan(parentRun?.context ?? context.active(), call.span);
       if (parentRun) return parentRun.context;
     }
     return this.#parent ?? context.active();
@@ -394,17 +380,7 @@ export class RunTracer implements EventSink {
   #openTool(run: RunState, call: ToolCallPart, time: number, repairs: readonly string[]): ToolSpan {
     const existing = run.tools.get(call.id);
     if (existing) return existing;
-    const mcp = this.#mcp(call.name);
-    const attributes: Attributes = {
-      [ATTR.operationName]: OPERATION.executeTool,
-      [ATTR.toolName]: call.name,
-      [ATTR.toolCallId]: call.id,
-      [ATTR.toolType]: mcp ? "extension" : "function",
-      ...(mcp
-        ? { [ATTR.mcpMethodName]: "tools/call", [ATTR.mcpServer]: mcp.server, [ATTR.mcpTool]: mcp.tool }
-        : {}),
-      ...(repairs.length ? { [ATTR.toolRepairs]: [...repairs] } : {}),
-    };
+    const attributes = toolAttributes(call, this.#mcp(call.name), repairs);
     const span = this.#tracer.startSpan(
       `${OPERATION.executeTool} ${call.name}`,
       { kind: SpanKind.INTERNAL, startTime: millisToHrTime(time), attributes },
@@ -471,7 +447,7 @@ export class RunTracer implements EventSink {
     span.setAttributes({
       [ATTR.stopReason]: event.stopReason,
       ...usageAttributes(event.usage.tokens),
-      ...runCounters(event.usage),
+      ...runCounterAttributes(event.usage),
     });
     if (event.type === "run_completed") {
       if (this.#maxContent !== undefined) {
@@ -489,7 +465,7 @@ export class RunTracer implements EventSink {
         run.tools.delete(id);
       }
       this.#endChildren(run, "approval_required", event.time);
-      this.#remember(event.runId, span.spanContext());
+      remember(this.#paused, event.runId, span.spanContext());
     } else {
       // The model request in flight failed with the run: its error type is the model's error code.
       const errorType = event.error.modelError?.code ?? event.error.code;
@@ -499,6 +475,7 @@ export class RunTracer implements EventSink {
     }
     span.end(millisToHrTime(Math.max(event.time, run.lastEnd)));
     this.#runs.delete(event.runId);
+    remember(this.#ended, event.runId);
   }
 
   #finishOpen(runId: string, run: RunState, reason: string, time: number): void {
@@ -538,49 +515,14 @@ export class RunTracer implements EventSink {
     });
     return capEncodedMessages(encoded, max, (start) => messages.slice(start).map(conventionMessage));
   }
+}
 
-  #remember(runId: string, spanContext: SpanContext): void {
-    this.#paused.set(runId, spanContext);
-    if (this.#paused.size > MAX_PAUSED) {
-      const oldest = this.#paused.keys().next().value;
-      if (oldest !== undefined) this.#paused.delete(oldest);
-    }
+/** Adds to a bounded, oldest-first collection. */
+function remember<K>(collection: Set<K> | Map<K, unknown>, key: K, value?: unknown): void {
+  if (collection instanceof Map) collection.set(key, value);
+  else collection.add(key);
+  if (collection.size > MAX_REMEMBERED) {
+    const oldest = collection.keys().next();
+    if (!oldest.done) collection.delete(oldest.value);
   }
-}
-
-function identity(event: RunEvent): Attributes {
-  return {
-    ...(event.agentName ? { [ATTR.agentName]: event.agentName } : {}),
-    ...(event.sessionId ? { [ATTR.conversationId]: event.sessionId } : {}),
-    ...(event.parentRunId ? { [ATTR.parentRunId]: event.parentRunId } : {}),
-  };
-}
-
-function usageAttributes(usage: Usage): Attributes {
-  return {
-    [ATTR.inputTokens]: usage.inputTokens,
-    [ATTR.outputTokens]: usage.outputTokens,
-    [ATTR.cacheReadTokens]: usage.cacheReadTokens,
-    [ATTR.cacheCreationTokens]: usage.cacheWriteTokens,
-    [ATTR.reasoningTokens]: usage.reasoningTokens,
-  };
-}
-
-function runCounters(usage: RunUsage): Attributes {
-  return {
-    [ATTR.modelRequests]: usage.modelRequests,
-    [ATTR.toolCalls]: usage.toolCalls,
-    [ATTR.cancelledToolCalls]: usage.cancelledToolCalls,
-  };
-}
-
-/** Error status with the convention's `error.type`. */
-function markError(span: Span, errorType: string, message: string): void {
-  span.setAttribute(ATTR.errorType, errorType);
-  span.setStatus({ code: SpanStatusCode.ERROR, message });
-}
-
-function setCaptured(span: Span, key: string, captured: Captured): void {
-  span.setAttribute(key, captured.text);
-  if (captured.truncated) span.setAttribute(ATTR.contentTruncated, true);
 }

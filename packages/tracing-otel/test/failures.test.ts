@@ -1,4 +1,4 @@
-import { Harness } from "@bridle/core";
+import { Harness, type RunEvent } from "@bridle/core";
 import { ScriptedModel } from "@bridle/testing";
 import { SpanStatusCode } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
@@ -145,5 +145,42 @@ describe("error statuses", () => {
       expect(span.status.code).toBe(SpanStatusCode.ERROR);
       expect(span.attributes[ATTR.errorType]).toBe("abandoned");
     }
+  });
+});
+
+describe("robustness", () => {
+  it("ignores events of a run that already ended, and never throws on odd input", async () => {
+    const { tracer, spans } = memoryTracing();
+    const events: RunEvent[] = [];
+    const model = new ScriptedModel([{ text: "hi" }]);
+    await new Harness({ model }).run({ prompt: "x", sink: { write: (event) => void events.push(event) } });
+    for (const event of events) tracer.observe(event);
+    const runId = events[0]?.runId ?? "";
+    const late = {
+      runId,
+      seq: 99,
+      time: Date.now(),
+      type: "tool_progress",
+      toolCallId: "gone",
+      toolName: "wait",
+      data: 1,
+    };
+    tracer.observe(late as RunEvent);
+    expect(tracer.openSpans).toBe(0);
+    expect(spans()).toHaveLength(2);
+
+    // A result for a call never requested, a response without a request, from a run never started.
+    const stray = {
+      runId: "stray",
+      seq: 0,
+      time: Date.now(),
+      type: "tool_call_completed",
+      result: { role: "tool", toolCallId: "nope", toolName: "x", content: [], isError: false },
+      durationMs: 1,
+    };
+    expect(() => tracer.observe(stray as RunEvent)).not.toThrow();
+    expect(() => tracer.observe({ ...stray, type: "model_response" } as unknown as RunEvent)).not.toThrow();
+    tracer.endAll();
+    expect(tracer.openSpans).toBe(0);
   });
 });
