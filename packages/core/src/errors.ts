@@ -43,6 +43,7 @@ export type BridleErrorCode =
   | "envelope_invalid"
   | "envelope_tampered"
   | "envelope_tools_changed"
+  | "envelope_already_resumed"
   | "approval_decisions_mismatch"
   | "invalid_argument";
 

@@ -29,7 +29,7 @@ import { type EventSink, RunContext, type RunIdentity, type RunRestore } from ".
 import { toolSchemaOf } from "./schema.js";
 import type { AnyTool } from "./tool.js";
 import { failureResult } from "./tool-call.js";
-import type { RunUsage, Usage } from "./usage.js";
+import { emptyUsage, type RunUsage, type Usage } from "./usage.js";
 import { Workspace } from "./workspace.js";
 
 export interface HarnessOptions<O = unknown> {
@@ -146,6 +146,7 @@ export class Harness<O = unknown> {
   readonly #toolset: string;
   readonly #hooks: HookRunner;
   readonly #output: OutputPlan;
+  readonly #resumedEnvelopes = new Set<string>();
 
   constructor(options: HarnessOptions<O>) {
     this.#options = options;
@@ -231,7 +232,16 @@ export class Harness<O = unknown> {
       toolset: this.#toolset,
       secret: this.#options.approvalSecret,
     });
-    const { run, messages, usage, warnings } = opened.envelope;
+    const { run, messages, usage, warnings, integrity } = opened.envelope;
+    // A second resume of the same pause would run the approved calls again. Across processes, the
+    // application keeps that record (the session store shows the resumed run's events).
+    if (this.#resumedEnvelopes.has(integrity)) {
+      throw new BridleError(
+        "envelope_already_resumed",
+        `run ${run.runId} was already resumed from this envelope by this harness`,
+      );
+    }
+    this.#resumedEnvelopes.add(integrity);
     const identity: RunIdentity = {
       runId: run.runId,
       ...(run.sessionId ? { sessionId: run.sessionId } : {}),
@@ -330,47 +340,9 @@ export class Harness<O = unknown> {
           `the run reached its limit of ${this.limits.maxModelRequests} model requests`,
         );
       }
-      this.#warnNearLimits(context);
-      context.modelRequests++;
-      const request = context.modelRequests;
-      context.emit({
-        type: "model_request",
-        request,
-        messageCount: context.transcript.messages.length,
-        toolNames: this.#modelSchemas.map((schema) => schema.name),
-      });
-      const started = performance.now();
-      const turn = await this.#callModel(context);
-      if (turn.usage) context.addTokens(turn.usage);
-      if (turn.error || !turn.message || !turn.stopReason) {
-        if (context.signal.aborted || turn.error?.code === "aborted") return this.#finishAborted(state);
-        const modelError = turn.error ?? {
-          code: "bad_response",
-          message: "the model's stream ended without a complete turn",
-          retryable: false,
-        };
-        return this.#finish(state, "provider_error", {
-          code: modelError.code,
-          message: modelError.message,
-          modelError,
-        });
-      }
-      const message = normalizeToolCalls(turn.message);
-      context.emit({
-        type: "model_response",
-        request,
-        message,
-        usage: turn.usage ?? {
-          inputTokens: 0,
-          outputTokens: 0,
-          cacheReadTokens: 0,
-          cacheWriteTokens: 0,
-          reasoningTokens: 0,
-        },
-        stopReason: turn.stopReason,
-        durationMs: performance.now() - started,
-      });
-      const resolution = this.#output.resolve(message);
+      const turn = await this.#modelTurn(state);
+      if ("stop" in turn) return turn.stop;
+      const resolution = this.#output.resolve(turn.message);
       // final_result calls are the harness's own: recorded and answered, never counted or hooked.
       for (const { call, result } of resolution.answered) {
         context.emit({ type: "tool_call_requested", toolCall: call, repairs: [] });
@@ -389,7 +361,7 @@ export class Harness<O = unknown> {
           return this.#finishAtLimit(
             state,
             "output_retries_exceeded",
-            `the final answer was still invalid after ${this.limits.outputRetries} corrective turns: ${resolution.retry.problems.join("; ")}`,
+            `the final answer was still invalid after ${this.limits.outputRetries} corrective turns: ${resolution.retry.problems.slice(0, 3).join("; ")}`,
           );
         }
         context.outputRetries++;
@@ -402,6 +374,47 @@ export class Harness<O = unknown> {
       }
       if (hooks.strictFailure) return this.#finishHookFailed(state, hooks.strictFailure);
     }
+  }
+
+  /** One model request: its events, accounting and the complete turn, or how the run ends there. */
+  async #modelTurn(
+    state: RunState,
+  ): Promise<{ readonly message: AssistantMessage } | { readonly stop: RunResult<O> }> {
+    const { context } = state;
+    this.#warnNearLimits(context);
+    context.modelRequests++;
+    const request = context.modelRequests;
+    context.emit({
+      type: "model_request",
+      request,
+      messageCount: context.transcript.messages.length,
+      toolNames: this.#modelSchemas.map((schema) => schema.name),
+    });
+    const started = performance.now();
+    const turn = await this.#callModel(context);
+    if (turn.usage) context.addTokens(turn.usage);
+    if (turn.error || !turn.message || !turn.stopReason) {
+      if (context.signal.aborted || turn.error?.code === "aborted") {
+        return { stop: await this.#finishAborted(state) };
+      }
+      const modelError = turn.error ?? {
+        code: "bad_response",
+        message: "the model's stream ended without a complete turn",
+        retryable: false,
+      };
+      const error = { code: modelError.code, message: modelError.message, modelError };
+      return { stop: await this.#finish(state, "provider_error", error) };
+    }
+    const message = normalizeToolCalls(turn.message);
+    context.emit({
+      type: "model_response",
+      request,
+      message,
+      usage: turn.usage ?? emptyUsage,
+      stopReason: turn.stopReason,
+      durationMs: performance.now() - started,
+    });
+    return { message };
   }
 
   /** run_start and user_prompt_submit, then run_started; returns a result when the run ends there. */

@@ -124,6 +124,11 @@ describe("approval pause", () => {
     expect(model.calls).toBe(2);
     expect(events.filter((e) => e.type === "approval_resolved")).toHaveLength(2);
     expect(events.filter((e) => e.type === "tool_call_requested")).toHaveLength(3);
+    // Resuming the same pause again would run the approved deploy twice: refused.
+    expect(() =>
+      harness.resumeApprovals(paused.resumeEnvelope, { c1: { approved: true }, c3: { approved: true } }),
+    ).toThrow(expect.objectContaining({ code: "envelope_already_resumed" }));
+    expect(log.filter((entry) => entry === "deploy:api")).toHaveLength(1);
   });
 
   it("lets a policy approver decide some calls at once and ask about others", async () => {

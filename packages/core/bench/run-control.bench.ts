@@ -1,0 +1,86 @@
+import { type AnyHook, askApprover, defineHook, defineTool, Harness } from "@bridle/core";
+import { ScriptedModel } from "@bridle/testing";
+import { bench, describe } from "vitest";
+import { z } from "zod";
+import { noopTool } from "../test/helpers.js";
+
+// What run control costs on the hot path. The same 100-turn session of no-op tool calls runs with no
+// hooks and with two tool hooks per call (one filtered in, one rewriting output): the ratio is the hook
+// overhead. Then the price of an approval pause: sealing the envelope, and checking it on resume.
+const TURNS = 100;
+
+function sessionModel(turns: number): ScriptedModel {
+  return new ScriptedModel(
+    ({ index }) => (index < turns ? { toolCalls: [{ name: "noop", arguments: "{}" }] } : { text: "done" }),
+    { record: false },
+  );
+}
+
+const hooks: AnyHook[] = [
+  defineHook({ event: "before_tool_call", tools: ["noop"], handler: () => {} }),
+  defineHook({ event: "after_tool_call", handler: (ctx) => ctx.rewrite("ok (seen)") }),
+];
+
+async function session(withHooks: boolean): Promise<void> {
+  const harness = new Harness({
+    model: sessionModel(TURNS),
+    tools: [noopTool],
+    limits: { maxModelRequests: TURNS + 1, maxToolCalls: TURNS, warnAt: [] },
+    ...(withHooks ? { hooks } : {}),
+  });
+  const result = await harness.run({ prompt: "go" });
+  if (result.stopReason !== "completed") throw new Error(`run ended with ${result.stopReason}`);
+}
+
+describe(`hook overhead, ${TURNS} tool turns`, () => {
+  bench("no hooks", () => session(false), { time: 2000, iterations: 5 });
+  bench("two tool hooks per call", () => session(true), { time: 2000, iterations: 5 });
+});
+
+const guarded = defineTool({
+  name: "guarded",
+  description: "needs approval",
+  inputSchema: z.object({ n: z.number() }),
+  annotations: { requires_approval: true },
+  execute: async () => ({ content: "ran" }),
+});
+
+/** A session of `history` turns that then pauses: the envelope carries the whole transcript. */
+async function pausedAfter(history: number) {
+  const model = new ScriptedModel(
+    ({ index }) =>
+      index < history
+        ? { toolCalls: [{ name: "noop", arguments: "{}" }], text: "x".repeat(200) }
+        : index === history
+          ? { toolCalls: [{ name: "guarded", id: "g", arguments: '{"n":1}' }] }
+          : { text: "done" },
+    { record: false },
+  );
+  const harness = new Harness({
+    model,
+    tools: [noopTool, guarded],
+    approver: askApprover,
+    limits: { maxModelRequests: history + 3, maxToolCalls: history + 2, warnAt: [] },
+  });
+  const paused = await harness.run({ prompt: "go" });
+  if (paused.stopReason !== "approval_required") throw new Error(`run ended with ${paused.stopReason}`);
+  return { harness, envelope: JSON.stringify(paused.resumeEnvelope) };
+}
+
+describe("approval pause and resume, by transcript length", async () => {
+  for (const history of [10, 200]) {
+    const { harness, envelope } = await pausedAfter(history);
+    bench(`pause after ${history} turns (run + seal)`, () => pausedAfter(history).then(() => {}), {
+      time: 1500,
+      iterations: 5,
+    });
+    bench(
+      `resume after ${history} turns (check + run)`,
+      () => harness.resume(envelope, { g: { approved: true } }).then(() => {}),
+      {
+        time: 1500,
+        iterations: 5,
+      },
+    );
+  }
+});
