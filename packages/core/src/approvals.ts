@@ -2,6 +2,7 @@ import type { ApprovalAnswer, ApprovalDecision, Approver } from "./approver.js";
 import { errorMessage } from "./errors.js";
 import type { ToolCallPart } from "./messages.js";
 import type { AnyTool, ToolAnnotations } from "./tool.js";
+import type { Workspace } from "./workspace.js";
 
 /** A call the run paused for: a person (or a later process) decides whether it runs. */
 export interface PendingApproval {
@@ -35,6 +36,23 @@ export function requiresApproval(tool: AnyTool): boolean {
   return tool.annotations?.requires_approval === true;
 }
 
+/** A tool's per-call verdict; failing closed (approval needed) when it throws or has no workspace. */
+async function callNeedsApproval(
+  tool: AnyTool,
+  args: unknown,
+  runId: string,
+  workspace: Workspace | undefined,
+  signal: AbortSignal,
+): Promise<boolean> {
+  if (!tool.needsApproval) return false;
+  if (!workspace) return true;
+  try {
+    return (await tool.needsApproval(args, { runId, workspace, signal })) === true;
+  } catch {
+    return true;
+  }
+}
+
 /**
  * Settles approvals for one batch before any of its calls runs. A call that needs approval goes to the
  * approver; its decision holds at once, while "ask" leaves the call pending (the run pauses). Without an
@@ -47,6 +65,8 @@ export async function settleApprovals(
     readonly runId: string;
     readonly approver: Approver | undefined;
     readonly signal: AbortSignal;
+    /** Given to tools that decide approval per call (`needsApproval`); without it such calls need approval. */
+    readonly workspace?: Workspace;
     requested(call: ToolCallPart): void;
     resolved(call: ToolCallPart, decision: ApprovalDecision): void;
   },
@@ -56,7 +76,10 @@ export async function settleApprovals(
   const refused = new Map<string, string>();
   const { approver } = options;
   for (const { call, tool, args } of candidates) {
-    const needed = requiresApproval(tool) || approver?.scope === "every_call";
+    const needed =
+      requiresApproval(tool) ||
+      approver?.scope === "every_call" ||
+      (await callNeedsApproval(tool, args, options.runId, options.workspace, options.signal));
     if (!needed) continue;
     const annotations = tool.annotations ?? {};
     if (!approver) {

@@ -88,6 +88,7 @@ export async function runBatch(
         runId: context.runId,
         approver: setup.approver,
         signal: context.signal,
+        workspace: setup.workspace,
         requested: (call) => context.emit({ type: "approval_requested", toolCall: call }),
         resolved: (call, decision) =>
           context.emit({ type: "approval_resolved", toolCallId: call.id, decision }),

@@ -45,6 +45,15 @@ export interface Tool<S extends z.ZodType = z.ZodType, D = unknown> {
   readonly retryBudget?: number;
   /** Milliseconds before the call is aborted and the model sees Timeout. */
   readonly timeoutMs?: number;
+  /**
+   * Per-call approval, for tools whose risk depends on the arguments (a shell command policy that asks
+   * only for commands it cannot allow). Called with the validated arguments; true sends the call to the
+   * approver exactly as `annotations.requires_approval` does. A throw counts as true.
+   */
+  needsApproval?(
+    args: z.output<S>,
+    context: { readonly runId: string; readonly workspace: Workspace; readonly signal: AbortSignal },
+  ): boolean | Promise<boolean>;
   execute(args: z.output<S>, ctx: ToolContext): Promise<ToolOutput<D>>;
 }
 
