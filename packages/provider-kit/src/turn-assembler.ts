@@ -1,7 +1,7 @@
 import type { AssistantContent, AssistantMessage, ModelEvent } from "@bridle/core";
 
 type Slot =
-  | { kind: "text"; text: string }
+  | { kind: "text"; text: string; final?: string }
   | { kind: "reasoning"; text: string; blob?: unknown; redacted?: boolean }
   | { kind: "tool_call"; id: string; name: string; arguments: string; ordinal: number; final?: string };
 
@@ -21,6 +21,12 @@ export class TurnAssembler {
     if (slot.kind !== "text") return undefined;
     slot.text += delta;
     return { type: "text_delta", delta };
+  }
+
+  /** The complete text of a part, when the provider repeats it at the end: it wins over the deltas. */
+  textFinal(key: string, text: string): void {
+    const slot = this.#slot(key, () => ({ kind: "text", text: "" }));
+    if (slot.kind === "text") slot.final = text;
   }
 
   reasoning(key: string, delta: string): ModelEvent | undefined {
@@ -95,7 +101,8 @@ export class TurnAssembler {
     const content: AssistantContent[] = [];
     for (const slot of this.#slots) {
       if (slot.kind === "text") {
-        if (slot.text) content.push({ type: "text", text: slot.text });
+        const text = slot.final ?? slot.text;
+        if (text) content.push({ type: "text", text });
       } else if (slot.kind === "reasoning") {
         if (!slot.text && slot.blob === undefined) continue;
         content.push({

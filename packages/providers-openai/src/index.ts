@@ -1,3 +1,12 @@
+export { type ChatCompat, chatCompat } from "./chat-compat.js";
+export { toChatMessages } from "./chat-input.js";
+export {
+  ChatStreamReader,
+  chatUsage,
+  createOpenAIChatModel,
+  OpenAIChatModel,
+  type OpenAIChatModelOptions,
+} from "./chat-model.js";
 export type { OpenAIConnectionOptions } from "./client.js";
 export { openaiPrices } from "./prices.js";
 export {

@@ -104,6 +104,9 @@ export class ResponsesStreamReader {
       case "response.output_text.delta":
         out = turn.text(`${event.output_index}:${event.content_index}`, event.delta);
         break;
+      case "response.output_text.done":
+        turn.textFinal(`${event.output_index}:${event.content_index}`, event.text);
+        break;
       case "response.refusal.delta":
         out = turn.text(`${event.output_index}:${event.content_index}`, event.delta);
         break;

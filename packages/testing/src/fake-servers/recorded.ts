@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import type { SseEvent } from "./sse.js";
 import type { FakeWireFormat } from "./turn.js";
 
@@ -24,4 +26,18 @@ export function recordedReplies(text: string, format: FakeWireFormat["name"]): S
   if (current.length > 0) replies.push(current);
   if (format === "openai-chat") for (const reply of replies) reply.push({ data: "[DONE]" });
   return replies;
+}
+
+/**
+ * The folder of recorded provider streams: BRIDLE_PROVIDER_STREAMS, else `shared/fixtures/provider-streams`
+ * beside the checkout (found by walking up from the working directory). Undefined when neither exists.
+ */
+export function recordedStreamsDir(from = process.cwd()): string | undefined {
+  const configured = process.env.BRIDLE_PROVIDER_STREAMS;
+  if (configured) return existsSync(configured) ? configured : undefined;
+  for (let dir = resolve(from); ; dir = dirname(dir)) {
+    const candidate = join(dir, "shared", "fixtures", "provider-streams");
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
 }

@@ -1,0 +1,15 @@
+import { anthropicMessagesFormat, describeProviderConformance } from "@bridle/testing";
+import { createAnthropicModel } from "../src/index.js";
+
+describeProviderConformance({
+  name: "Anthropic Messages",
+  format: anthropicMessagesFormat,
+  maxRetries: 2,
+  createModel: (baseURL) =>
+    createAnthropicModel({
+      model: "claude-sonnet-4-5",
+      apiKey: "test-key",
+      baseURL,
+      retry: { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 5 },
+    }),
+});

@@ -1,0 +1,159 @@
+import type { ImagePart, Message, ModelOptions, ToolSchema } from "@bridle/core";
+import { degradeForeignReasoning, imageUrl, isNativeReasoning } from "@bridle/provider-kit";
+import type {
+  ChatCompletionContentPartImage,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionMessageToolCall,
+  ChatCompletionUserMessageParam,
+} from "openai/resources/chat/completions/completions";
+import type { ChatCompat } from "./chat-compat.js";
+
+type UserParts = Exclude<ChatCompletionUserMessageParam["content"], string>;
+
+/**
+ * The neutral conversation as Chat Completions messages. Consecutive user messages (a harness notice
+ * after tool results, say) are merged into one, which every chat template accepts; images a tool
+ * returned follow its results in a user message, since tool messages carry text only.
+ */
+export function toChatMessages(
+  system: string | undefined,
+  messages: readonly Message[],
+  provider: string,
+  compat: ChatCompat,
+): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = [];
+  const systemRole = compat.systemRole ?? "system";
+  if (system) out.push({ role: systemRole, content: system });
+  let toolImages: ImagePart[] = [];
+  const flushImages = () => {
+    if (toolImages.length === 0) return;
+    pushUser(out, [
+      { type: "text", text: "Images returned by the tool calls above:" },
+      ...toolImages.map(imageContent),
+    ]);
+    toolImages = [];
+  };
+  for (const message of degradeForeignReasoning(messages, provider)) {
+    if (message.role !== "tool") flushImages();
+    switch (message.role) {
+      case "system":
+        out.push({ role: systemRole, content: message.content });
+        break;
+      case "user":
+        pushUser(
+          out,
+          message.content.map((part) =>
+            part.type === "text" ? { type: "text" as const, text: part.text } : imageContent(part),
+          ),
+        );
+        break;
+      case "assistant": {
+        let text = "";
+        let reasoning = "";
+        const calls: ChatCompletionMessageToolCall[] = [];
+        for (const part of message.content) {
+          if (part.type === "text") text += part.text;
+          else if (part.type === "tool_call") {
+            calls.push({
+              id: part.id,
+              type: "function",
+              function: { name: part.name, arguments: part.arguments },
+            });
+          } else if (isNativeReasoning(part, provider)) reasoning += part.text;
+        }
+        if (!text && calls.length === 0) break;
+        const replay =
+          compat.reasoningReplayField && reasoning ? { [compat.reasoningReplayField]: reasoning } : {};
+        out.push({
+          role: "assistant",
+          content: text || null,
+          ...(calls.length > 0 ? { tool_calls: calls } : {}),
+          ...replay,
+        });
+        break;
+      }
+      case "tool": {
+        let text = "";
+        for (const part of message.content) {
+          if (part.type === "text") text += part.text;
+          else toolImages.push(part);
+        }
+        out.push({ role: "tool", tool_call_id: message.toolCallId, content: text });
+        break;
+      }
+    }
+  }
+  flushImages();
+  return out;
+}
+
+function pushUser(out: ChatCompletionMessageParam[], parts: UserParts): void {
+  const last = out.at(-1);
+  if (last?.role === "user") {
+    const earlier: UserParts =
+      typeof last.content === "string" ? [{ type: "text", text: last.content }] : last.content;
+    out[out.length - 1] = { role: "user", content: [...earlier, ...parts] };
+    return;
+  }
+  const only = parts.length === 1 ? parts[0] : undefined;
+  out.push({ role: "user", content: only?.type === "text" ? only.text : parts });
+}
+
+function imageContent(part: ImagePart): ChatCompletionContentPartImage {
+  return { type: "image_url", image_url: { url: imageUrl(part) } };
+}
+
+export function toChatBody(
+  model: string,
+  compat: ChatCompat,
+  request: {
+    system?: string;
+    messages: readonly Message[];
+    tools: readonly ToolSchema[];
+    options?: ModelOptions;
+  },
+  provider: string,
+): ChatCompletionCreateParamsStreaming {
+  const options = request.options ?? {};
+  const tools = request.tools.map((tool) => ({
+    type: "function" as const,
+    function: { name: tool.name, description: tool.description, parameters: { ...tool.inputSchema } },
+  }));
+  const toolChoice = options.toolChoice;
+  const body: ChatCompletionCreateParamsStreaming = {
+    model,
+    messages: toChatMessages(request.system, request.messages, provider, compat),
+    stream: true,
+    ...((compat.streamUsage ?? true) ? { stream_options: { include_usage: true } } : {}),
+    ...(tools.length > 0 ? { tools } : {}),
+    ...(toolChoice && tools.length > 0
+      ? {
+          tool_choice:
+            typeof toolChoice === "string"
+              ? toolChoice
+              : { type: "function" as const, function: { name: toolChoice.name } },
+        }
+      : {}),
+    ...(options.maxOutputTokens === undefined
+      ? {}
+      : { [compat.maxTokensField ?? "max_completion_tokens"]: options.maxOutputTokens }),
+    ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+    ...(options.reasoning?.effort && (compat.reasoningEffort ?? true)
+      ? { reasoning_effort: options.reasoning.effort }
+      : {}),
+    ...(options.outputSchema && (compat.jsonSchema ?? true)
+      ? {
+          response_format: {
+            type: "json_schema" as const,
+            json_schema: {
+              name: options.outputSchema.name,
+              schema: { ...options.outputSchema.schema },
+              ...(options.outputSchema.description ? { description: options.outputSchema.description } : {}),
+            },
+          },
+        }
+      : {}),
+  };
+  return { ...body, ...(options.extra ?? {}) } as ChatCompletionCreateParamsStreaming;
+}

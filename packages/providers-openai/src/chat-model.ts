@@ -1,0 +1,170 @@
+import type { Model, ModelEvent, ModelRequest, ModelStopReason, Usage } from "@bridle/core";
+import {
+  costOf,
+  type PriceTable,
+  priceOf,
+  type RetryPolicy,
+  retryingStream,
+  TurnAssembler,
+} from "@bridle/provider-kit";
+import type { OpenAI } from "openai";
+import type { ChatCompletionChunk } from "openai/resources/chat/completions/completions";
+import type { ChatCompat } from "./chat-compat.js";
+import { toChatBody } from "./chat-input.js";
+import { connect, type OpenAIConnectionOptions, priceTable } from "./client.js";
+import { openaiPrices } from "./prices.js";
+
+export interface OpenAIChatModelOptions extends OpenAIConnectionOptions {
+  /** The model name as the server knows it ("gpt-4.1", "qwen3:8b", "deepseek/deepseek-r1"…). */
+  readonly model: string;
+  /** Names this adapter in transcripts (default "openai-chat"); "openrouter" or "vllm" read better. */
+  readonly provider?: string;
+  /** The server's differences from OpenAI, such as `chatCompat.vllm`. */
+  readonly compat?: ChatCompat;
+}
+
+/**
+ * Chat Completions as a Bridle Model, for OpenAI and any OpenAI-compatible server (vLLM, Ollama,
+ * llama.cpp, OpenRouter, DeepSeek, Groq…): point `baseURL` at it and describe its differences in `compat`.
+ */
+export class OpenAIChatModel implements Model {
+  readonly provider: string;
+  readonly model: string;
+  readonly prices: PriceTable;
+  readonly #client: OpenAI;
+  readonly #retry: RetryPolicy;
+  readonly #compat: ChatCompat;
+
+  constructor(options: OpenAIChatModelOptions) {
+    const { client, retry } = connect(options, { requireKey: true });
+    this.#client = client;
+    this.#retry = retry;
+    this.#compat = options.compat ?? {};
+    this.provider = options.provider ?? "openai-chat";
+    this.model = options.model;
+    this.prices = priceTable(openaiPrices, options);
+  }
+
+  /** What `usage` cost in US dollars, or undefined when the price table has no entry for this model. */
+  cost(usage: Usage): number | undefined {
+    const price = priceOf(this.prices, this.model);
+    return price ? costOf(usage, price) : undefined;
+  }
+
+  stream(request: ModelRequest): AsyncIterable<ModelEvent> {
+    return retryingStream({
+      signal: request.signal,
+      policy: this.#retry,
+      attempt: (signal) => this.#attempt(request, signal),
+    });
+  }
+
+  async *#attempt(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+    const body = toChatBody(this.model, this.#compat, request, this.provider);
+    const chunks = await this.#client.chat.completions.create(body, { signal });
+    const reader = new ChatStreamReader(this.provider, this.model);
+    for await (const chunk of chunks) {
+      for (const event of reader.read(chunk)) yield event;
+    }
+    const done = reader.finish();
+    if (done) yield done;
+  }
+}
+
+/** Which delta fields carry reasoning: vLLM, DeepSeek and xAI use the first, OpenRouter and Ollama the second. */
+const reasoningFields = ["reasoning_content", "reasoning"] as const;
+
+/** Turns Chat Completions chunks into Bridle model events. */
+export class ChatStreamReader {
+  readonly #turn = new TurnAssembler();
+  readonly #provider: string;
+  readonly #model: string;
+  #finish: string | undefined;
+  #usage: Usage | undefined;
+  #reasoningField: string | undefined;
+
+  constructor(provider: string, model: string) {
+    this.#provider = provider;
+    this.#model = model;
+  }
+
+  *read(chunk: ChatCompletionChunk): Generator<ModelEvent> {
+    if (chunk.usage) this.#usage = chatUsage(chunk.usage);
+    const choice = chunk.choices?.[0];
+    if (!choice) return;
+    const delta = (choice.delta ?? {}) as ChatCompletionChunk.Choice.Delta & Record<string, unknown>;
+    for (const field of reasoningFields) {
+      const value = delta[field];
+      if (typeof value === "string" && value) {
+        this.#reasoningField ??= field;
+        const event = this.#turn.reasoning("reasoning", value);
+        if (event) yield event;
+      }
+    }
+    if (typeof delta.content === "string") {
+      const event = this.#turn.text("text", delta.content);
+      if (event) yield event;
+    }
+    (delta.tool_calls ?? []).forEach((call, position) => {
+      // Some servers leave out the index when each chunk carries one call; its position stands in.
+      const key = `tool:${call.index ?? position}`;
+      this.#pending.push(this.#turn.toolCall(key, call.id || undefined, call.function?.name || undefined));
+      const args = call.function?.arguments;
+      if (args) {
+        const event = this.#turn.toolArguments(key, args);
+        if (event) this.#pending.push(event);
+      }
+    });
+    while (this.#pending.length > 0) yield this.#pending.shift() as ModelEvent;
+    if (choice.finish_reason) this.#finish = choice.finish_reason;
+  }
+
+  readonly #pending: ModelEvent[] = [];
+
+  /** The terminal event once the stream ended, or undefined when it never said why it finished. */
+  finish(): ModelEvent | undefined {
+    if (this.#finish === undefined) return undefined;
+    if (this.#reasoningField) this.#turn.reasoningBlob("reasoning", { field: this.#reasoningField });
+    return {
+      type: "done",
+      message: this.#turn.message(this.#provider, this.#model),
+      usage: this.#usage ?? {
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        reasoningTokens: 0,
+      },
+      stopReason: stopReason(this.#finish, this.#turn.hasToolCalls),
+    };
+  }
+}
+
+function stopReason(finish: string, toolCalls: boolean): ModelStopReason {
+  if (finish === "length") return "max_tokens";
+  if (finish === "content_filter") return "content_filter";
+  // Some servers say "stop" even when the turn ends in tool calls.
+  return toolCalls || finish === "tool_calls" || finish === "function_call" ? "tool_use" : "end_turn";
+}
+
+/**
+ * OpenAI counts cached tokens inside prompt_tokens and reasoning inside completion_tokens. xAI reports
+ * reasoning beside completion_tokens (total = prompt + completion + reasoning); it is added back then.
+ */
+export function chatUsage(usage: NonNullable<ChatCompletionChunk["usage"]>): Usage {
+  const reasoning = usage.completion_tokens_details?.reasoning_tokens ?? 0;
+  const separate =
+    reasoning > 0 && usage.total_tokens === usage.prompt_tokens + usage.completion_tokens + reasoning;
+  return {
+    inputTokens: usage.prompt_tokens ?? 0,
+    outputTokens: (usage.completion_tokens ?? 0) + (separate ? reasoning : 0),
+    cacheReadTokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: reasoning,
+  };
+}
+
+/** A Chat Completions model on OpenAI or any OpenAI-compatible server. */
+export function createOpenAIChatModel(options: OpenAIChatModelOptions): OpenAIChatModel {
+  return new OpenAIChatModel(options);
+}

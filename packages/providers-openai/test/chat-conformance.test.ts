@@ -1,0 +1,15 @@
+import { describeProviderConformance, openaiChatFormat } from "@bridle/testing";
+import { createOpenAIChatModel } from "../src/index.js";
+
+describeProviderConformance({
+  name: "OpenAI Chat Completions",
+  format: openaiChatFormat,
+  maxRetries: 2,
+  createModel: (baseURL) =>
+    createOpenAIChatModel({
+      model: "gpt-4.1",
+      apiKey: "test-key",
+      baseURL,
+      retry: { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 5 },
+    }),
+});
