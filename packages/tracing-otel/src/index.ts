@@ -18,3 +18,4 @@ export {
 } from "./run-tracer.js";
 export { createTracing, type OtlpOptions, type Tracing, type TracingOptions } from "./setup.js";
 export { type McpToolName, parseMcpToolName } from "./tool-kind.js";
+export { formatTraceTree } from "./trace-tree.js";

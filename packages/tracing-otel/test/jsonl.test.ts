@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Harness } from "@bridle/core";
 import { ScriptedModel, tempWorkspace } from "@bridle/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ATTR, createTracing, JsonlSpanExporter, readTraceFile } from "../src/index.js";
+import { ATTR, createTracing, formatTraceTree, JsonlSpanExporter, readTraceFile } from "../src/index.js";
 import { echo, failing } from "./fixtures.js";
 
 describe("local JSONL traces", () => {
@@ -60,6 +60,15 @@ describe("local JSONL traces", () => {
     );
     expect(firstChat?.attributes[ATTR.cacheReadTokens]).toBe(4);
     expect(firstChat?.attributes[ATTR.finishReasons]).toEqual(["tool_call"]);
+
+    const tree = formatTraceTree(records).split("\n");
+    expect(tree).toHaveLength(5);
+    expect(tree[0]).toMatch(/^invoke_agent {2}\d+\.\dms {2}tokens in 10 \(cached 4\) out 5$/);
+    expect(tree[1]).toMatch(
+      /^├─ chat scripted-model {2}\d+\.\dms {2}tokens in 10 \(cached 4\) out 5 {2}finish tool_call$/,
+    );
+    expect(tree.filter((row) => row.includes("execute_tool explode"))[0]).toMatch(/ERROR ToolError$/);
+    expect(tree[4]).toMatch(/^└─ chat scripted-model .* finish stop$/);
   });
 
   it("appends across runs and skips a line cut short by a crash", async () => {

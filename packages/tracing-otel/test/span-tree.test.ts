@@ -3,7 +3,7 @@ import { ScriptedModel } from "@bridle/testing";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ATTR } from "../src/index.js";
+import { ATTR, formatTraceTree, toTraceRecord } from "../src/index.js";
 import { byName, deploy, echo, idOf, mcpRead, memoryTracing, one, parentOf } from "./fixtures.js";
 
 describe("span tree from a run's events", () => {
@@ -166,6 +166,18 @@ describe("span tree from a run's events", () => {
     const traceIds = new Set(all.map((span) => span.spanContext().traceId));
     expect(traceIds.size).toBe(1);
     expect(byName(all, "chat scripted-model")).toHaveLength(4);
+
+    const tree = formatTraceTree(all.map(toTraceRecord)).split("\n");
+    expect(tree.map((row) => row.replace(/ {2}\d.*$/, ""))).toEqual([
+      "invoke_agent lead",
+      "├─ chat scripted-model",
+      "├─ execute_tool delegate",
+      "│  └─ invoke_agent researcher",
+      "│     ├─ chat scripted-model",
+      "│     ├─ execute_tool echo",
+      "│     └─ chat scripted-model",
+      "└─ chat scripted-model",
+    ]);
   });
 
   it("records approvals as events on the tool span", async () => {
