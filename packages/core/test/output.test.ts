@@ -9,7 +9,7 @@ import {
   type OutputMode,
 } from "@bridle/core";
 import { collectEvents, ScriptedModel, type ScriptStep, tempWorkspace } from "@bridle/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { expectWellFormed, noopTool, resultText } from "./helpers.js";
 
@@ -145,6 +145,14 @@ describe("structured output", () => {
       });
     });
   }
+
+  it("types the output from the schema", async () => {
+    const model = new ScriptedModel([{ text: '{"city":"Oslo","population":700000}' }]);
+    const harness = new Harness({ model, workspace: dir, output: { mode: "native", schema: Answer } });
+    const result = await harness.run({ prompt: "go" });
+    expectTypeOf(result.output).toEqualTypeOf<{ city: string; population: number } | undefined>();
+    expect(result.output?.population).toBe(700000);
+  });
 
   it("prompted mode tolerates a code fence around the JSON", async () => {
     const model = new ScriptedModel([{ text: '```json\n{"city":"Oslo","population":700000}\n```' }]);
