@@ -23,6 +23,8 @@ export interface ConnectionSettings {
   readonly maxCallMs: number;
   /** Called after the server's tool list changed and was fetched again. */
   readonly onToolsChanged: (server: string) => void;
+  /** Receives a stdio server's stderr as it arrives. */
+  readonly onStderr: ((server: string, text: string) => void) | undefined;
 }
 
 export type ConnectionState = "idle" | "connecting" | "ready" | "crashed" | "closed";
@@ -215,6 +217,7 @@ export class McpConnection {
         timeoutMs: this.#settings.connectTimeoutMs,
         onStderr: (chunk) => {
           this.#stderr = (this.#stderr + chunk).slice(-STDERR_TAIL);
+          this.#settings.onStderr?.(this.name, chunk);
         },
       });
     } catch (error) {
@@ -315,6 +318,8 @@ export class McpConnection {
     // The connection is gone or the transport broke (a dead process, an unreachable URL, an expired
     // session): drop it so the next call starts the server again.
     const reason = errorMessage(error);
+    if (this.#closed)
+      return new ToolFailure("Cancelled", `MCP server "${this.name}" was closed while ${what}`);
     this.#lost(live, reason);
     const next = live.kind === "stdio" ? "started again" : "reconnected";
     return new ToolFailure(

@@ -10,17 +10,26 @@ export interface ConvertedSchema {
 
 /**
  * The zod schema a server's tool is enforced with; core derives the JSON Schema the model sees from it, so
- * shown and enforced cannot drift. Core rejects unknown top-level fields for every object tool, so a top
- * level that leaves `additionalProperties` open is closed here, which is also what the model is then shown.
+ * shown and enforced cannot drift. Core refuses unknown top-level fields of a plain object schema, so:
+ * a top level that says nothing about extra fields is closed (the model is shown that), and one that
+ * explicitly allows them is wrapped in a pipe, which core does not treat as a plain object, so the extra
+ * fields the model is shown as allowed are indeed let through.
  */
 export function inputSchemaFromJson(inputSchema: unknown): ConvertedSchema {
   const source: JsonObject = isObject(inputSchema) ? { ...inputSchema } : { type: "object" };
   delete source.$schema;
+  // The specification requires type "object"; a server that leaves it out still means an object.
+  if (source.type === undefined && isObject(source.properties)) source.type = "object";
+  const open =
+    source.type === "object" &&
+    source.additionalProperties !== undefined &&
+    source.additionalProperties !== false;
   if (source.type === "object" && source.additionalProperties === undefined) {
     source.additionalProperties = false;
   }
   try {
-    const schema = z.fromJSONSchema(source as z.core.JSONSchema.JSONSchema);
+    const converted = z.fromJSONSchema(source as z.core.JSONSchema.JSONSchema);
+    const schema = open ? converted.pipe(z.unknown()) : converted;
     // Converting back proves the model-visible schema can be produced; some inputs only fail there.
     z.toJSONSchema(schema, { io: "input", unrepresentable: "any" });
     return { schema };

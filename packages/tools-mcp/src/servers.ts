@@ -22,6 +22,11 @@ export interface McpServersOptions {
   readonly maxOutputChars?: number;
   /** Add mcp_list_resources and mcp_read_resource when a server offers resources. Default true. */
   readonly resources?: boolean;
+  /**
+   * A stdio server's stderr (its logs) as it arrives. It is not shown otherwise; the last lines are kept
+   * for the error a crash produces.
+   */
+  readonly onStderr?: (server: string, text: string) => void;
   /** Mark MCP tools `requires_approval`: all of them, or those the predicate picks. Default none. */
   readonly requireApproval?: boolean | ((server: string, tool: string) => boolean);
 }
@@ -59,6 +64,7 @@ export class McpServers implements AsyncDisposable {
       connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
       callTimeoutMs: options.callTimeoutMs ?? 60_000,
       maxCallMs: options.maxCallMs ?? 600_000,
+      onStderr: options.onStderr,
       onToolsChanged: (server: string) => {
         for (const listener of this.#listeners) listener(server);
       },

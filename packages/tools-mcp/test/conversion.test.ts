@@ -1,4 +1,4 @@
-import { toolJsonSchema } from "@bridle/core";
+import { parseToolArguments, toolJsonSchema } from "@bridle/core";
 import { describe, expect, it } from "vitest";
 import { bridleToolName, inputSchemaFromJson, mapAnnotations, shapeCallResult } from "../src/index.js";
 
@@ -55,6 +55,50 @@ describe("input schemas", () => {
     expect(schema.safeParse({ query: "a", limit: 0 }).success).toBe(false);
     expect(schema.safeParse({ query: "a", mode: "slow" }).success).toBe(false);
     expect(schema.safeParse({ query: "a" }).data).toEqual({ query: "a", limit: 10 });
+  });
+
+  it("lets through the extra fields a schema explicitly allows, as the model is shown", () => {
+    const map = inputSchemaFromJson({ type: "object", additionalProperties: { type: "string" } }).schema;
+    expect(toolJsonSchema(map)).toEqual({
+      type: "object",
+      properties: {},
+      additionalProperties: { type: "string" },
+    });
+    expect(parseToolArguments(map, '{"a":"x","b":"y"}')).toMatchObject({
+      ok: true,
+      value: { a: "x", b: "y" },
+    });
+    expect(parseToolArguments(map, '{"a":1}')).toMatchObject({ ok: false });
+
+    const open = inputSchemaFromJson({
+      type: "object",
+      properties: { a: { type: "string" } },
+      additionalProperties: true,
+    });
+    expect(parseToolArguments(open.schema, '{"a":"x","extra":1}')).toMatchObject({ ok: true });
+    const closed = inputSchemaFromJson({ type: "object", properties: { a: { type: "string" } } });
+    expect(parseToolArguments(closed.schema, '{"a":"x","extra":1}')).toMatchObject({
+      ok: false,
+      problems: expect.arrayContaining(["extra: unknown field"]),
+    });
+  });
+
+  it("reads properties without a type as an object, and follows local $refs", () => {
+    const untyped = toolJsonSchema(inputSchemaFromJson({ properties: { a: { type: "string" } } }).schema);
+    expect(untyped).toEqual({
+      type: "object",
+      properties: { a: { type: "string" } },
+      additionalProperties: false,
+    });
+    const recursive = inputSchemaFromJson({
+      type: "object",
+      properties: { node: { $ref: "#/$defs/node" } },
+      $defs: {
+        node: { type: "object", properties: { next: { $ref: "#/$defs/node" }, v: { type: "number" } } },
+      },
+    }).schema;
+    expect(recursive.safeParse({ node: { v: 1, next: { v: 2 } } }).success).toBe(true);
+    expect(recursive.safeParse({ node: { v: 1, next: { v: "two" } } }).success).toBe(false);
   });
 
   it("accepts a missing schema as an empty object", () => {

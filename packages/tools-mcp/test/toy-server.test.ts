@@ -3,7 +3,16 @@ import { Harness, ToolFailure, toolSchemaOf } from "@bridle/core";
 import { ScriptedModel } from "@bridle/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { McpServers } from "../src/index.js";
-import { byName, callTool, processesMentioning, running, textOf, toyConfig, waitFor } from "./helpers.js";
+import {
+  byName,
+  callTool,
+  processesMentioning,
+  running,
+  TOY_SERVER,
+  textOf,
+  toyConfig,
+  waitFor,
+} from "./helpers.js";
 
 const open: McpServers[] = [];
 function servers(tag: string, names: string[], options = {}): McpServers {
@@ -163,6 +172,57 @@ describe("McpServers against a scripted stdio server", () => {
     expect(processesMentioning(tag)).toEqual([]);
     expect(running(grandchild)).toBe(false);
     await expect(callTool(byName(tools, "mcp_two_pid"), {})).rejects.toThrow(/has been closed/);
+  });
+
+  it("stops a server started through a wrapper (like npx) and the wrapper", async () => {
+    const tag = randomUUID();
+    // "; true" keeps sh alive as the parent, as npx stays the parent of the server it starts.
+    const command = `"${process.execPath}" "${TOY_SERVER}" --tag=${tag}; true`;
+    const mcp = new McpServers({ mcpServers: { wrapped: { command: "sh", args: ["-c", command] } } });
+    open.push(mcp);
+    const tools = await mcp.tools();
+    const server = Number(textOf(await callTool(byName(tools, "mcp_wrapped_pid"), {})));
+    const wrapper = mcp.status()[0]?.pid as number;
+    expect(server).not.toBe(wrapper);
+    await mcp.close();
+    expect(running(server)).toBe(false);
+    expect(running(wrapper)).toBe(false);
+    expect(processesMentioning(tag)).toEqual([]);
+  });
+
+  it("passes progress to the run's events, and a run's abort reaches the server as a cancellation", async () => {
+    const logs: string[] = [];
+    const mcp = servers(randomUUID(), ["toy"], {
+      onStderr: (server: string, text: string) => logs.push(`${server}: ${text}`),
+    });
+    const tools = await mcp.tools();
+    const model = new ScriptedModel([
+      { toolCalls: [{ id: "s1", name: "mcp_toy_slow", arguments: { steps: 50, stepMs: 100 } }] },
+      { text: "not reached" },
+    ]);
+    const run = new Harness({ model, tools }).stream({ prompt: "go" });
+    const progress: unknown[] = [];
+    for await (const event of run) {
+      if (event.type === "tool_progress") {
+        progress.push(event.data);
+        run.abort(new Error("stop"));
+      }
+    }
+    const result = await run.result;
+    expect(result.stopReason).toBe("aborted");
+    expect(progress[0]).toMatchObject({ server: "toy", tool: "slow", progress: 1, total: 50 });
+    expect(result.messages.find((message) => message.role === "tool")).toMatchObject({
+      errorKind: "Cancelled",
+    });
+    let seen = "0";
+    for (let i = 0; i < 40 && seen === "0"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      seen = textOf(await callTool(byName(tools, "mcp_toy_cancellations"), {}));
+    }
+    expect(seen).toBe("1");
+
+    await callTool(byName(tools, "mcp_toy_crash"), {}).catch(() => {});
+    expect(logs.join("")).toContain("toy: toy: crashing on purpose");
   });
 
   it("runs through the harness like any other tool", async () => {
