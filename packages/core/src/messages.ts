@@ -16,7 +16,8 @@ export interface ImagePart {
 
 /**
  * Model reasoning. `blob` is the provider's opaque replay token (a signature, encrypted content, redacted
- * data); it is only ever replayed to the provider named in `provider`, never interpreted.
+ * data); it is only ever replayed to the provider named in `provider`, never interpreted. It must be a JSON
+ * value (strings, plain objects): it is persisted with events and resume envelopes.
  */
 export interface ReasoningPart {
   readonly type: "reasoning";
