@@ -17,5 +17,6 @@ export {
   type RunTracerOptions,
 } from "./run-tracer.js";
 export { createTracing, type OtlpOptions, type Tracing, type TracingOptions } from "./setup.js";
+export { conventionProviderName } from "./span-attributes.js";
 export { type McpToolName, parseMcpToolName } from "./tool-kind.js";
 export { formatTraceTree } from "./trace-tree.js";

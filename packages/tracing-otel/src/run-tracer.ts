@@ -41,6 +41,7 @@ import {
   truncateText,
 } from "./content.js";
 import {
+  conventionProviderName,
   identityAttributes,
   markError,
   momentOf,
@@ -71,6 +72,11 @@ export interface RunTracerOptions {
   readonly mcpServers?: readonly string[];
   /** Recognizes MCP tools by name, for another naming scheme (default: `parseMcpToolName`). */
   readonly mcpToolName?: (toolName: string) => McpToolName | undefined;
+  /**
+   * `gen_ai.provider.name` for a model's provider id (default: `conventionProviderName`, which maps
+   * "openai-chat" to "openai" and passes other ids through).
+   */
+  readonly providerName?: (provider: string) => string;
 }
 
 interface OpenSpan {
@@ -119,6 +125,7 @@ export class RunTracer implements EventSink {
   readonly #parent: Context | undefined;
   readonly #maxContent: number | undefined;
   readonly #mcp: (toolName: string) => McpToolName | undefined;
+  readonly #providerName: (provider: string) => string;
   readonly #runs = new Map<string, RunState>();
   readonly #paused = new Map<string, SpanContext>();
   readonly #ended = new Set<string>();
@@ -130,6 +137,7 @@ export class RunTracer implements EventSink {
     this.#tracer = provider.getTracer(INSTRUMENTATION_NAME, INSTRUMENTATION_VERSION);
     this.#parent = options.parentContext;
     this.#maxContent = captureLimit(options.captureContent);
+    this.#providerName = options.providerName ?? conventionProviderName;
     const servers = options.mcpServers;
     this.#mcp = options.mcpToolName ?? ((name) => parseMcpToolName(name, servers));
   }
@@ -261,7 +269,7 @@ export class RunTracer implements EventSink {
     }
     const attributes: Attributes = {
       [ATTR.operationName]: OPERATION.invokeAgent,
-      [ATTR.providerName]: event.provider,
+      [ATTR.providerName]: this.#providerName(event.provider),
       [ATTR.requestModel]: event.model,
       [ATTR.runId]: event.runId,
       [ATTR.historyLength]: event.historyLength,
@@ -287,7 +295,7 @@ export class RunTracer implements EventSink {
     this.#runs.set(event.runId, {
       span,
       context: trace.setSpan(parent, span),
-      provider: event.provider,
+      provider: this.#providerName(event.provider),
       model: event.model,
       tools: new Map(),
       decisions: new Map(),

@@ -103,3 +103,19 @@ export function setCaptured(span: Span, key: string, captured: Captured): void {
   span.setAttribute(key, captured.text);
   if (captured.truncated) span.setAttribute(ATTR.contentTruncated, true);
 }
+
+/** Bridle adapter ids whose provider has a different well-known `gen_ai.provider.name`. */
+const PROVIDER_NAMES: Readonly<Record<string, string>> = {
+  "openai-chat": "openai",
+  "openai-responses": "openai",
+  mistral: "mistral_ai",
+  xai: "x_ai",
+  gemini: "gcp.gemini",
+  "vertex-ai": "gcp.vertex_ai",
+  bedrock: "aws.bedrock",
+};
+
+/** The convention's provider name for a Bridle adapter id; unknown ids pass through. */
+export function conventionProviderName(provider: string): string {
+  return PROVIDER_NAMES[provider] ?? provider;
+}

@@ -125,10 +125,10 @@ describe("span tree from a run's events", () => {
 
   it("nests a subagent's run under the execute_tool span of the call that started it", async () => {
     const { tracer, spans } = memoryTracing();
-    const childModel = new ScriptedModel([
-      { toolCalls: [{ name: "echo", arguments: { text: "from child" } }] },
-      { text: "child answer" },
-    ]);
+    const childModel = new ScriptedModel(
+      [{ toolCalls: [{ name: "echo", arguments: { text: "from child" } }] }, { text: "child answer" }],
+      { provider: "openai-chat", model: "scripted-model" },
+    );
     const child = new Harness({ model: childModel, tools: [echo], agentName: "researcher" });
     const delegate = defineTool({
       name: "delegate",
@@ -161,6 +161,7 @@ describe("span tree from a run's events", () => {
     expect(parentOf(delegateSpan)).toBe(idOf(lead));
     expect(parentOf(researcher)).toBe(idOf(delegateSpan));
     expect(researcher.attributes[ATTR.parentRunId]).toBe(result.runId);
+    expect(researcher.attributes[ATTR.providerName]).toBe("openai");
     const childTool = one(all, "execute_tool echo");
     expect(parentOf(childTool)).toBe(idOf(researcher));
     const traceIds = new Set(all.map((span) => span.spanContext().traceId));

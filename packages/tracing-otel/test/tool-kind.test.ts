@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseMcpToolName } from "../src/index.js";
+import { conventionProviderName, parseMcpToolName } from "../src/index.js";
 
 describe("MCP tool names", () => {
   it("splits mcp_{server}_{tool}", () => {
@@ -31,5 +31,14 @@ describe("MCP tool names", () => {
   it("knows the bridge's resource tools", () => {
     expect(parseMcpToolName("mcp_list_resources")).toEqual({ method: "resources/list" });
     expect(parseMcpToolName("mcp_read_resource")).toEqual({ method: "resources/read" });
+  });
+});
+
+describe("provider names", () => {
+  it("maps adapter ids to the convention's well-known provider names", () => {
+    expect(conventionProviderName("openai-chat")).toBe("openai");
+    expect(conventionProviderName("openai")).toBe("openai");
+    expect(conventionProviderName("anthropic")).toBe("anthropic");
+    expect(conventionProviderName("ollama")).toBe("ollama");
   });
 });
