@@ -106,6 +106,7 @@ interface RunState {
   readonly decisions: Map<string, ApprovalResolvedEvent>;
   /** The latest end time of anything in the run, so the run's span never ends before its children. */
   lastEnd: number;
+  lastSeq: number;
   readonly transcript?: TranscriptProjection;
 }
 
@@ -128,7 +129,8 @@ export class RunTracer implements EventSink {
   readonly #providerName: (provider: string) => string;
   readonly #runs = new Map<string, RunState>();
   readonly #paused = new Map<string, SpanContext>();
-  readonly #ended = new Set<string>();
+  /** Runs that ended, with the last sequence number seen. */
+  readonly #ended = new Map<string, number>();
   /** Each message's convention JSON, computed once however many requests resend it. */
   readonly #encoded = new WeakMap<Message, string>();
 
@@ -176,17 +178,26 @@ export class RunTracer implements EventSink {
       markError(run.span, reason, `the run's tracing ended before the run did (${reason})`);
       run.span.end(millisToHrTime(Math.max(time, run.lastEnd)));
       this.#runs.delete(runId);
+      remember(this.#ended, runId, run.lastSeq);
     }
   }
 
   #observe(event: RunEvent): void {
+    const known = this.#runs.get(event.runId);
+    // An event seen before (a stream fed twice, a replay) changes nothing: sequence numbers only grow.
+    if (known) {
+      if (event.seq <= known.lastSeq) return;
+      known.lastSeq = event.seq;
+    } else {
+      const endedAt = this.#ended.get(event.runId);
+      // After a run ends, only its resumption starts it again; a tool left running can still report
+      // progress, which must not open a new span.
+      if (endedAt !== undefined && (event.type !== "run_started" || event.seq <= endedAt)) return;
+    }
     if (event.type === "run_started") {
       this.#start(event);
       return;
     }
-    const known = this.#runs.get(event.runId);
-    // A tool left running after its run ended can still report progress: no new span for that.
-    if (!known && this.#ended.has(event.runId)) return;
     const run = known ?? this.#startLate(event);
     run.transcript?.apply(event);
     switch (event.type) {
@@ -300,6 +311,7 @@ export class RunTracer implements EventSink {
       tools: new Map(),
       decisions: new Map(),
       lastEnd: event.time,
+      lastSeq: event.seq,
       ...(transcript ? { transcript } : {}),
     });
   }
@@ -328,6 +340,7 @@ export class RunTracer implements EventSink {
       tools: new Map(),
       decisions: new Map(),
       lastEnd: event.time,
+      lastSeq: event.seq,
     };
     this.#runs.set(event.runId, run);
     return run;
@@ -483,7 +496,7 @@ export class RunTracer implements EventSink {
     }
     span.end(millisToHrTime(Math.max(event.time, run.lastEnd)));
     this.#runs.delete(event.runId);
-    remember(this.#ended, event.runId);
+    remember(this.#ended, event.runId, event.seq);
   }
 
   #finishOpen(runId: string, run: RunState, reason: string, time: number): void {
@@ -526,9 +539,9 @@ export class RunTracer implements EventSink {
 }
 
 /** Adds to a bounded, oldest-first collection. */
-function remember<K>(collection: Set<K> | Map<K, unknown>, key: K, value?: unknown): void {
-  if (collection instanceof Map) collection.set(key, value);
-  else collection.add(key);
+function remember<K, V>(collection: Map<K, V>, key: K, value: V): void {
+  collection.delete(key);
+  collection.set(key, value);
   if (collection.size > MAX_REMEMBERED) {
     const oldest = collection.keys().next();
     if (!oldest.done) collection.delete(oldest.value);

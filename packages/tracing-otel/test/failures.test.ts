@@ -149,6 +149,23 @@ describe("error statuses", () => {
 });
 
 describe("robustness", () => {
+  it("traces a stream fed twice (as sink and while iterating) once", async () => {
+    const { tracer, spans } = memoryTracing();
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "echo", arguments: { text: "a" } }] },
+      { text: "done" },
+    ]);
+    const stream = new Harness({ model, tools: [echo] }).stream({ prompt: "go", sink: tracer });
+    const seen: RunEvent[] = [];
+    for await (const event of stream) {
+      tracer.observe(event);
+      seen.push(event);
+    }
+    for (const event of seen) tracer.observe(event);
+    expect(spans()).toHaveLength(4);
+    expect(tracer.openSpans).toBe(0);
+  });
+
   it("ignores events of a run that already ended, and never throws on odd input", async () => {
     const { tracer, spans } = memoryTracing();
     const events: RunEvent[] = [];
