@@ -305,7 +305,9 @@ export class McpConnection {
           `MCP server "${this.name}" found nothing ${what}: ${error.message}`,
         );
       }
-      if (error.code === ErrorCode.InvalidParams) {
+      // The SDK reports structured content that breaks the tool's declared output schema with the same
+      // code as bad arguments; that one is the server's fault, not the model's.
+      if (error.code === ErrorCode.InvalidParams && !/output schema/i.test(error.message)) {
         return new ToolFailure(
           "InvalidInput",
           `MCP server "${this.name}" rejected ${what}: ${error.message}`,

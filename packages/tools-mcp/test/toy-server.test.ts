@@ -77,6 +77,11 @@ describe("McpServers against a scripted stdio server", () => {
       tool: "structured",
       structuredContent: { sum: 3, parts: [1, 2] },
     });
+    // Output that breaks the tool's own output schema is the server's fault, not the model's arguments.
+    await expect(callTool(byName(tools, "mcp_toy_bad_output"), {})).rejects.toMatchObject({
+      kind: "ToolError",
+      message: expect.stringMatching(/output schema/),
+    });
   });
 
   it("cuts a huge result to maxOutputChars and says so", async () => {
