@@ -45,42 +45,47 @@ const guarded = defineTool({
   execute: async () => ({ content: "ran" }),
 });
 
-/** A session of `history` turns that then pauses: the envelope carries the whole transcript. */
-async function pausedAfter(history: number) {
+/** A harness whose session runs `history` turns, then pauses at a call that needs approval. */
+function pausingHarness(history: number): Harness {
   const model = new ScriptedModel(
-    ({ index }) =>
-      index < history
+    ({ messages }) => {
+      const turns = messages.filter((m) => m.role === "assistant").length;
+      if (messages.at(-1)?.role === "tool" && turns > history) return { text: "done" };
+      return turns < history
         ? { toolCalls: [{ name: "noop", arguments: "{}" }], text: "x".repeat(200) }
-        : index === history
-          ? { toolCalls: [{ name: "guarded", id: "g", arguments: '{"n":1}' }] }
-          : { text: "done" },
+        : { toolCalls: [{ name: "guarded", id: "g", arguments: '{"n":1}' }] };
+    },
     { record: false },
   );
-  const harness = new Harness({
+  return new Harness({
     model,
     tools: [noopTool, guarded],
     approver: askApprover,
     limits: { maxModelRequests: history + 3, maxToolCalls: history + 2, warnAt: [] },
   });
-  const paused = await harness.run({ prompt: "go" });
+}
+
+async function pause(history: number): Promise<string> {
+  const paused = await pausingHarness(history).run({ prompt: "go" });
   if (paused.stopReason !== "approval_required") throw new Error(`run ended with ${paused.stopReason}`);
-  return { harness, envelope: JSON.stringify(paused.resumeEnvelope) };
+  return JSON.stringify(paused.resumeEnvelope);
 }
 
 describe("approval pause and resume, by transcript length", async () => {
   for (const history of [10, 200]) {
-    const { harness, envelope } = await pausedAfter(history);
-    bench(`pause after ${history} turns (run + seal)`, () => pausedAfter(history).then(() => {}), {
+    const envelope = await pause(history);
+    bench(`pause after ${history} turns (run + seal)`, () => pause(history).then(() => {}), {
       time: 1500,
       iterations: 5,
     });
+    // A fresh harness each time: one harness refuses to resume the same pause twice.
     bench(
-      `resume after ${history} turns (check + run)`,
-      () => harness.resume(envelope, { g: { approved: true } }).then(() => {}),
-      {
-        time: 1500,
-        iterations: 5,
+      `resume after ${history} turns (check + one turn)`,
+      async () => {
+        const result = await pausingHarness(history).resume(envelope, { g: { approved: true } });
+        if (result.stopReason !== "completed") throw new Error(`resume ended with ${result.stopReason}`);
       },
+      { time: 1500, iterations: 5 },
     );
   }
 });
