@@ -161,15 +161,17 @@ export class JsonlSessionStore implements SessionStore {
     }
     let expected = parent ? parent.seq + 1 : 0;
     for await (const line of linesOf(this.#path(sessionId), bytes)) {
+      // A torn, duplicated or foreign line is skipped, never fatal; a damaged line costs only itself.
       const claimed = seqOfLine(line);
-      if (claimed !== expected) continue; // torn, duplicated or foreign: skipped, never fatal
+      if (claimed === undefined || claimed < expected) continue;
       if (claimed < fromSeq && line.endsWith("}")) {
-        expected++;
+        expected = claimed + 1;
         continue;
       }
       const entry = parseEntry(line);
       if (!entry) continue;
-      expected++;
+      expected = entry.seq + 1;
+      if (entry.seq < fromSeq) continue;
       const event = entry.blobs
         ? fromEventRecord(entry.event, (hash) => this.#blobs.get(hash))
         : (entry.event as RunEvent);

@@ -1,2 +1,10 @@
+export {
+  type CrashTrialsOptions,
+  type CrashTrialsReport,
+  crashEvent,
+  runCrashTrials,
+  runCrashWriter,
+} from "./crash.js";
+export { childBundleOptions } from "./child-bundle.js";
 export { numberedEvent, type SampleTurnOptions, sampleRunEvents } from "./events.js";
 export { describeSessionStore, readAll, type StoreLocation } from "./suite.js";
