@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Harness } from "@bridle/core";
 import { ScriptedModel } from "@bridle/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ATTR, createTracing } from "../src/index.js";
 import { echo, failing, mcpRead } from "./fixtures.js";
 import { type DecodedSpan, decodeTraceRequest } from "./otlp-decode.js";
@@ -105,6 +105,27 @@ describe("OTLP/HTTP export", () => {
     const failed = spans.find((span) => span.name === "execute_tool explode");
     expect(failed?.status).toEqual({ code: 2, message: "ToolError" });
     expect(failed?.attributes[ATTR.errorType]).toBe("ToolError");
+  });
+
+  it("finds the collector through OTEL_EXPORTER_OTLP_ENDPOINT with otlp: true", async () => {
+    const { url, received, server } = await receiver();
+    servers.push(server);
+    vi.stubEnv("OTEL_EXPORTER_OTLP_ENDPOINT", url.replace(/\/v1\/traces$/, ""));
+    try {
+      const tracing = createTracing({ otlp: true });
+      await new Harness({ model: new ScriptedModel([{ text: "hi" }]) }).run({
+        prompt: "x",
+        sink: tracing.tracer,
+      });
+      await tracing.shutdown();
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(received[0]?.path).toBe("/v1/traces");
+    expect(received.flatMap((request) => request.spans.map((span) => span.name)).sort()).toEqual([
+      "chat scripted-model",
+      "invoke_agent",
+    ]);
   });
 
   it("keeps the run going when no collector answers", async () => {

@@ -181,6 +181,32 @@ describe("span tree from a run's events", () => {
     ]);
   });
 
+  it("keeps concurrent runs on one tracer apart, each in its own trace", async () => {
+    const { tracer, spans } = memoryTracing();
+    const runs = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => {
+        const model = new ScriptedModel([
+          { toolCalls: [{ name: "echo", arguments: { text: `run ${i}` } }], delayMs: 5 * (5 - i) },
+          { text: `done ${i}`, delayMs: 3 * i },
+        ]);
+        return new Harness({ model, tools: [echo], agentName: `agent-${i}` }).run({
+          prompt: "go",
+          sink: tracer,
+        });
+      }),
+    );
+    expect(tracer.openSpans).toBe(0);
+    const all = spans();
+    expect(all).toHaveLength(20);
+    for (const [i, result] of runs.entries()) {
+      const agent = one(all, `invoke_agent agent-${i}`);
+      expect(agent.attributes[ATTR.runId]).toBe(result.runId);
+      const trace = all.filter((span) => span.spanContext().traceId === agent.spanContext().traceId);
+      expect(trace).toHaveLength(4);
+      for (const span of trace) if (span !== agent) expect(parentOf(span)).toBe(idOf(agent));
+    }
+  });
+
   it("records approvals as events on the tool span", async () => {
     const { tracer, spans } = memoryTracing();
     const model = new ScriptedModel([
