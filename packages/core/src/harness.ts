@@ -79,7 +79,10 @@ export interface RunResult<O = unknown> {
   readonly stopReason: StopReason;
   /** Text of the last assistant message. */
   readonly finalText: string;
-  /** The whole transcript: history, then what this run added. */
+  /**
+   * The whole transcript: history, then what this run added. After an approval pause it ends with the
+   * paused turn, whose calls have no results yet (resume the envelope to answer them).
+   */
   readonly messages: readonly Message[];
   readonly usage: RunUsage;
   readonly error?: { readonly code: string; readonly message: string; readonly modelError?: ModelError };

@@ -94,6 +94,7 @@ export {
   sessionTranscript,
   toEventRecord,
 } from "./store.js";
+export { matchText, type TextMatch } from "./text-match.js";
 export {
   type AnyTool,
   defineTool,
@@ -102,7 +103,6 @@ export {
   type ToolContext,
   type ToolOutput,
 } from "./tool.js";
-export { matchText, type TextMatch } from "./text-match.js";
 export { projectTranscript, TranscriptProjection } from "./transcript.js";
 export { addUsage, emptyUsage, type RunUsage, type Usage } from "./usage.js";
 export { isErrno, Workspace, type WorkspaceOptions } from "./workspace.js";

@@ -286,6 +286,40 @@ describe("hook failures", () => {
     expectWellFormed(result.messages);
   });
 
+  it("in after_tool_call or a subagent hook, strict, end the run once the batch is answered", async () => {
+    const spawn = defineTool({
+      name: "spawn",
+      description: "starts a subagent",
+      inputSchema: z.object({}),
+      execute: async (_args, ctx) => {
+        const verdict = await ctx.hooks?.beforeSubagentRun({ subagent: "child", prompt: "p" });
+        return { content: verdict?.cancelled ? `not started: ${verdict.reason}` : "started" };
+      },
+    });
+    const failing = (event: "after_tool_call" | "before_subagent_run") =>
+      ({
+        event,
+        handler: () => {
+          throw new Error(`${event} broke`);
+        },
+      }) as AnyHook;
+    for (const event of ["after_tool_call", "before_subagent_run"] as const) {
+      const model = new ScriptedModel([{ toolCalls: [{ name: "spawn" }] }, { text: "never" }]);
+      const result = await harness({ model, hooks: [failing(event)], strictHooks: true, tools: [spawn] }).run(
+        {
+          prompt: "go",
+        },
+      );
+      expect(result.stopReason).toBe("hook_failed");
+      expect(result.error?.message).toContain(`${event} broke`);
+      expect(model.calls).toBe(1);
+      expectWellFormed(result.messages);
+      if (event === "before_subagent_run") {
+        expect(resultText(result.messages[2])).toMatch(/not started: a before_subagent_run hook failed/);
+      }
+    }
+  });
+
   it("in a run_start hook, strict, end the run before the model is called", async () => {
     const model = new ScriptedModel([{ text: "never" }]);
     const hooks: AnyHook[] = [
