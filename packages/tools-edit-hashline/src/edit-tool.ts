@@ -1,12 +1,17 @@
 import { stat } from "node:fs/promises";
 import { defineTool, ToolFailure } from "@bridle/core";
+import {
+  commitWrite,
+  resolveExistingOrSuggest,
+  sameContent,
+  snapshotOf,
+  withFileLock,
+} from "@bridle/tools-fs";
 import { applyChanges, assertEncodable, planEdits } from "./apply-edits.js";
-import { withFileLock, writeFileAtomic } from "./atomic-write.js";
 import { serializeDocument } from "./document.js";
 import { editFileSchema } from "./edit-schema.js";
 import { type LoadedFile, loadTextFile } from "./load-file.js";
 import type { ResolvedOptions } from "./options.js";
-import { contentDigest } from "./read-state.js";
 import { GAP, renderLines, windows } from "./render.js";
 import { resolveTags } from "./resolve-tags.js";
 import type { TextEncodingName } from "./tag.js";
@@ -40,11 +45,12 @@ export function createEditTool(options: ResolvedOptions) {
     inputSchema: editFileSchema,
     annotations: { destructive: true },
     async execute(args, ctx) {
-      const realPath = await ctx.workspace.resolveExisting(args.path);
+      const realPath = await resolveExistingOrSuggest(ctx.workspace, args.path);
       return withFileLock(realPath, async () => {
-        const file = await loadTextFile(ctx.workspace, args.path, options.maxFileBytes);
-        const view = options.state.get(ctx.runId, file.realPath);
-        if (!view) {
+        const file = await loadTextFile(ctx.workspace, args.path, options.maxFileBytes, ctx.signal);
+        const seen = options.tracker.lastSeen(ctx.runId, file.realPath);
+        const shownTags = options.tags.shown(ctx.runId, file.realPath);
+        if (!seen || !shownTags) {
           throw new ToolFailure(
             "Conflict",
             `${file.shown} has not been read in this run; call read_file on it first (edits name lines by the tags it shows)`,
@@ -52,8 +58,8 @@ export function createEditTool(options: ResolvedOptions) {
         }
         const { doc } = file;
         const texts = doc.lines.map((line) => line.text);
-        const { index, problems } = resolveTags(args.edits, texts, doc.encoding, view);
-        const changedOnDisk = contentDigest(file.bytes) !== view.digest;
+        const { index, problems } = resolveTags(args.edits, texts, doc.encoding, shownTags);
+        const changedOnDisk = !sameContent(seen, file.snapshot);
         if (problems.length > 0 || changedOnDisk) {
           const validLines = problems.length > 0 ? [] : [...new Set(index.values())].map((i) => i + 1);
           throw tagFailure({
@@ -61,8 +67,7 @@ export function createEditTool(options: ResolvedOptions) {
             problems,
             validLines,
             changedOnDisk,
-            contextLines: options.contextLines,
-            state: options.state,
+            options,
             runId: ctx.runId,
           });
         }
@@ -74,7 +79,9 @@ export function createEditTool(options: ResolvedOptions) {
         const bytes = serializeDocument(doc, applied.lines);
         if (ctx.signal.aborted) throw new ToolFailure("Cancelled", "the edit was cancelled before writing");
         await assertUnchangedSince(file);
-        if (!bytes.equals(file.bytes)) await writeFileAtomic(file.realPath, bytes, file.stats);
+        // What was written is what the run now knows: its own edit never counts as a change on disk.
+        if (bytes.equals(file.bytes)) options.tracker.remember(ctx.runId, file.realPath, file.snapshot);
+        else await commitWrite(options.tracker, ctx.runId, file.realPath, bytes, ctx.signal);
 
         const newTexts = applied.lines.map((line) => line.text);
         const result = renderResult(
@@ -86,8 +93,7 @@ export function createEditTool(options: ResolvedOptions) {
           repairs,
           options,
         );
-        // What was written is what the model now knows: its own edit never counts as a change on disk.
-        options.state.saw(ctx.runId, file.realPath, contentDigest(bytes), result.shown);
+        options.tags.saw(ctx.runId, file.realPath, result.shown);
         return {
           content: result.text,
           details: {
@@ -110,8 +116,7 @@ export function createEditTool(options: ResolvedOptions) {
  * The lock covers this process only, so compare what is on disk now with what was read.
  */
 async function assertUnchangedSince(file: LoadedFile): Promise<void> {
-  const now = await stat(file.realPath);
-  if (now.mtimeMs !== file.stats.mtimeMs || now.size !== file.stats.size || now.ino !== file.stats.ino) {
+  if (!sameContent(file.snapshot, snapshotOf(await stat(file.realPath, { bigint: true })))) {
     throw new ToolFailure(
       "Conflict",
       `${file.shown} changed on disk while this edit was being prepared; nothing was written. Read it again.`,
@@ -137,7 +142,11 @@ function renderResult(
   const shownLines: ReturnType<typeof renderLines>["shown"] = [];
   let budget = MAX_RESULT_LINES;
   let chars = header.length;
-  const spans = windows(applied.regions, options.contextLines, total);
+  let spans = windows(applied.regions, options.contextLines, total);
+  // Many scattered edits: the changed lines themselves matter more than the context around them.
+  if (spans.reduce((sum, span) => sum + span.to - span.from + 1, 0) > MAX_RESULT_LINES) {
+    spans = windows(applied.regions, 0, total);
+  }
   for (const [i, span] of spans.entries()) {
     const to = Math.min(span.to, span.from + budget - 1);
     const rendered = renderLines(texts, span.from, to, encoding, options.maxLineChars);

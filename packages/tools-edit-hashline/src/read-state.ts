@@ -1,67 +1,50 @@
-import { hash } from "blake3-wasm";
-
 /** A line the model was shown, remembered under its tag so a stale tag can be traced to where it went. */
 export interface ShownLine {
   readonly line: number;
   readonly text: string;
 }
 
-/** What one run knows about one file: the content it last saw, and every tag it was shown. */
-export interface FileView {
-  digest: string;
-  readonly shown: Map<string, ShownLine>;
-}
-
 const MAX_RUNS = 64;
-// Past this many remembered tags for one file, older ones are forgotten; they would read as unknown.
+const MAX_FILES_PER_RUN = 1_000;
+// Past this many remembered tags for one file, the oldest are forgotten; they would then read as unknown.
 const MAX_SHOWN_TAGS = 400_000;
 
-/** The content digest that decides whether a file changed on disk since the model saw it. */
-export function contentDigest(bytes: Buffer): string {
-  return (hash(bytes) as Buffer).toString("hex");
-}
-
 /**
- * Per-run memory of what the model has read. Keyed by run id so two runs sharing one tool set never
- * vouch for each other's reads; the oldest runs are dropped beyond a bound so a long-lived process
- * does not grow without end.
+ * Which tags each run has been shown, file by file. Whether a file may be edited at all (read in this run,
+ * unchanged since) is the FileTracker's business; this only lets edit_file find a tag's line without
+ * hashing the whole file, and tell a stale tag (shown once, no longer matching) from an invented one.
+ * Keyed by run id and bounded, like the tracker.
  */
 export class ReadState {
-  readonly #runs = new Map<string, Map<string, FileView>>();
+  readonly #runs = new Map<string, Map<string, Map<string, ShownLine>>>();
 
-  get(runId: string, realPath: string): FileView | undefined {
+  shown(runId: string, realPath: string): ReadonlyMap<string, ShownLine> | undefined {
     return this.#runs.get(runId)?.get(realPath);
   }
 
-  /** Note that the model saw `realPath` with this content, and these lines with their tags. */
-  saw(runId: string, realPath: string, digest: string, lines: Iterable<readonly [string, ShownLine]>): void {
+  /** Note that the run was shown these lines of `realPath`, under these tags. */
+  saw(runId: string, realPath: string, lines: Iterable<readonly [string, ShownLine]>): void {
     let files = this.#runs.get(runId);
-    if (files) {
-      this.#runs.delete(runId);
-    } else {
-      files = new Map();
-    }
+    if (files) this.#runs.delete(runId);
+    else files = new Map();
     this.#runs.set(runId, files);
-    while (this.#runs.size > MAX_RUNS) {
-      const oldest = this.#runs.keys().next().value as string;
-      this.#runs.delete(oldest);
+    if (this.#runs.size > MAX_RUNS) this.#runs.delete(this.#runs.keys().next().value as string);
+
+    let tags = files.get(realPath);
+    if (tags) files.delete(realPath);
+    else tags = new Map();
+    files.set(realPath, tags);
+    if (files.size > MAX_FILES_PER_RUN) files.delete(files.keys().next().value as string);
+
+    for (const [tag, line] of lines) {
+      tags.delete(tag);
+      tags.set(tag, line);
     }
-    let view = files.get(realPath);
-    if (!view) {
-      view = { digest, shown: new Map() };
-      files.set(realPath, view);
-    }
-    view.digest = digest;
-    for (const [tag, shown] of lines) {
-      view.shown.delete(tag);
-      view.shown.set(tag, shown);
-    }
-    if (view.shown.size > MAX_SHOWN_TAGS) {
-      const excess = view.shown.size - MAX_SHOWN_TAGS;
-      let dropped = 0;
-      for (const tag of view.shown.keys()) {
-        if (dropped++ >= excess) break;
-        view.shown.delete(tag);
+    if (tags.size > MAX_SHOWN_TAGS) {
+      let excess = tags.size - MAX_SHOWN_TAGS;
+      for (const tag of tags.keys()) {
+        if (excess-- <= 0) break;
+        tags.delete(tag);
       }
     }
   }

@@ -2,7 +2,6 @@ import { defineTool, ToolFailure } from "@bridle/core";
 import { z } from "zod";
 import { loadTextFile } from "./load-file.js";
 import type { ResolvedOptions } from "./options.js";
-import { contentDigest } from "./read-state.js";
 import { renderLines } from "./render.js";
 
 export const readFileSchema = z.strictObject({
@@ -34,7 +33,7 @@ export function createReadTool(options: ResolvedOptions) {
     inputSchema: readFileSchema,
     annotations: { read_only: true, idempotent: true },
     async execute(args, ctx) {
-      const file = await loadTextFile(ctx.workspace, args.path, options.maxFileBytes);
+      const file = await loadTextFile(ctx.workspace, args.path, options.maxFileBytes, ctx.signal);
       const { doc } = file;
       const total = doc.lines.length;
       const start = args.offset ?? 1;
@@ -55,7 +54,8 @@ export function createReadTool(options: ResolvedOptions) {
         kept++;
       }
       const end = start + kept - 1;
-      options.state.saw(ctx.runId, file.realPath, contentDigest(file.bytes), page.shown.slice(0, kept));
+      options.tracker.remember(ctx.runId, file.realPath, file.snapshot);
+      options.tags.saw(ctx.runId, file.realPath, page.shown.slice(0, kept));
 
       const out = page.lines.slice(0, kept);
       const notes: string[] = [];

@@ -1,5 +1,5 @@
 import type { HashlineEdit } from "./edit-schema.js";
-import type { FileView, ShownLine } from "./read-state.js";
+import type { ShownLine } from "./read-state.js";
 import { lineTag, normalizeTag, type TextEncodingName } from "./tag.js";
 
 export type TagProblem =
@@ -31,7 +31,7 @@ export function resolveTags(
   edits: readonly HashlineEdit[],
   texts: readonly string[],
   encoding: TextEncodingName,
-  view: FileView,
+  shownTags: ReadonlyMap<string, ShownLine>,
 ): ResolvedTags {
   const index = new Map<string, number>();
   const problems: TagProblem[] = [];
@@ -45,7 +45,7 @@ export function resolveTags(
       continue;
     }
     if (index.has(tag)) continue;
-    const shown = view.shown.get(tag);
+    const shown = shownTags.get(tag);
     if (!shown) {
       problems.push({ kind: "unknown", tag });
       continue;

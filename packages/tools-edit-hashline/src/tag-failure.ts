@@ -1,7 +1,6 @@
 import { ToolFailure } from "@bridle/core";
 import type { LoadedFile } from "./load-file.js";
-import type { ReadState } from "./read-state.js";
-import { contentDigest } from "./read-state.js";
+import type { ResolvedOptions } from "./options.js";
 import { GAP, type LineSpan, renderLines, windows } from "./render.js";
 import type { TagProblem } from "./resolve-tags.js";
 import { lineTag } from "./tag.js";
@@ -17,8 +16,7 @@ export interface TagFailureInput {
   /** Lines of tags that still match, shown when the file changed on disk though every tag matched. */
   readonly validLines: readonly number[];
   readonly changedOnDisk: boolean;
-  readonly contextLines: number;
-  readonly state: ReadState;
+  readonly options: ResolvedOptions;
   readonly runId: string;
 }
 
@@ -28,7 +26,8 @@ export interface TagFailureInput {
  * counts as read: a retry with those tags is accepted even though the model never re-read the whole file.
  */
 export function tagFailure(input: TagFailureInput): ToolFailure {
-  const { file, problems, contextLines } = input;
+  const { file, problems } = input;
+  const { contextLines } = input.options;
   const texts = file.doc.lines.map((line) => line.text);
   const total = texts.length;
   const lines: string[] = [];
@@ -82,10 +81,9 @@ export function tagFailure(input: TagFailureInput): ToolFailure {
   }
   lines.push("Fix the tags and call edit_file again.");
 
-  const digest = input.changedOnDisk
-    ? contentDigest(file.bytes)
-    : input.state.get(input.runId, file.realPath)?.digest;
-  if (digest !== undefined) input.state.saw(input.runId, file.realPath, digest, shown);
+  // Having seen the current lines around its tags, the model may edit the file as it now is.
+  if (input.changedOnDisk) input.options.tracker.remember(input.runId, file.realPath, file.snapshot);
+  input.options.tags.saw(input.runId, file.realPath, shown);
   return new ToolFailure(stale || input.changedOnDisk ? "Conflict" : "InvalidInput", lines.join("\n"), {
     details: { path: file.shown, problems },
   });

@@ -1,0 +1,81 @@
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type ToolContext, Workspace } from "@bridle/core";
+import { bench, describe } from "vitest";
+import { createHashlineTools, lineTag } from "../src/index.js";
+
+const LINES = 100_000;
+const EDITS = 100;
+
+const dir = await mkdtemp(join(tmpdir(), "bridle-hashline-bench-"));
+const workspace = new Workspace(dir);
+const texts = Array.from({ length: LINES }, (_, i) =>
+  i % 10 === 0 ? "" : `    const value${i} = compute(${i}, "label ${i % 97}"); // step ${i % 13}`,
+);
+await writeFile(join(dir, "big.ts"), `${texts.join("\n")}\n`);
+await writeFile(join(dir, "edit.ts"), `${texts.join("\n")}\n`);
+
+const [readTool, editTool] = createHashlineTools({
+  defaultLimit: LINES,
+  maxOutputChars: Number.MAX_SAFE_INTEGER,
+});
+const ctx: ToolContext = {
+  signal: new AbortController().signal,
+  workspace,
+  runId: "bench",
+  toolCallId: "bench",
+  progress: () => {},
+};
+
+// The edited lines: spread over the file, each toggled between two texts of the same length so every
+// iteration starts from a valid state and the line count (hence every other tag) never changes.
+const targets = Array.from({ length: EDITS }, (_, i) => 3 + i * Math.floor(LINES / EDITS));
+const variant = (line: number, odd: boolean) => `${odd ? "/*B*/" : "/*A*/"}${texts[line - 1] as string}`;
+let odd = false;
+const current = new Map<number, string>(targets.map((line) => [line, texts[line - 1] as string]));
+
+async function editOnce(batch: readonly number[]) {
+  const edits = batch.map((line) => ({
+    op: "replace_line" as const,
+    tag: lineTag(line, current.get(line) as string),
+    new_text: variant(line, odd),
+  }));
+  const result = await editTool.execute({ path: "edit.ts", edits }, ctx);
+  if (result.isError) throw new Error(String(result.content));
+  for (const line of batch) current.set(line, variant(line, odd));
+}
+
+// Every tag the edits use must have been shown to the model: one full read registers them all.
+await readTool.execute({ path: "edit.ts" }, ctx);
+// Register both variants' tags too (the edit results do this as well, once each has run).
+await editOnce(targets);
+odd = !odd;
+await editOnce(targets);
+odd = !odd;
+
+describe(`read a ${LINES.toLocaleString("en")}-line file`, () => {
+  bench("hashline read_file (all lines, tagged)", async () => {
+    const out = await readTool.execute({ path: "big.ts" }, ctx);
+    if (typeof out.content !== "string" || out.content.length < LINES * 20) throw new Error("short read");
+  });
+  bench("baseline: plain numbered read (no tags)", async () => {
+    const text = await readFile(join(dir, "big.ts"), "utf8");
+    const out = text.split("\n").map((line, i) => `${String(i + 1).padStart(6)}\t${line}`);
+    if (out.join("\n").length < LINES * 20) throw new Error("short read");
+  });
+  bench("hashline read_file (default page of 2,000 lines)", async () => {
+    await readTool.execute({ path: "big.ts", limit: 2_000 }, ctx);
+  });
+});
+
+describe(`${EDITS} tagged edits on a ${LINES.toLocaleString("en")}-line file`, () => {
+  bench(`one edit_file call with ${EDITS} edits`, async () => {
+    await editOnce(targets);
+    odd = !odd;
+  });
+  bench(`${EDITS} edit_file calls with one edit each`, async () => {
+    for (const line of targets) await editOnce([line]);
+    odd = !odd;
+  });
+});
