@@ -1,3 +1,4 @@
+export { type CapturedOutput, type CaptureOptions, OutputCapture } from "./output/capture.js";
 export { type CheckOptions, CommandPolicy, checkCommand } from "./policy/check.js";
 export { loadBashParser } from "./policy/grammar.js";
 export { type CanonicalArgs, canonicalArgs, ruleFor, validateRules } from "./policy/rules.js";
@@ -11,3 +12,28 @@ export type {
   PolicyRule,
   SubcommandReport,
 } from "./policy/types.js";
+export { type BubblewrapOptions, BubblewrapRunner, type SandboxProbe } from "./runners/bubblewrap.js";
+export { LocalRunner } from "./runners/local.js";
+export {
+  type CommandExit,
+  type CommandRequest,
+  type CommandRunner,
+  exitCodeOf,
+  type OutputStream,
+  type RunningCommand,
+} from "./runners/runner.js";
+export {
+  commandEnv,
+  DEFAULT_ALLOWED_ENV,
+  type LimitEnforcement,
+  type NetworkPolicy,
+  type SandboxPolicy,
+  type SandboxPolicyInput,
+  sandboxPolicy,
+  sandboxPolicySchema,
+} from "./sandbox/policy.js";
+export { BackgroundCommands, type BackgroundStatus } from "./tools/background.js";
+export { type BashDetails, type BashResult, bashInputSchema } from "./tools/bash.js";
+export { type CommandArgs, ShellEnvironment, type ShellToolsOptions } from "./tools/environment.js";
+export type { ShellProgress } from "./tools/progress.js";
+export { createShellTools, type ShellTools } from "./tools/shell-tools.js";

@@ -1,0 +1,46 @@
+import type { LimitEnforcement, SandboxPolicy } from "../sandbox/policy.js";
+import { processLimits, setupLimits } from "./limits.js";
+import { launch, SHELL } from "./process-tree.js";
+import type { CommandRequest, CommandRunner, RunningCommand } from "./runner.js";
+
+/**
+ * Runs commands directly on the host (through execa), in their own process group, with a cleared
+ * environment. It isolates nothing else: its `enforcement` says so.
+ */
+export class LocalRunner implements CommandRunner {
+  readonly name = "local";
+
+  async enforcement(policy: SandboxPolicy): Promise<readonly LimitEnforcement[]> {
+    return [
+      {
+        limit: "filesystem",
+        enforced: false,
+        how: "commands run with this user's permissions; only the command policy keeps writes inside the workspace",
+      },
+      policy.network === "enabled"
+        ? { limit: "network", enforced: true, how: "the network is open, as the policy allows" }
+        : {
+            limit: "network",
+            enforced: false,
+            how: "the local runner cannot cut the network off; use the bubblewrap runner",
+          },
+      { limit: "allowed_env", enforced: true, how: "the environment is cleared to the allowed names" },
+      {
+        limit: "max_execution_ms",
+        enforced: true,
+        how: "SIGTERM then SIGKILL to the process group; a process that starts its own session escapes it unless a cgroup holds it",
+      },
+      {
+        limit: "output",
+        enforced: true,
+        how: "head and tail kept, the rest spilled to a file, runaway output stopped",
+      },
+      ...(await processLimits(policy, "every process of this user")),
+    ];
+  }
+
+  async start(request: CommandRequest, policy: SandboxPolicy): Promise<RunningCommand> {
+    const limits = await setupLimits(policy);
+    return launch(request, policy, { argv: [SHELL, "-c", request.command], ...limits });
+  }
+}

@@ -1,0 +1,209 @@
+import { type AnyTool, defineTool, type Workspace } from "@bridle/core";
+import { z } from "zod";
+import { type CapturedOutput, OutputCapture } from "../output/capture.js";
+import type { PolicyResult } from "../policy/types.js";
+import { type CommandExit, exitCodeOf, type RunningCommand } from "../runners/runner.js";
+import type { LimitEnforcement } from "../sandbox/policy.js";
+import type { ShellEnvironment } from "./environment.js";
+import { ProgressPump } from "./progress.js";
+
+export const bashInputSchema = z.object({
+  command: z.string().min(1).describe("The command line, run by bash -c"),
+  timeout_ms: z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe("Soft timeout in milliseconds (capped by the sandbox policy)"),
+  cwd: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Folder to run in, relative to the workspace root (default: the root)"),
+});
+
+/** The JSON text the model receives. */
+export interface BashResult {
+  readonly command: string;
+  readonly shell: string;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** The exit status; 128 + the signal number when a signal ended it, as shells report it. */
+  readonly exit_code: number;
+  readonly success: boolean;
+  readonly timed_out: boolean;
+  readonly timeout_kind?: "soft" | "hard";
+  readonly message?: string;
+}
+
+/** What interfaces see in the result's details. */
+export interface BashDetails {
+  readonly result: BashResult;
+  readonly policy: PolicyResult | undefined;
+  readonly runner: string;
+  readonly cwd: string;
+  readonly duration_ms: number;
+  readonly stdout_bytes: number;
+  readonly stderr_bytes: number;
+  readonly stdout_file: string | undefined;
+  readonly stderr_file: string | undefined;
+  readonly limits: readonly LimitEnforcement[];
+}
+
+export function createBashTool(env: ShellEnvironment): AnyTool {
+  const maxMs = env.sandbox.max_execution_ms;
+  return defineTool({
+    name: "bash",
+    description:
+      "Run a shell command (bash -c) in the workspace and get JSON {command, shell, stdout, stderr, exit_code, success, timed_out, timeout_kind?, message?}. " +
+      "A non-zero exit is a normal result. Long output keeps its head and tail; the full text is saved to a file named in the output, readable with the file tools. " +
+      `Default timeout ${maxMs} ms (the most allowed). The environment holds no credentials. ` +
+      "Commands the policy cannot prove safe need approval; commands that write outside the workspace or touch secrets are denied." +
+      env.unenforcedNote(),
+    inputSchema: bashInputSchema,
+    annotations: { destructive: true, open_world: env.sandbox.network !== "disabled" },
+    // Our own soft and hard timeouts fire first; core's is only the backstop.
+    timeoutMs: maxMs + env.killGraceMs + 10_000,
+    needsApproval: (args, context) => env.needsApproval(args, context.workspace),
+    execute: async (args, ctx) => {
+      const { cwd, verdict } = await env.admit(args, ctx.workspace);
+      const notes: string[] = [];
+      let timeoutMs = args.timeout_ms ?? maxMs;
+      if (timeoutMs > maxMs) {
+        notes.push(`timeout_ms ${timeoutMs} is above the policy's ${maxMs} ms and was capped`);
+        timeoutMs = maxMs;
+      }
+      const pump = new ProgressPump((data) => ctx.progress(data));
+      const stdout = capture(
+        env,
+        ctx.workspace,
+        ctx.runId,
+        `${ctx.toolCallId}.stdout`,
+        env.sandbox.max_stdout_bytes,
+      );
+      const stderr = capture(
+        env,
+        ctx.workspace,
+        ctx.runId,
+        `${ctx.toolCallId}.stderr`,
+        env.sandbox.max_stderr_bytes,
+      );
+      let runaway = false;
+      let running: RunningCommand | undefined;
+      running = await env.runner.start(
+        {
+          command: args.command,
+          cwd,
+          writableRoots: env.writableRoots(ctx.workspace),
+          timeoutMs,
+          killGraceMs: env.killGraceMs,
+          signal: ctx.signal,
+          onOutput: (stream, chunk) => {
+            pump.push(stream, chunk);
+            const kept = (stream === "stdout" ? stdout : stderr).push(chunk);
+            if (!kept && !runaway) {
+              runaway = true;
+              void running?.stop();
+            }
+          },
+        },
+        env.sandbox,
+      );
+      let exit: CommandExit;
+      try {
+        exit = await running.done;
+      } finally {
+        pump.close();
+      }
+      const out = stdout.finish();
+      const err = stderr.finish();
+      const result = bashResult(
+        args.command,
+        exit,
+        out,
+        err,
+        timeoutMs,
+        runaway,
+        env.maxOutputFileBytes,
+        notes,
+        ctx.workspace,
+      );
+      const details: BashDetails = {
+        result,
+        policy: verdict,
+        runner: env.runner.name,
+        cwd: ctx.workspace.display(cwd),
+        duration_ms: exit.durationMs,
+        stdout_bytes: out.totalBytes,
+        stderr_bytes: err.totalBytes,
+        stdout_file: out.spillPath,
+        stderr_file: err.spillPath,
+        limits: env.enforcement,
+      };
+      return { content: JSON.stringify(result), details };
+    },
+  });
+}
+
+export function capture(
+  env: ShellEnvironment,
+  workspace: Workspace,
+  runId: string,
+  name: string,
+  maxBytes: number,
+): OutputCapture {
+  const spillPath = env.outputPath(workspace, runId, name);
+  return new OutputCapture({
+    maxBytes,
+    spillPath,
+    shownPath: workspace.display(spillPath),
+    spillLimit: env.maxOutputFileBytes,
+    beforeSpill: () => env.prepareOutputDir(workspace),
+  });
+}
+
+function bashResult(
+  command: string,
+  exit: CommandExit,
+  out: CapturedOutput,
+  err: CapturedOutput,
+  timeoutMs: number,
+  runaway: boolean,
+  spillLimit: number,
+  notes: string[],
+  workspace: Workspace,
+): BashResult {
+  const exitCode = exitCodeOf(exit);
+  if (exit.timedOut === "soft")
+    notes.push(`timed out after ${timeoutMs} ms: SIGTERM was sent to its process group and it stopped`);
+  if (exit.timedOut === "hard")
+    notes.push(`timed out after ${timeoutMs} ms and ignored SIGTERM: its process tree was killed (SIGKILL)`);
+  if (exit.stoppedBy === "abort") notes.push("the run was aborted: the command's process tree was killed");
+  if (runaway)
+    notes.push(
+      `output passed ${spillLimit} bytes: the command was stopped; the saved file holds the first ${spillLimit} bytes`,
+    );
+  else if (exit.signal && !exit.timedOut && !exit.stoppedBy) notes.push(`ended by signal ${exit.signal}`);
+  for (const [name, captured] of [
+    ["stdout", out],
+    ["stderr", err],
+  ] as const) {
+    if (captured.truncated && captured.spillPath) {
+      notes.push(
+        `${name} was ${captured.totalBytes} bytes; its head and tail are shown, all of it is in ${workspace.display(captured.spillPath)}`,
+      );
+    }
+  }
+  const timedOut = exit.timedOut !== false;
+  return {
+    command,
+    shell: exit.shell,
+    stdout: out.text,
+    stderr: err.text,
+    exit_code: exitCode,
+    success: exitCode === 0 && !timedOut && !runaway,
+    timed_out: timedOut,
+    ...(exit.timedOut ? { timeout_kind: exit.timedOut } : {}),
+    ...(notes.length > 0 ? { message: notes.join("; ") } : {}),
+  };
+}

@@ -1,0 +1,75 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { type AnyTool, ToolFailure, type ToolOutput, Workspace } from "@bridle/core";
+import type { BashDetails, BashResult, ShellProgress } from "../src/index.js";
+
+export interface Called {
+  readonly output: ToolOutput;
+  readonly result: BashResult;
+  readonly details: BashDetails;
+  readonly progress: ShellProgress[];
+}
+
+let calls = 0;
+
+/** Call a tool the way the harness does: validated arguments, a context with a signal and progress. */
+export async function call(
+  tool: AnyTool,
+  args: Record<string, unknown>,
+  dir: string,
+  options: { signal?: AbortSignal; runId?: string } = {},
+): Promise<Called> {
+  const progress: ShellProgress[] = [];
+  const parsed = tool.inputSchema.parse(args);
+  const output = await tool.execute(parsed, {
+    signal: options.signal ?? new AbortController().signal,
+    workspace: new Workspace(dir),
+    runId: options.runId ?? "run-test",
+    toolCallId: `call_${++calls}`,
+    progress: (data: unknown) => progress.push(data as ShellProgress),
+  });
+  const text = typeof output.content === "string" ? output.content : "";
+  return { output, result: JSON.parse(text) as BashResult, details: output.details as BashDetails, progress };
+}
+
+/** The ToolFailure a call throws, or a failed assertion when it does not. */
+export async function failure(promise: Promise<unknown>): Promise<ToolFailure> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ToolFailure) return error;
+    throw error;
+  }
+  throw new Error("expected a ToolFailure");
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Pids of processes whose environment holds `marker` (how tests find what a command left behind). */
+export function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, "latin1").includes(marker)) found.push(Number(entry));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
+
+export async function waitFor(check: () => boolean, timeoutMs = 5_000): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return check();
+}
