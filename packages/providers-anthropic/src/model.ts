@@ -1,15 +1,8 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages/messages";
-import type { Model, ModelEvent, ModelRequest, ModelStopReason, Usage } from "@bridle/core";
-import {
-  costOf,
-  type PriceTable,
-  priceOf,
-  type RetryPolicy,
-  retryingStream,
-  TurnAssembler,
-} from "@bridle/provider-kit";
-import { type AnthropicConnectionOptions, connect, priceTable } from "./client.js";
+import type { ModelEvent, ModelRequest, ModelStopReason, Usage } from "@bridle/core";
+import { ProviderModel, TurnAssembler } from "@bridle/provider-kit";
+import { type AnthropicConnectionOptions, anthropicClient } from "./client.js";
 import { type AnthropicSettings, toAnthropicBody } from "./input.js";
 import { anthropicPrices } from "./prices.js";
 
@@ -28,21 +21,13 @@ export interface AnthropicModelOptions extends AnthropicConnectionOptions {
  * The Anthropic Messages API as a Bridle Model: streaming, extended thinking (signed and redacted thinking
  * blocks replayed), prompt caching, and usage with cache reads and writes counted into input tokens.
  */
-export class AnthropicModel implements Model {
-  readonly provider: string;
-  readonly model: string;
-  readonly prices: PriceTable;
+export class AnthropicModel extends ProviderModel {
   readonly #client: Anthropic;
-  readonly #retry: RetryPolicy;
   readonly #settings: AnthropicSettings;
 
   constructor(options: AnthropicModelOptions) {
-    const { client, retry } = connect(options);
-    this.#client = client;
-    this.#retry = retry;
-    this.provider = options.provider ?? "anthropic";
-    this.model = options.model;
-    this.prices = priceTable(anthropicPrices, options);
+    super({ provider: options.provider ?? "anthropic", model: options.model }, anthropicPrices, options);
+    this.#client = anthropicClient(options);
     this.#settings = {
       model: options.model,
       maxOutputTokens: options.maxOutputTokens ?? 8192,
@@ -50,21 +35,7 @@ export class AnthropicModel implements Model {
     };
   }
 
-  /** What `usage` cost in US dollars, or undefined when the price table has no entry for this model. */
-  cost(usage: Usage): number | undefined {
-    const price = priceOf(this.prices, this.model);
-    return price ? costOf(usage, price) : undefined;
-  }
-
-  stream(request: ModelRequest): AsyncIterable<ModelEvent> {
-    return retryingStream({
-      signal: request.signal,
-      policy: this.#retry,
-      attempt: (signal) => this.#attempt(request, signal),
-    });
-  }
-
-  async *#attempt(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+  protected async *attempt(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
     const body = toAnthropicBody(this.#settings, request, this.provider);
     const events = await this.#client.messages.create(body, { signal });
     const reader = new AnthropicStreamReader(this.provider, this.model);

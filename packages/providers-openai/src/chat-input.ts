@@ -49,11 +49,11 @@ export function toChatMessages(
         );
         break;
       case "assistant": {
-        let text = "";
+        const texts: string[] = [];
         let reasoning = "";
         const calls: ChatCompletionMessageToolCall[] = [];
         for (const part of message.content) {
-          if (part.type === "text") text += part.text;
+          if (part.type === "text") texts.push(part.text);
           else if (part.type === "tool_call") {
             calls.push({
               id: part.id,
@@ -62,6 +62,8 @@ export function toChatMessages(
             });
           } else if (isNativeReasoning(part, provider)) reasoning += part.text;
         }
+        // Separate parts (a degraded <thinking> text and the answer, say) stay apart as paragraphs.
+        const text = texts.filter(Boolean).join("\n\n");
         if (!text && calls.length === 0) break;
         const replay =
           compat.reasoningReplayField && reasoning ? { [compat.reasoningReplayField]: reasoning } : {};

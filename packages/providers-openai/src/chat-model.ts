@@ -1,17 +1,10 @@
-import type { Model, ModelEvent, ModelRequest, ModelStopReason, Usage } from "@bridle/core";
-import {
-  costOf,
-  type PriceTable,
-  priceOf,
-  type RetryPolicy,
-  retryingStream,
-  TurnAssembler,
-} from "@bridle/provider-kit";
+import type { ModelEvent, ModelRequest, ModelStopReason, Usage } from "@bridle/core";
+import { ProviderModel, TurnAssembler } from "@bridle/provider-kit";
 import type { OpenAI } from "openai";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions/completions";
 import type { ChatCompat } from "./chat-compat.js";
 import { toChatBody } from "./chat-input.js";
-import { connect, type OpenAIConnectionOptions, priceTable } from "./client.js";
+import { type OpenAIConnectionOptions, openaiClient } from "./client.js";
 import { openaiPrices } from "./prices.js";
 
 export interface OpenAIChatModelOptions extends OpenAIConnectionOptions {
@@ -27,39 +20,17 @@ export interface OpenAIChatModelOptions extends OpenAIConnectionOptions {
  * Chat Completions as a Bridle Model, for OpenAI and any OpenAI-compatible server (vLLM, Ollama,
  * llama.cpp, OpenRouter, DeepSeek, Groq…): point `baseURL` at it and describe its differences in `compat`.
  */
-export class OpenAIChatModel implements Model {
-  readonly provider: string;
-  readonly model: string;
-  readonly prices: PriceTable;
+export class OpenAIChatModel extends ProviderModel {
   readonly #client: OpenAI;
-  readonly #retry: RetryPolicy;
   readonly #compat: ChatCompat;
 
   constructor(options: OpenAIChatModelOptions) {
-    const { client, retry } = connect(options, { requireKey: true });
-    this.#client = client;
-    this.#retry = retry;
+    super({ provider: options.provider ?? "openai-chat", model: options.model }, openaiPrices, options);
+    this.#client = openaiClient(options);
     this.#compat = options.compat ?? {};
-    this.provider = options.provider ?? "openai-chat";
-    this.model = options.model;
-    this.prices = priceTable(openaiPrices, options);
   }
 
-  /** What `usage` cost in US dollars, or undefined when the price table has no entry for this model. */
-  cost(usage: Usage): number | undefined {
-    const price = priceOf(this.prices, this.model);
-    return price ? costOf(usage, price) : undefined;
-  }
-
-  stream(request: ModelRequest): AsyncIterable<ModelEvent> {
-    return retryingStream({
-      signal: request.signal,
-      policy: this.#retry,
-      attempt: (signal) => this.#attempt(request, signal),
-    });
-  }
-
-  async *#attempt(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+  protected async *attempt(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
     const body = toChatBody(this.model, this.#compat, request, this.provider);
     const chunks = await this.#client.chat.completions.create(body, { signal });
     const reader = new ChatStreamReader(this.provider, this.model);

@@ -1,16 +1,8 @@
-import type { Model, ModelError, ModelEvent, ModelRequest, ModelStopReason, Usage } from "@bridle/core";
-import {
-  classifyHttpFailure,
-  costOf,
-  type PriceTable,
-  priceOf,
-  type RetryPolicy,
-  retryingStream,
-  TurnAssembler,
-} from "@bridle/provider-kit";
+import type { ModelError, ModelEvent, ModelRequest, ModelStopReason, Usage } from "@bridle/core";
+import { classifyHttpFailure, ProviderModel, TurnAssembler } from "@bridle/provider-kit";
 import type { OpenAI } from "openai";
 import type { ResponseStreamEvent, ResponseUsage } from "openai/resources/responses/responses";
-import { connect, type OpenAIConnectionOptions, priceTable } from "./client.js";
+import { type OpenAIConnectionOptions, openaiClient } from "./client.js";
 import { openaiPrices } from "./prices.js";
 import { type ResponsesSettings, toResponsesBody } from "./responses-input.js";
 
@@ -32,21 +24,13 @@ export interface OpenAIResponsesModelOptions extends OpenAIConnectionOptions {
  * The OpenAI Responses API as a Bridle Model: stateless (`store: false`, the whole conversation every
  * request), reasoning items replayed with their encrypted content, function tools from core's JSON Schema.
  */
-export class OpenAIResponsesModel implements Model {
-  readonly provider: string;
-  readonly model: string;
-  readonly prices: PriceTable;
+export class OpenAIResponsesModel extends ProviderModel {
   readonly #client: OpenAI;
-  readonly #retry: RetryPolicy;
   readonly #settings: ResponsesSettings;
 
   constructor(options: OpenAIResponsesModelOptions) {
-    const { client, retry } = connect(options, { requireKey: true });
-    this.#client = client;
-    this.#retry = retry;
-    this.provider = options.provider ?? "openai";
-    this.model = options.model;
-    this.prices = priceTable(openaiPrices, options);
+    super({ provider: options.provider ?? "openai", model: options.model }, openaiPrices, options);
+    this.#client = openaiClient(options);
     this.#settings = {
       model: options.model,
       includeEncryptedReasoning: options.includeEncryptedReasoning ?? true,
@@ -54,21 +38,7 @@ export class OpenAIResponsesModel implements Model {
     };
   }
 
-  /** What `usage` cost in US dollars, or undefined when the price table has no entry for this model. */
-  cost(usage: Usage): number | undefined {
-    const price = priceOf(this.prices, this.model);
-    return price ? costOf(usage, price) : undefined;
-  }
-
-  stream(request: ModelRequest): AsyncIterable<ModelEvent> {
-    return retryingStream({
-      signal: request.signal,
-      policy: this.#retry,
-      attempt: (signal) => this.#attempt(request, signal),
-    });
-  }
-
-  async *#attempt(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+  protected async *attempt(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
     const body = toResponsesBody(this.#settings, request, this.provider);
     const events = await this.#client.responses.create(body, { signal });
     const reader = new ResponsesStreamReader(this.provider, this.model);

@@ -1,0 +1,65 @@
+import type { Model, ModelEvent, ModelRequest, Usage } from "@bridle/core";
+import { costOf, extendPrices, type PriceTable, priceOf } from "./pricing.js";
+import { type RetryPolicy, retryPolicy } from "./retry.js";
+import { retryingStream } from "./stream-runner.js";
+
+/** Connection settings every adapter takes. Every field is optional. */
+export interface ProviderConnectionOptions {
+  /** Defaults to the provider's standard environment variable. */
+  readonly apiKey?: string;
+  /** Defaults to the provider's standard environment variable, then its public endpoint. */
+  readonly baseURL?: string;
+  /** Extra headers on every request. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Per-attempt timeout in milliseconds (the SDKs' default is 10 minutes). */
+  readonly timeoutMs?: number;
+  /** Bridle's retry policy; the SDK's own retries are turned off in its favour. */
+  readonly retry?: Partial<RetryPolicy>;
+  /** Prices added to (or overriding) the adapter's built-in table, for `cost()`. */
+  readonly prices?: PriceTable;
+}
+
+/**
+ * What the adapters share: identity, the price table and `cost()`, and `stream()` running the adapter's
+ * single attempt under the retry policy with the Model contract kept (never throws, one terminal event).
+ */
+export abstract class ProviderModel implements Model {
+  readonly provider: string;
+  readonly model: string;
+  readonly prices: PriceTable;
+  readonly retry: RetryPolicy;
+
+  protected constructor(
+    identity: { readonly provider: string; readonly model: string },
+    builtInPrices: PriceTable,
+    options: ProviderConnectionOptions,
+  ) {
+    this.provider = identity.provider;
+    this.model = identity.model;
+    this.prices = extendPrices(builtInPrices, options.prices);
+    this.retry = retryPolicy(options.retry);
+  }
+
+  /** What `usage` cost in US dollars, or undefined when the price table has no entry for this model. */
+  cost(usage: Usage): number | undefined {
+    const price = priceOf(this.prices, this.model);
+    return price ? costOf(usage, price) : undefined;
+  }
+
+  stream(request: ModelRequest): AsyncIterable<ModelEvent> {
+    return retryingStream({
+      signal: request.signal,
+      policy: this.retry,
+      attempt: (signal) => this.attempt(request, signal),
+    });
+  }
+
+  /** One request: yields the turn's deltas and ends with `done` (or an `error` the stream reported); may throw. */
+  protected abstract attempt(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
+}
+
+/** An environment variable's value, unless it is unset or blank. */
+export function envValue(name: string): string | undefined {
+  const value = process.env[name];
+  return value?.trim() ? value : undefined;
+}

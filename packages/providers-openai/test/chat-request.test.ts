@@ -1,0 +1,141 @@
+import type { ModelOptions } from "@bridle/core";
+import { FakeProviderServer, openaiChatFormat } from "@bridle/testing";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type ChatCompat, chatCompat, createOpenAIChatModel } from "../src/index.js";
+import { mixedTranscript } from "./transcript.js";
+
+describe("Chat Completions requests", () => {
+  let server: FakeProviderServer;
+  beforeEach(async () => {
+    server = await FakeProviderServer.start();
+    server.enqueue({ kind: "stream", events: openaiChatFormat.events({ text: "ok" }) });
+  });
+  afterEach(() => server.close());
+
+  const send = async (compat: ChatCompat = {}, options: ModelOptions = {}, provider?: string) => {
+    const model = createOpenAIChatModel({
+      model: "m",
+      apiKey: "k",
+      baseURL: `${server.url}/v1`,
+      compat,
+      ...(provider ? { provider } : {}),
+    });
+    for await (const _ of model.stream({
+      system: "Be terse.",
+      messages: mixedTranscript,
+      tools: [{ name: "read_file", description: "Read a file", inputSchema: { type: "object" } }],
+      options,
+      signal: new AbortController().signal,
+    })) {
+      // drain
+    }
+    return server.requests[0]?.body as Record<string, unknown>;
+  };
+
+  it("sends tool calls, tool results, images after the results, and merges the notice into that user turn", async () => {
+    const body = await send();
+    expect(body).toMatchObject({
+      model: "m",
+      stream: true,
+      stream_options: { include_usage: true },
+      tools: [
+        {
+          type: "function",
+          function: { name: "read_file", description: "Read a file", parameters: { type: "object" } },
+        },
+      ],
+    });
+    expect(body.messages).toEqual([
+      { role: "system", content: "Be terse." },
+      { role: "user", content: "List the repo and read the README." },
+      {
+        role: "assistant",
+        content:
+          "<thinking>\nI should list first.\n</thinking>\n\n<thinking>\nClaude thought this.\n</thinking>\n\nLooking.",
+        tool_calls: [
+          { id: "call_a", type: "function", function: { name: "list_dir", arguments: '{"path":"."}' } },
+          {
+            id: "call_b",
+            type: "function",
+            function: { name: "read_file", arguments: '{"path":"README.md"}' },
+          },
+        ],
+      },
+      { role: "tool", tool_call_id: "call_a", content: "README.md\nsrc/" },
+      { role: "tool", tool_call_id: "call_b", content: "NotFound: README.md" },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Images returned by the tool calls above:" },
+          { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
+          { type: "text", text: "[harness notice] 2 model requests remain." },
+        ],
+      },
+    ]);
+  });
+
+  it("applies a server's differences: max_tokens, developer role, no reasoning_effort", async () => {
+    const body = await send(
+      { ...chatCompat.vllm, systemRole: "developer" },
+      { maxOutputTokens: 64, reasoning: { effort: "low" } },
+    );
+    expect(body.max_tokens).toBe(64);
+    expect(body.max_completion_tokens).toBeUndefined();
+    expect(body.reasoning_effort).toBeUndefined();
+    expect((body.messages as Array<{ role: string }>)[0]?.role).toBe("developer");
+  });
+
+  it("defaults to OpenAI's fields", async () => {
+    const body = await send(
+      {},
+      { maxOutputTokens: 64, reasoning: { effort: "low" }, toolChoice: "required" },
+    );
+    expect(body).toMatchObject({
+      max_completion_tokens: 64,
+      reasoning_effort: "low",
+      tool_choice: "required",
+    });
+  });
+
+  it("replays its own reasoning in the field a server asks for", async () => {
+    server.requests.length = 0;
+    const history = [
+      { role: "user" as const, content: [{ type: "text" as const, text: "hi" }] },
+      {
+        role: "assistant" as const,
+        content: [
+          {
+            type: "reasoning" as const,
+            text: "thinking…",
+            provider: "deepseek",
+            blob: { field: "reasoning_content" },
+          },
+          { type: "tool_call" as const, id: "c1", name: "read_file", arguments: "{}" },
+        ],
+      },
+      {
+        role: "tool" as const,
+        toolCallId: "c1",
+        toolName: "read_file",
+        isError: false,
+        content: [{ type: "text" as const, text: "x" }],
+      },
+    ];
+    const model = createOpenAIChatModel({
+      model: "deepseek-reasoner",
+      apiKey: "k",
+      baseURL: `${server.url}/v1`,
+      provider: "deepseek",
+      compat: chatCompat.deepseek,
+    });
+    for await (const _ of model.stream({
+      messages: history,
+      tools: [],
+      signal: new AbortController().signal,
+    })) {
+      // drain
+    }
+    const { messages } = server.requests[0]?.body as { messages: Array<Record<string, unknown>> };
+    expect(messages[1]).toMatchObject({ role: "assistant", content: null, reasoning_content: "thinking…" });
+  });
+});
