@@ -1,5 +1,6 @@
 import { BridleError } from "@bridle/core";
 import { z } from "zod";
+import { type EnvironmentValues, expandEnvironment } from "./env-expansion.js";
 
 // The `mcpServers` shape Claude Desktop, Claude Code, Cursor and Gemini CLI share. Keys this package does not
 // use (autoApprove, alwaysAllow, …) are tolerated so an existing config file can be passed unchanged.
@@ -43,8 +44,19 @@ export function isStdioConfig(config: McpServerConfig): config is StdioServerCon
   return "command" in config && typeof config.command === "string";
 }
 
-/** Validates an `mcpServers` config (an object, or JSON text); throws BridleError "invalid_config". */
-export function parseMcpConfig(input: McpConfigInput | string): Record<string, McpServerConfig> {
+export interface ParseOptions {
+  /** Where `${VAR}`, `${VAR:-default}` and `${env:VAR}` in the servers' strings are looked up. Default process.env. */
+  readonly env?: EnvironmentValues;
+}
+
+/**
+ * Validates an `mcpServers` config (an object, or JSON text), with environment references filled in;
+ * throws BridleError "invalid_config" naming the server and field. Disabled servers are left out.
+ */
+export function parseMcpConfig(
+  input: McpConfigInput | string,
+  options: ParseOptions = {},
+): Record<string, McpServerConfig> {
   let value: unknown = input;
   if (typeof input === "string") {
     try {
@@ -52,6 +64,17 @@ export function parseMcpConfig(input: McpConfigInput | string): Record<string, M
     } catch (error) {
       throw new BridleError("invalid_config", `MCP config is not valid JSON: ${(error as Error).message}`);
     }
+  }
+  const raw = (value as { mcpServers?: unknown } | null)?.mcpServers;
+  if (raw !== null && typeof raw === "object" && !Array.isArray(raw)) {
+    const env = options.env ?? process.env;
+    const expanded = Object.entries(raw).map(([name, server]) =>
+      // A disabled server is not started, so what it refers to need not be set.
+      (server as { disabled?: unknown } | null)?.disabled === true
+        ? [name, server]
+        : [name, expandEnvironment(server, env, `mcpServers.${name}`)],
+    );
+    value = { ...(value as object), mcpServers: Object.fromEntries(expanded) };
   }
   const parsed = mcpConfigSchema.safeParse(value);
   if (!parsed.success) {

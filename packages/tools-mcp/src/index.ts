@@ -4,6 +4,7 @@ export {
   type McpServerConfig,
   type McpServerConfigInput,
   mcpConfigSchema,
+  type ParseOptions,
   parseMcpConfig,
   type StdioServerConfig,
 } from "./config.js";

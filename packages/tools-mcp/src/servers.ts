@@ -9,6 +9,8 @@ export interface McpServersOptions {
   /** The client name servers see in `initialize`. Default "bridle". */
   readonly clientName?: string;
   readonly clientVersion?: string;
+  /** Where `${VAR}` references in the config are looked up. Default process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
   /** Milliseconds to start a server and complete the handshake. Default 30 000. */
   readonly connectTimeoutMs?: number;
   /**
@@ -57,7 +59,10 @@ export class McpServers implements AsyncDisposable {
 
   constructor(config: McpConfigInput | string, options: McpServersOptions = {}) {
     this.#options = options;
-    const servers: Record<string, McpServerConfig> = parseMcpConfig(config);
+    const servers: Record<string, McpServerConfig> = parseMcpConfig(
+      config,
+      options.env ? { env: options.env } : {},
+    );
     const settings = {
       clientName: options.clientName ?? "bridle",
       clientVersion: options.clientVersion ?? "0.1.0",

@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { BridleError } from "@bridle/core";
 import { describe, expect, it } from "vitest";
 import { McpServers, parseMcpConfig } from "../src/index.js";
@@ -23,6 +24,21 @@ describe("parseMcpConfig", () => {
       url: "https://example.test/mcp",
       headers: { authorization: "Bearer x" },
     });
+  });
+
+  it("fills in environment references the way Claude Code, Cursor and VS Code configs write them", async () => {
+    const text = await readFile(new URL("./fixtures/env-refs.mcp.json", import.meta.url), "utf8");
+    const env = { TOKEN: "s3cret", HOST: "mcp.example.test" };
+    const servers = parseMcpConfig(text, { env });
+    expect(servers.remote).toMatchObject({
+      url: "https://mcp.example.test/mcp",
+      headers: { Authorization: "Bearer s3cret" },
+    });
+    expect(servers.local).toMatchObject({ args: ["--port", "8080"], env: { KEY: "s3cret" } });
+    const enabled = text.replace('"disabled": true', '"disabled": false');
+    expect(() => parseMcpConfig(enabled, { env })).toThrow(
+      /mcpServers\.broken\.args\.0 uses \$\{MISSING_VAR\}, which is not set/,
+    );
   });
 
   it.each([
