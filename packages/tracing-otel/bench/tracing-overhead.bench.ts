@@ -98,3 +98,39 @@ describe(`one run of ${TURNS} tool turns`, () => {
     options,
   );
 });
+
+// The machine is shared, so load drifts between the cases above. Here each sample runs the two back to
+// back, and the median of the differences is the overhead with the drift taken out.
+const pairs: { off: number; traced: number }[] = [];
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+function report(_task: unknown, mode?: "run" | "warmup"): void {
+  if (mode === "warmup") {
+    pairs.length = 0;
+    return;
+  }
+  if (pairs.length === 0) return;
+  const off = median(pairs.map((pair) => pair.off));
+  const traced = median(pairs.map((pair) => pair.traced));
+  const overhead = median(pairs.map((pair) => pair.traced - pair.off));
+  console.log(
+    `[tracing-otel] ${pairs.length} interleaved pairs: median run ${off.toFixed(3)} ms off, ` +
+      `${traced.toFixed(3)} ms traced (${(traced / off).toFixed(2)}x); ` +
+      `overhead ${((overhead / TURNS) * 1000).toFixed(1)} µs per tool turn`,
+  );
+}
+
+describe(`interleaved: tracing off, then traced (batched SDK), ${TURNS} tool turns each`, () => {
+  bench(
+    "one run off + one run traced",
+    async () => {
+      const start = performance.now();
+      await run();
+      const middle = performance.now();
+      await run(tracer);
+      pairs.push({ off: middle - start, traced: performance.now() - middle });
+      exporter.reset();
+    },
+    { ...options, teardown: report },
+  );
+});
