@@ -154,6 +154,22 @@ describe("bash", () => {
     expect(await waitFor(() => processesWith(marker).length === 0)).toBe(true);
   });
 
+  it("holds the memory limit (cgroup, or an address-space rlimit)", async () => {
+    const limited = await createShellTools({ policy: false, sandbox: { max_memory_mb: 64 } });
+    const limit = limited.environment.enforcement.find((l) => l.limit === "max_memory_mb");
+    expect(limit?.enforced).toBe(true);
+    const { result } = await call(
+      limited.bash,
+      {
+        command: "x=$(head -c 200000000 /dev/zero | tr '\\0' a); printf %s \"$x\" | wc -c",
+        timeout_ms: 20_000,
+      },
+      dir,
+    );
+    expect(result.stdout).not.toContain("200000000");
+    expect(result.success).toBe(false);
+  });
+
   it("caps timeout_ms at the policy's maximum and says so", async () => {
     const short = await createShellTools({ sandbox: { max_execution_ms: 300 }, killGraceMs: 100 });
     const { result } = await call(short.bash, { command: "sleep 5", timeout_ms: 60_000 }, dir);

@@ -119,13 +119,8 @@ export function createBashTool(env: ShellEnvironment): AnyTool {
       const err = stderr.finish();
       const result = bashResult(
         args.command,
-        exit,
-        out,
-        err,
-        timeoutMs,
-        runaway,
-        env.maxOutputFileBytes,
-        notes,
+        { exit, out, err, timeoutMs, runaway, notes },
+        env,
         ctx.workspace,
       );
       const details: BashDetails = {
@@ -162,17 +157,24 @@ export function capture(
   });
 }
 
+interface Outcome {
+  readonly exit: CommandExit;
+  readonly out: CapturedOutput;
+  readonly err: CapturedOutput;
+  readonly timeoutMs: number;
+  readonly runaway: boolean;
+  readonly notes: string[];
+}
+
 function bashResult(
   command: string,
-  exit: CommandExit,
-  out: CapturedOutput,
-  err: CapturedOutput,
-  timeoutMs: number,
-  runaway: boolean,
-  spillLimit: number,
-  notes: string[],
+  outcome: Outcome,
+  env: ShellEnvironment,
   workspace: Workspace,
 ): BashResult {
+  const { exit, out, err, timeoutMs, runaway, notes } = outcome;
+  const spillLimit = env.maxOutputFileBytes;
+  const memoryMb = env.sandbox.max_memory_mb;
   const exitCode = exitCodeOf(exit);
   if (exit.timedOut === "soft")
     notes.push(`timed out after ${timeoutMs} ms: SIGTERM was sent to its process group and it stopped`);
@@ -183,7 +185,9 @@ function bashResult(
     notes.push(
       `output passed ${spillLimit} bytes: the command was stopped; the saved file holds the first ${spillLimit} bytes`,
     );
-  else if (exit.signal && !exit.timedOut && !exit.stoppedBy) notes.push(`ended by signal ${exit.signal}`);
+  else if (exitCode === 137 && !exit.stoppedBy && memoryMb !== undefined) {
+    notes.push(`killed (SIGKILL), most likely by the memory limit of ${memoryMb} MiB`);
+  } else if (exit.signal && !exit.timedOut && !exit.stoppedBy) notes.push(`ended by signal ${exit.signal}`);
   for (const [name, captured] of [
     ["stdout", out],
     ["stderr", err],
