@@ -149,6 +149,29 @@ describe("error statuses", () => {
 });
 
 describe("robustness", () => {
+  it("replays stored events into the same span times", async () => {
+    const events: RunEvent[] = [];
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "echo", arguments: { text: "a" } }] },
+      { text: "done" },
+    ]);
+    await new Harness({ model, tools: [echo] }).run({
+      prompt: "go",
+      sink: { write: (e) => void events.push(e) },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const { tracer, spans } = memoryTracing();
+    for (const event of events) tracer.observe(event);
+    const ms = (time: readonly [number, number]) => time[0] * 1000 + time[1] / 1e6;
+    const started = events.find((event) => event.type === "run_started");
+    const requested = events.find((event) => event.type === "tool_call_requested");
+    expect(ms(one(spans(), "invoke_agent").startTime)).toBeCloseTo(started?.time ?? 0, 3);
+    expect(ms(one(spans(), "execute_tool echo").startTime)).toBeCloseTo(requested?.time ?? 0, 3);
+    const ended = events.find((event) => event.type === "run_completed");
+    // From the events' own clock, not the replay's: the replay ran 20 ms later.
+    expect(Math.abs(ms(one(spans(), "invoke_agent").endTime) - (ended?.time ?? 0))).toBeLessThanOrEqual(1);
+  });
+
   it("traces a stream fed twice (as sink and while iterating) once", async () => {
     const { tracer, spans } = memoryTracing();
     const model = new ScriptedModel([
