@@ -4,7 +4,8 @@
 import { defineConfig } from "tsup";
 
 /**
- * @param {{ entry?: string[] | Record<string, string>, banner?: string }} [options]
+ * @param {{ entry?: string[] | Record<string, string>, banner?: string, splitting?: boolean }} [options]
+ * `splitting` keeps dynamically imported modules in their own chunks (a CLI's fast start).
  */
 export function packageBuild(options = {}) {
   return defineConfig({
@@ -15,7 +16,7 @@ export function packageBuild(options = {}) {
     dts: { compilerOptions: { paths: {} } },
     sourcemap: true,
     clean: true,
-    splitting: false,
+    splitting: options.splitting ?? false,
     treeshake: true,
     ...(options.banner ? { banner: { js: options.banner } } : {}),
   });

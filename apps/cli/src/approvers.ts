@@ -1,0 +1,42 @@
+import type { ApprovalDecision, ApprovalRequest, Approver } from "@bridle/core";
+import { summarizeArguments } from "./render.js";
+
+/** --yes: every call that needs approval runs. */
+export const approveEverything: Approver = {
+  decide: async () => ({ approved: true }),
+};
+
+/** No terminal and no --yes: nobody can answer, so the call is denied and the script never hangs. */
+export const denyWithoutTerminal: Approver = {
+  decide: async () => ({
+    approved: false,
+    reason: "no terminal to ask for approval; rerun with --yes to approve such calls",
+  }),
+};
+
+/**
+ * Asks on the terminal. `ask` shows a question and resolves with the answer (the interactive session
+ * supplies its own line reader so prompts and approvals share one input). "a" approves this tool for the
+ * rest of the session.
+ */
+export class TerminalApprover implements Approver {
+  readonly #ask: (question: string, signal: AbortSignal) => Promise<string>;
+  readonly #alwaysAllowed = new Set<string>();
+
+  constructor(ask: (question: string, signal: AbortSignal) => Promise<string>) {
+    this.#ask = ask;
+  }
+
+  async decide(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
+    const name = request.toolCall.name;
+    if (this.#alwaysAllowed.has(name)) return { approved: true };
+    const question = `Allow ${name} ${summarizeArguments(request.toolCall.arguments)}? [y]es / [n]o / [a]lways for ${name}: `;
+    const answer = (await this.#ask(question, signal)).trim().toLowerCase();
+    if (answer === "a" || answer === "always") {
+      this.#alwaysAllowed.add(name);
+      return { approved: true };
+    }
+    if (answer === "y" || answer === "yes") return { approved: true };
+    return { approved: false, reason: "the user refused" };
+  }
+}

@@ -1,0 +1,148 @@
+import { parseArgs } from "node:util";
+import { CliError } from "./cli-error.js";
+
+/** Flags as typed on the command line; the config file uses the same keys in camelCase. */
+export interface CliFlags {
+  readonly provider?: string;
+  readonly model?: string;
+  readonly baseUrl?: string;
+  readonly cwd?: string;
+  readonly session?: string;
+  readonly resume?: string;
+  readonly store?: string;
+  readonly maxTurns?: string;
+  readonly editFormat?: string;
+  readonly sandbox?: string;
+  readonly mcp?: string;
+  readonly skills?: string;
+  readonly config?: string;
+  readonly yes?: boolean;
+  readonly json?: boolean;
+  readonly at?: string;
+}
+
+export type CommandName = "run" | "interactive" | "sessions" | "tools" | "policy" | "demo";
+
+export type ParsedCommandLine =
+  | { readonly kind: "version" }
+  | { readonly kind: "help"; readonly text: string }
+  | {
+      readonly kind: "command";
+      readonly command: CommandName;
+      readonly positionals: readonly string[];
+      readonly flags: CliFlags;
+    };
+
+const OPTIONS = {
+  provider: { type: "string" },
+  model: { type: "string" },
+  "base-url": { type: "string" },
+  cwd: { type: "string" },
+  session: { type: "string" },
+  resume: { type: "string" },
+  store: { type: "string" },
+  "max-turns": { type: "string" },
+  "edit-format": { type: "string" },
+  sandbox: { type: "string" },
+  mcp: { type: "string" },
+  skills: { type: "string" },
+  config: { type: "string" },
+  yes: { type: "boolean", short: "y" },
+  json: { type: "boolean" },
+  at: { type: "string" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
+} as const;
+
+const RUN_OPTIONS = `Options:
+  --provider openai|openai-chat|anthropic   model API (default: from config, else openai)
+  --model NAME                              model name
+  --base-url URL                            API base URL (OpenAI-compatible servers, proxies)
+  --cwd DIR                                 workspace root (default: current directory)
+  --session ID                              record into this session (created if missing)
+  --resume ID                               continue a stored session
+  --store jsonl|sqlite                      session store (default: jsonl)
+  --max-turns N                             model requests per run (default: 50)
+  --edit-format hashline|replace            edit tool flavour (default: replace)
+  --sandbox off|bwrap                       run shell commands in bubblewrap (default: off)
+  --mcp FILE                                MCP servers ({"mcpServers": {...}})
+  --skills DIR                              folder of SKILL.md skills
+  --config FILE                             config file (default: bridle.config.json|yaml here or in ~/.config/bridle)
+  -y, --yes                                 approve every call that needs approval
+  --json                                    write the run's events as JSON lines on stdout
+  -h, --help                                this help
+API keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY; base URLs also from OPENAI_BASE_URL / ANTHROPIC_BASE_URL.
+`;
+
+const HELP: Record<CommandName | "main", string> = {
+  main: `bridle: a coding agent built from Bridle's packages
+
+Usage:
+  bridle                          interactive session (on a terminal)
+  bridle run "<prompt>"           one run: the answer on stdout, tool activity on stderr
+  bridle demo                     a recorded session replayed against an example repository (no API key)
+  bridle sessions list|show ID|fork ID [--at SEQ]
+  bridle tools list [--json]      the tools exactly as the model sees them
+  bridle policy check "<command>" [--json]
+  bridle --version
+
+Run \`bridle <command> --help\` for a command's options.
+`,
+  run: `Usage: bridle run "<prompt>" [options]\n\nRuns the agent once. Exit code 0 when the run completes, 1 when it ends otherwise, 2 on bad usage.\n\n${RUN_OPTIONS}`,
+  interactive: `Usage: bridle [options]\n\nAn interactive session on a terminal. Slash commands: /model NAME, /sessions, /fork [SEQ], /compact, /exit.\nCtrl-C aborts the current turn; Ctrl-C at an empty prompt (or /exit) leaves.\n\n${RUN_OPTIONS}`,
+  sessions: `Usage:
+  bridle sessions list [--store jsonl|sqlite] [--json]
+  bridle sessions show ID [--json]
+  bridle sessions fork ID [--at SEQ] [--json]
+`,
+  tools: `Usage: bridle tools list [--json] [--edit-format hashline|replace] [--mcp FILE] [--skills DIR]\n\nPrints the tools with the JSON Schema the model is shown.\n`,
+  policy: `Usage: bridle policy check "<command>" [--json] [--cwd DIR]\n\nJudges a shell command with the bash tool's policy: allow, ask or deny, with the sub-commands and reasons.\n`,
+  demo: `Usage: bridle demo [--json]\n\nCopies an example repository to a temporary folder and replays a recorded model session against it\nthrough the real provider adapter (a loopback server) and the real tools. Needs no API key.\n`,
+};
+
+const COMMANDS = new Set<string>(["run", "sessions", "tools", "policy", "demo"]);
+
+export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
+  try {
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new CliError(`${(error as Error).message.split("\n")[0]} (see bridle --help)`, 2);
+  }
+  const { values, positionals } = parsed;
+  const first = positionals[0];
+  const command: CommandName =
+    first === undefined ? "interactive" : COMMANDS.has(first) ? (first as CommandName) : "run";
+  if (first !== undefined && command === "run" && first !== "run") {
+    throw new CliError(`unknown command "${first}" (did you mean: bridle run "${first}"?)`, 2);
+  }
+  if (values.version && first === undefined) return { kind: "version" };
+  if (values.help) return { kind: "help", text: HELP[first === undefined ? "main" : command] };
+  const flags: CliFlags = compact({
+    provider: values.provider,
+    model: values.model,
+    baseUrl: values["base-url"],
+    cwd: values.cwd,
+    session: values.session,
+    resume: values.resume,
+    store: values.store,
+    maxTurns: values["max-turns"],
+    editFormat: values["edit-format"],
+    sandbox: values.sandbox,
+    mcp: values.mcp,
+    skills: values.skills,
+    config: values.config,
+    yes: values.yes,
+    json: values.json,
+    at: values.at,
+  });
+  return { kind: "command", command, positionals: first === undefined ? [] : positionals.slice(1), flags };
+}
+
+export function helpFor(command: CommandName): string {
+  return HELP[command];
+}
+
+function compact<T extends Record<string, unknown>>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

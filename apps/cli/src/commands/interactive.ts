@@ -1,0 +1,122 @@
+import { createInterface, type Interface } from "node:readline/promises";
+import { type Message, sessionSink, sessionTranscript } from "@bridle/core";
+import { approveEverything, TerminalApprover } from "../approvers.js";
+import type { CliFlags } from "../args.js";
+import { type Agent, composeAgent } from "../compose.js";
+import { loadSettings } from "../config.js";
+import { HumanRenderer } from "../render.js";
+import { openSession } from "../session.js";
+
+const HELP = `/model NAME   switch model      /sessions   list sessions
+/fork [SEQ]   branch this session here (or at SEQ) and continue on the branch
+/compact      summarize the conversation so far to free context
+/exit         leave (Ctrl-D too); Ctrl-C stops the current turn
+`;
+
+/**
+ * The interactive session: a prompt, a streamed turn, repeat. Ctrl-C during a turn aborts that turn only;
+ * the session (its transcript and store) carries on. Approvals are asked on the same line reader.
+ */
+export async function interactive(flags: CliFlags): Promise<number> {
+  const settings = await loadSettings(flags);
+  const rl = createInterface({
+    input: process.stdin,
+    output: process.stdout,
+    terminal: true,
+    historySize: 200,
+  });
+  let turn: AbortController | undefined;
+  rl.on("SIGINT", () => {
+    if (turn) {
+      turn.abort();
+      process.stderr.write("\n(turn stopped)\n");
+    } else {
+      rl.close();
+    }
+  });
+  const approver = settings.yes
+    ? approveEverything
+    : new TerminalApprover((question, signal) => ask(rl, question, signal));
+  let agent: Agent = await composeAgent(settings, approver);
+  try {
+    let session = await openSession(agent.store, {
+      ...(settings.session ? { session: settings.session } : {}),
+      ...(settings.resume ? { resume: settings.resume } : {}),
+    });
+    let history: readonly Message[] = session.history;
+    process.stderr.write(
+      `bridle · ${settings.provider}/${agent.model.model} · ${settings.cwd} · session ${session.id}${history.length ? ` (${history.length} messages)` : ""}\n/help for commands\n`,
+    );
+    for (;;) {
+      let line: string;
+      try {
+        line = (await rl.question("› ")).trim();
+      } catch {
+        break; // closed: Ctrl-D, or Ctrl-C at the prompt
+      }
+      if (!line) continue;
+      if (line.startsWith("/")) {
+        const [command, arg] = line.split(/\s+/, 2);
+        if (command === "/exit" || command === "/quit") break;
+        if (command === "/help") process.stderr.write(HELP);
+        else if (command === "/model") {
+          if (!arg) process.stderr.write(`model: ${agent.model.model}\n`);
+          else {
+            agent = await agent.withModel(arg);
+            process.stderr.write(`model: ${arg}\n`);
+          }
+        } else if (command === "/sessions") {
+          for (const s of await agent.store.list())
+            process.stderr.write(`${s.id}  ${s.lastSeq + 1} events  ${s.title ?? ""}\n`);
+        } else if (command === "/fork") {
+          const info = await agent.store.get(session.id);
+          const at = arg === undefined ? (info?.lastSeq ?? -1) : Number(arg);
+          const fork = await agent.store.fork(session.id, at);
+          session = { id: fork.id, history: await sessionTranscript(agent.store, fork.id) };
+          history = session.history;
+          process.stderr.write(`now on ${fork.id} (fork of ${fork.parent?.sessionId}@${at})\n`);
+        } else if (command === "/compact") {
+          const { compactSession } = await import("../compact.js");
+          const outcome = await compactSession(agent, session.id, history);
+          history = outcome.history;
+          process.stderr.write(`${outcome.message}\n`);
+        } else process.stderr.write(`unknown command ${command}; /help lists them\n`);
+        continue;
+      }
+      turn = new AbortController();
+      const renderer = new HumanRenderer({
+        stdout: process.stdout,
+        stderr: process.stderr,
+        terminal: true,
+        cost: agent.cost,
+      });
+      try {
+        const stream = agent.harness.stream({
+          prompt: line,
+          history,
+          sessionId: session.id,
+          signal: turn.signal,
+          sink: sessionSink(agent.store, session.id),
+        });
+        for await (const event of stream) renderer.render(event);
+        history = (await stream.result).messages;
+      } finally {
+        renderer.close();
+        turn = undefined;
+      }
+    }
+    process.stderr.write(`session: ${session.id}\n`);
+    return 0;
+  } finally {
+    rl.close();
+    await agent.close();
+  }
+}
+
+async function ask(rl: Interface, question: string, signal: AbortSignal): Promise<string> {
+  try {
+    return await rl.question(question, { signal });
+  } catch {
+    return "";
+  }
+}

@@ -1,0 +1,29 @@
+import type { CliFlags } from "../args.js";
+import { loadSettings } from "../config.js";
+
+/** `bridle policy check "<command>"`: the bash tool's verdict on a command, with its reasons. */
+export async function policyCheck(command: string, flags: CliFlags): Promise<number> {
+  const settings = await loadSettings(flags);
+  const { checkCommand } = await import("@bridle/tools-shell");
+  const result = await checkCommand(command, { workspace: settings.cwd });
+  if (settings.json) {
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  }
+  const out: string[] = [`${result.decision}: ${command}`];
+  for (const reason of result.reasons) out.push(`  - ${reason}`);
+  if (result.subcommands.length > 0) out.push("sub-commands:");
+  for (const sub of result.subcommands) {
+    const wrappers = sub.wrappers.length > 0 ? ` (via ${sub.wrappers.join(", ")})` : "";
+    out.push(`  ${sub.decision.padEnd(5)} ${sub.argv.join(" ")}  [${sub.context}]${wrappers}`);
+    for (const path of sub.paths) {
+      const where = path.inside ? "inside" : "OUTSIDE";
+      out.push(
+        `        ${path.access} ${path.path} → ${path.resolved} (${where}${path.secret ? ", secret" : ""})`,
+      );
+    }
+  }
+  if (result.suggested_rule) out.push(`rule you could save: ${JSON.stringify(result.suggested_rule)}`);
+  process.stdout.write(`${out.join("\n")}\n`);
+  return 0;
+}

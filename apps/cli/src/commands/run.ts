@@ -1,0 +1,67 @@
+import { sessionSink } from "@bridle/core";
+import { approveEverything, denyWithoutTerminal, TerminalApprover } from "../approvers.js";
+import type { CliFlags } from "../args.js";
+import { composeAgent } from "../compose.js";
+import { loadSettings, type Settings } from "../config.js";
+import { HumanRenderer, jsonLine } from "../render.js";
+import { openSession } from "../session.js";
+import { askOnTerminal } from "../terminal.js";
+
+/** `bridle run "<prompt>"`: one run, streamed; exit 0 when it completes. */
+export async function runOnce(prompt: string, flags: CliFlags): Promise<number> {
+  return runWithSettings(prompt, await loadSettings(flags));
+}
+
+export async function runWithSettings(prompt: string, settings: Settings): Promise<number> {
+  const canAsk = Boolean(process.stdin.isTTY && process.stderr.isTTY);
+  const approver = settings.yes
+    ? approveEverything
+    : canAsk
+      ? new TerminalApprover(askOnTerminal)
+      : denyWithoutTerminal;
+  const agent = await composeAgent(settings, approver);
+  try {
+    const session = await openSession(agent.store, {
+      ...(settings.session ? { session: settings.session } : {}),
+      ...(settings.resume ? { resume: settings.resume } : {}),
+      title: prompt.slice(0, 80),
+    });
+    const controller = new AbortController();
+    let interrupts = 0;
+    const onSigint = () => {
+      interrupts++;
+      if (interrupts > 1) process.exit(130);
+      process.stderr.write("\ninterrupted: stopping the run (Ctrl-C again to quit at once)\n");
+      controller.abort();
+    };
+    process.on("SIGINT", onSigint);
+    const renderer = new HumanRenderer({
+      stdout: process.stdout,
+      stderr: process.stderr,
+      terminal: Boolean(process.stderr.isTTY),
+      cost: agent.cost,
+    });
+    try {
+      const stream = agent.harness.stream({
+        prompt,
+        history: session.history,
+        sessionId: session.id,
+        signal: controller.signal,
+        sink: sessionSink(agent.store, session.id),
+      });
+      for await (const event of stream) {
+        if (settings.json) process.stdout.write(jsonLine(event));
+        else renderer.render(event);
+      }
+      const result = await stream.result;
+      if (!settings.json) process.stderr.write(`session: ${session.id}\n`);
+      if (result.stopReason === "completed") return 0;
+      return result.stopReason === "aborted" ? 130 : 1;
+    } finally {
+      renderer.close();
+      process.off("SIGINT", onSigint);
+    }
+  } finally {
+    await agent.close();
+  }
+}

@@ -1,0 +1,77 @@
+import { sessionTranscript, textOf } from "@bridle/core";
+import type { CliFlags } from "../args.js";
+import { CliError } from "../cli-error.js";
+import { openStore } from "../compose.js";
+import { loadSettings } from "../config.js";
+
+/** `bridle sessions list | show ID | fork ID [--at SEQ]`. */
+export async function sessionsCommand(args: readonly string[], flags: CliFlags): Promise<number> {
+  const settings = await loadSettings(flags);
+  const store = await openStore(settings);
+  const out = (text: string) => process.stdout.write(text);
+  try {
+    const [sub, id] = args;
+    switch (sub) {
+      case "list": {
+        const sessions = [...(await store.list())].sort((a, b) => b.updatedAt - a.updatedAt);
+        if (settings.json) {
+          out(`${JSON.stringify(sessions)}\n`);
+          return 0;
+        }
+        if (sessions.length === 0) out(`no sessions in ${settings.storeDir} (${settings.store})\n`);
+        for (const s of sessions) {
+          const when = new Date(s.updatedAt).toISOString().replace("T", " ").slice(0, 19);
+          const fork = s.parent ? ` (fork of ${s.parent.sessionId}@${s.parent.seq})` : "";
+          out(`${s.id}  ${when}  ${s.lastSeq + 1} events  ${s.title ?? ""}${fork}\n`);
+        }
+        return 0;
+      }
+      case "show": {
+        if (!id) throw new CliError("usage: bridle sessions show ID", 2);
+        if (!(await store.get(id))) throw new CliError(`no session "${id}"`, 1);
+        if (settings.json) {
+          for await (const stored of store.read(id)) out(`${JSON.stringify(stored)}\n`);
+          return 0;
+        }
+        for (const message of await sessionTranscript(store, id)) {
+          if (message.role === "system") continue;
+          if (message.role === "tool") {
+            out(
+              `tool ${message.toolName}${message.isError ? " (error)" : ""}: ${clip(textOf(message.content))}\n`,
+            );
+            continue;
+          }
+          const text = textOf(message.content);
+          if (text) out(`${message.role}: ${text}\n`);
+          if (message.role === "assistant") {
+            for (const part of message.content) {
+              if (part.type === "tool_call") out(`  → ${part.name} ${clip(part.arguments)}\n`);
+            }
+          }
+        }
+        return 0;
+      }
+      case "fork": {
+        if (!id) throw new CliError("usage: bridle sessions fork ID [--at SEQ]", 2);
+        const info = await store.get(id);
+        if (!info) throw new CliError(`no session "${id}"`, 1);
+        const at = flags.at === undefined ? info.lastSeq : Number(flags.at);
+        if (!Number.isInteger(at) || at < 0 || at > info.lastSeq) {
+          throw new CliError(`--at must be a sequence number from 0 to ${info.lastSeq}`, 2);
+        }
+        const fork = await store.fork(id, at);
+        out(settings.json ? `${JSON.stringify(fork)}\n` : `${fork.id}\n`);
+        return 0;
+      }
+      default:
+        throw new CliError("usage: bridle sessions list | show ID | fork ID [--at SEQ]", 2);
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+function clip(text: string, max = 160): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length <= max ? line : `${line.slice(0, max)}…`;
+}

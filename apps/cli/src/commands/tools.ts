@@ -1,0 +1,28 @@
+import { toolSchemaOf } from "@bridle/core";
+import type { CliFlags } from "../args.js";
+import { composeTools } from "../compose.js";
+import { loadSettings } from "../config.js";
+
+/** `bridle tools list`: the tools exactly as the model is shown them. */
+export async function toolsList(flags: CliFlags): Promise<number> {
+  const settings = await loadSettings(flags);
+  const toolset = await composeTools(settings);
+  try {
+    const schemas = toolset.tools.map(toolSchemaOf);
+    if (settings.json) {
+      process.stdout.write(`${JSON.stringify(schemas, null, 2)}\n`);
+      return 0;
+    }
+    for (const schema of schemas) {
+      const properties = Object.keys(
+        (schema.inputSchema.properties as Record<string, unknown> | undefined) ?? {},
+      );
+      const required = new Set((schema.inputSchema.required as string[] | undefined) ?? []);
+      const params = properties.map((p) => (required.has(p) ? p : `${p}?`)).join(", ");
+      process.stdout.write(`${schema.name} {${params}}\n  ${schema.description.split("\n")[0]}\n`);
+    }
+    return 0;
+  } finally {
+    await toolset.close();
+  }
+}

@@ -1,0 +1,147 @@
+// The composition root: the only place that knows which packages make up the bridle agent. Each package
+// is imported when first needed, so commands that do not need a provider or the shell never load them.
+import { join } from "node:path";
+import {
+  type AnyTool,
+  type Approver,
+  Harness,
+  type Model,
+  type SessionStore,
+  type Usage,
+  Workspace,
+} from "@bridle/core";
+import { CliError } from "./cli-error.js";
+import type { Settings } from "./config.js";
+
+export interface Toolset {
+  readonly tools: readonly AnyTool[];
+  close(): Promise<void>;
+}
+
+export interface Agent {
+  readonly harness: Harness;
+  readonly store: SessionStore;
+  readonly model: Model;
+  cost(usage: Usage): number | undefined;
+  /** The same tools and store with another model (the interactive /model command). */
+  withModel(name: string): Promise<Agent>;
+  close(): Promise<void>;
+}
+
+const SYSTEM_PROMPT = `You are a coding agent working in the user's repository (the workspace). Read before you edit, keep changes minimal and in scope, run the relevant checks after editing, and end with a short account of what you changed and what the checks showed. Paths are relative to the workspace root. Never read secrets (.env files, keys, credentials).`;
+
+export async function composeTools(settings: Settings): Promise<Toolset> {
+  const tools: AnyTool[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  const { createFsTools } = await import("@bridle/tools-fs");
+  const fs = createFsTools();
+  if (settings.editFormat === "hashline") {
+    const { createHashlineTools } = await import("@bridle/tools-edit-hashline");
+    const [readFile, editFile] = createHashlineTools();
+    tools.push(readFile, fs.writeFile, editFile, fs.listDir, fs.glob, fs.grep);
+  } else {
+    tools.push(...fs.tools);
+  }
+  const shell = await shellTools(settings);
+  tools.push(shell.bash);
+  closers.push(() => shell.stopAll());
+  if (settings.skills) {
+    throw new CliError("--skills needs @bridle/skills, which this build does not include yet");
+  }
+  if (settings.mcp) {
+    const { McpServers } = await import("@bridle/tools-mcp");
+    const servers = new McpServers(settings.mcp);
+    closers.push(() => servers.close());
+    try {
+      tools.push(...(await servers.tools()));
+    } catch (error) {
+      await servers.close();
+      throw new CliError(`MCP servers from ${settings.mcp}: ${(error as Error).message}`);
+    }
+  }
+  return {
+    tools,
+    close: async () => {
+      for (const close of closers) await close();
+    },
+  };
+}
+
+async function shellTools(settings: Settings): Promise<{ bash: AnyTool; stopAll(): Promise<void> }> {
+  const { BubblewrapRunner, createShellTools } = await import("@bridle/tools-shell");
+  try {
+    return await createShellTools(settings.sandbox === "bwrap" ? { runner: new BubblewrapRunner() } : {});
+  } catch (error) {
+    throw new CliError(
+      `cannot set up the shell (--sandbox ${settings.sandbox}): ${(error as Error).message}`,
+    );
+  }
+}
+
+export type CostedModel = Model & { cost?(usage: Usage): number | undefined };
+
+export async function createModel(settings: Settings): Promise<CostedModel> {
+  try {
+    switch (settings.provider) {
+      case "openai": {
+        const { createOpenAIResponsesModel } = await import("@bridle/providers-openai");
+        return createOpenAIResponsesModel({
+          model: settings.model,
+          ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}),
+        });
+      }
+      case "openai-chat": {
+        const { createOpenAIChatModel } = await import("@bridle/providers-openai");
+        return createOpenAIChatModel({
+          model: settings.model,
+          ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}),
+        });
+      }
+      case "anthropic": {
+        const { createAnthropicModel } = await import("@bridle/providers-anthropic");
+        return createAnthropicModel({
+          model: settings.model,
+          ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}),
+        });
+      }
+    }
+  } catch (error) {
+    throw new CliError(`cannot set up the ${settings.provider} provider: ${(error as Error).message}`);
+  }
+}
+
+export async function openStore(settings: Settings): Promise<SessionStore> {
+  if (settings.store === "sqlite") {
+    const { SqliteSessionStore } = await import("@bridle/store-sqlite");
+    return SqliteSessionStore.open({ path: join(settings.storeDir, "sessions.sqlite") });
+  }
+  const { JsonlSessionStore } = await import("@bridle/store-jsonl");
+  return JsonlSessionStore.open({ dir: join(settings.storeDir, "jsonl"), durability: "batch" });
+}
+
+export async function composeAgent(settings: Settings, approver: Approver): Promise<Agent> {
+  const [model, toolset, store] = await Promise.all([
+    createModel(settings),
+    composeTools(settings),
+    openStore(settings),
+  ]);
+  const build = (chosen: CostedModel): Agent => ({
+    harness: new Harness({
+      model: chosen,
+      tools: toolset.tools,
+      system: SYSTEM_PROMPT,
+      workspace: new Workspace(settings.cwd),
+      approver,
+      limits: { maxModelRequests: settings.maxTurns },
+    }),
+    store,
+    model: chosen,
+    cost: (usage) => chosen.cost?.(usage),
+    withModel: async (name) => build(await createModel({ ...settings, model: name })),
+    close: async () => {
+      await toolset.close();
+      await store.close();
+    },
+  });
+  return build(model);
+}

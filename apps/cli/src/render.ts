@@ -1,0 +1,193 @@
+import type { RunEvent, Usage } from "@bridle/core";
+
+export interface Output {
+  write(text: string): void;
+}
+
+export interface RenderOptions {
+  readonly stdout: Output;
+  readonly stderr: Output;
+  /** Colours and the alive indicator for long calls: on a terminal only. */
+  readonly terminal: boolean;
+  /** Dollar cost of a turn's usage, when the model's price is known. */
+  readonly cost?: (usage: Usage) => number | undefined;
+  /** How often a long tool call says it is still running (ms). */
+  readonly heartbeatMs?: number;
+}
+
+const dim = (on: boolean, text: string) => (on ? `\x1b[2m${text}\x1b[22m` : text);
+const red = (on: boolean, text: string) => (on ? `\x1b[31m${text}\x1b[39m` : text);
+
+/**
+ * Human rendering of a run: the answer streams to stdout; tool calls, their results, usage and notices go
+ * to stderr, one compact line each, so `bridle run … > answer.txt` captures only the answer.
+ */
+export class HumanRenderer {
+  readonly #o: RenderOptions;
+  readonly #running = new Map<string, { name: string; started: number }>();
+  #heartbeat: NodeJS.Timeout | undefined;
+  #atLineStart = true;
+  #turnTokens = { input: 0, output: 0, cost: 0, costKnown: true };
+
+  constructor(options: RenderOptions) {
+    this.#o = options;
+  }
+
+  render(event: RunEvent): void {
+    const { stderr, terminal } = this.#o;
+    switch (event.type) {
+      case "text_delta":
+        this.#o.stdout.write(event.delta);
+        this.#atLineStart = event.delta.endsWith("\n");
+        break;
+      case "tool_call_requested":
+        this.#endLine();
+        this.#running.set(event.toolCall.id, { name: event.toolCall.name, started: Date.now() });
+        stderr.write(
+          `${dim(terminal, "→")} ${event.toolCall.name} ${summarizeArguments(event.toolCall.arguments)}\n`,
+        );
+        this.#startHeartbeat();
+        break;
+      case "tool_call_completed": {
+        this.#running.delete(event.result.toolCallId);
+        if (this.#running.size === 0) this.#stopHeartbeat();
+        const text = event.result.content
+          .map((part) => (part.type === "text" ? part.text : "[image]"))
+          .join("");
+        const firstLine = oneLine(commandSummary(text) ?? text, 100);
+        const took = `${Math.round(event.durationMs)} ms`;
+        stderr.write(
+          event.result.isError
+            ? `${red(terminal, "✗")} ${event.result.toolName} ${dim(terminal, took)} ${firstLine}\n`
+            : `${dim(terminal, "✓")} ${event.result.toolName} ${dim(terminal, took)} ${dim(terminal, firstLine)}\n`,
+        );
+        break;
+      }
+      case "model_response": {
+        this.#endLine();
+        const cost = this.#o.cost?.(event.usage);
+        this.#turnTokens.input += event.usage.inputTokens;
+        this.#turnTokens.output += event.usage.outputTokens;
+        if (cost === undefined) this.#turnTokens.costKnown = false;
+        else this.#turnTokens.cost += cost;
+        stderr.write(dim(terminal, `[turn ${event.request}] ${usageLine(event.usage)}${costText(cost)}\n`));
+        break;
+      }
+      case "limit_warning":
+        stderr.write(
+          dim(terminal, `notice: ${event.used} of ${event.max} ${event.limit.replace("_", " ")} used\n`),
+        );
+        break;
+      case "run_completed":
+        this.#endLine();
+        this.#stopHeartbeat();
+        stderr.write(
+          dim(
+            terminal,
+            `done: ${runLine(event.usage.modelRequests, event.usage.toolCalls, event.usage.tokens)}${this.#totalCost()}\n`,
+          ),
+        );
+        break;
+      case "run_failed":
+        this.#endLine();
+        this.#stopHeartbeat();
+        stderr.write(`${red(terminal, "stopped:")} ${event.stopReason}: ${event.error.message}\n`);
+        break;
+      default:
+        break;
+    }
+  }
+
+  close(): void {
+    this.#stopHeartbeat();
+  }
+
+  #totalCost(): string {
+    return this.#turnTokens.costKnown && this.#turnTokens.cost > 0
+      ? ` · $${this.#turnTokens.cost.toFixed(4)}`
+      : "";
+  }
+
+  #endLine(): void {
+    if (!this.#atLineStart) {
+      this.#o.stdout.write("\n");
+      this.#atLineStart = true;
+    }
+  }
+
+  #startHeartbeat(): void {
+    if (this.#heartbeat) return;
+    const every = this.#o.heartbeatMs ?? 5000;
+    this.#heartbeat = setInterval(() => {
+      const now = Date.now();
+      for (const { name, started } of this.#running.values()) {
+        const seconds = Math.round((now - started) / 1000);
+        if (now - started >= every)
+          this.#o.stderr.write(dim(this.#o.terminal, `⋯ ${name} still running (${seconds}s)\n`));
+      }
+    }, every);
+    this.#heartbeat.unref();
+  }
+
+  #stopHeartbeat(): void {
+    clearInterval(this.#heartbeat);
+    this.#heartbeat = undefined;
+  }
+}
+
+/** A short view of a call's arguments: the path or command when there is one, else the JSON, cut. */
+export function summarizeArguments(raw: string): string {
+  try {
+    const args = JSON.parse(raw) as Record<string, unknown>;
+    for (const key of ["command", "path", "pattern", "query", "key", "session_id"]) {
+      const value = args[key];
+      if (typeof value === "string") return oneLine(value, 80);
+    }
+  } catch {
+    // Malformed arguments are shown raw; the tool's InvalidInput result says what is wrong.
+  }
+  return oneLine(raw, 80);
+}
+
+/** For a shell result (JSON with exit_code), "exit N" and the last line of output instead of the JSON. */
+function commandSummary(text: string): string | undefined {
+  if (!text.startsWith("{") || !text.includes('"exit_code"')) return undefined;
+  try {
+    const result = JSON.parse(text) as {
+      exit_code?: unknown;
+      stdout?: unknown;
+      stderr?: unknown;
+      timed_out?: unknown;
+    };
+    if (typeof result.exit_code !== "number" && result.exit_code !== null) return undefined;
+    const output = `${typeof result.stdout === "string" ? result.stdout : ""}${typeof result.stderr === "string" ? result.stderr : ""}`;
+    const lines = output.trim().split("\n");
+    const status = result.timed_out === true ? "timed out" : `exit ${result.exit_code}`;
+    return `${status}${lines.length > 0 && lines[0] ? ` · ${lines.at(-1)}` : ""}`;
+  } catch {
+    return undefined;
+  }
+}
+
+function oneLine(text: string, max: number): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length <= max ? line : `${line.slice(0, max)}…`;
+}
+
+function usageLine(usage: Usage): string {
+  const cached = usage.cacheReadTokens > 0 ? ` (cached ${usage.cacheReadTokens})` : "";
+  return `in ${usage.inputTokens}${cached} · out ${usage.outputTokens}`;
+}
+
+function runLine(requests: number, toolCalls: number, tokens: Usage): string {
+  return `${requests} model requests · ${toolCalls} tool calls · ${usageLine(tokens)}`;
+}
+
+function costText(cost: number | undefined): string {
+  return cost === undefined ? "" : ` · $${cost.toFixed(4)}`;
+}
+
+/** JSON lines: one event per line, exactly as the run emitted it. */
+export function jsonLine(event: RunEvent): string {
+  return `${JSON.stringify(event)}\n`;
+}

@@ -1,0 +1,54 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { FakeProviderServer, type FakeTurn, openaiResponsesFormat } from "@bridle/testing";
+
+export const CLI = fileURLToPath(new URL("../dist/main.js", import.meta.url));
+
+export interface CliRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the built bridle CLI as a user would, with no terminal on stdin. */
+export function runCli(
+  args: readonly string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A fake OpenAI Responses server queued with these turns. */
+export async function fakeOpenAI(turns: readonly FakeTurn[]): Promise<FakeProviderServer> {
+  const server = await FakeProviderServer.start();
+  for (const turn of turns) server.enqueue({ kind: "stream", events: openaiResponsesFormat.events(turn) });
+  return server;
+}
+
+export function call(id: string, name: string, args: Record<string, unknown>) {
+  return { id, name, arguments: JSON.stringify(args) };
+}
+
+/** The text of every function_call_output the server was sent in its last request. */
+export function toolOutputsSent(server: FakeProviderServer): string[] {
+  const last = server.requests.at(-1)?.body as { input?: { type?: string; output?: unknown }[] } | undefined;
+  return (last?.input ?? [])
+    .filter((item) => item.type === "function_call_output")
+    .map((item) => (typeof item.output === "string" ? item.output : JSON.stringify(item.output)));
+}
