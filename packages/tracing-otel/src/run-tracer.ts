@@ -26,6 +26,7 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { millisToHrTime } from "@opentelemetry/core";
+import manifest from "../package.json" with { type: "json" };
 import { ATTR, EVENT, OPERATION } from "./attributes.js";
 import {
   type Captured,
@@ -53,7 +54,8 @@ import {
 import { type McpToolName, parseMcpToolName } from "./tool-kind.js";
 
 export const INSTRUMENTATION_NAME = "@bridle/tracing-otel";
-export const INSTRUMENTATION_VERSION = "0.1.0";
+/** The package's own version, so the instrumentation scope follows releases. */
+export const INSTRUMENTATION_VERSION: string = manifest.version;
 
 export interface RunTracerOptions {
   /** Where spans go. Defaults to the global OpenTelemetry API's tracer provider. */
@@ -472,8 +474,10 @@ export class RunTracer implements EventSink {
     });
     if (event.type === "run_completed") {
       if (this.#maxContent !== undefined) {
+        // A structured answer given through a final_result call has no text: its value stands in.
+        const text = event.finalText || (event.output === undefined ? "" : JSON.stringify(event.output));
         const output = [
-          { role: "assistant", parts: [{ type: "text", content: event.finalText }], finish_reason: "stop" },
+          { role: "assistant", parts: [{ type: "text", content: text }], finish_reason: "stop" },
         ];
         setCaptured(span, ATTR.outputMessages, capMessages(output, this.#maxContent));
       }

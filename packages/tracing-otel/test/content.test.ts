@@ -79,6 +79,21 @@ describe("content capture", () => {
     expect(chats[1]?.attributes[ATTR.contentTruncated]).toBe(true);
   });
 
+  it("records a structured answer given through final_result as the run's output", async () => {
+    const { tracer, spans } = memoryTracing({ captureContent: true });
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "final_result", arguments: { verdict: "ship it" } }] },
+    ]);
+    const harness = new Harness({
+      model,
+      output: { mode: "tool", schema: z.object({ verdict: z.string() }) },
+    });
+    const result = await harness.run({ prompt: "decide", sink: tracer });
+    expect(result.stopReason).toBe("completed");
+    const output = JSON.parse(String(one(spans(), "invoke_agent").attributes[ATTR.outputMessages]));
+    expect(JSON.parse(output[0].parts[0].content)).toEqual({ verdict: "ship it" });
+  });
+
   it("records no content by default", async () => {
     vi.stubEnv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "");
     const { tracer, spans } = memoryTracing();
