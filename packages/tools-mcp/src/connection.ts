@@ -64,6 +64,8 @@ export class McpConnection {
   #stderr = "";
   #connections = 0;
   #closed = false;
+  // Aborted by close(), so a server that never answers the handshake does not hold close() up.
+  readonly #closing = new AbortController();
 
   constructor(name: string, config: McpServerConfig, settings: ConnectionSettings) {
     this.name = name;
@@ -174,6 +176,7 @@ export class McpConnection {
   async close(): Promise<void> {
     this.#closed = true;
     this.#state = "closed";
+    this.#closing.abort(new Error("closed"));
     const live = this.#live ?? (await this.#connecting?.catch(() => undefined));
     this.#live = undefined;
     if (live) await shutDown(live);
@@ -215,6 +218,7 @@ export class McpConnection {
       opened = await openClient(this.config, {
         makeClient: () => this.#makeClient(),
         timeoutMs: this.#settings.connectTimeoutMs,
+        signal: this.#closing.signal,
         onStderr: (chunk) => {
           this.#stderr = (this.#stderr + chunk).slice(-STDERR_TAIL);
           this.#settings.onStderr?.(this.name, chunk);
@@ -232,7 +236,7 @@ export class McpConnection {
     };
     opened.client.onclose = () => this.#lost(live, "the connection closed");
     try {
-      live.tools = await listAllTools(live.client, this.#settings.connectTimeoutMs);
+      live.tools = await listAllTools(live.client, this.#settings.connectTimeoutMs, this.#closing.signal);
     } catch (error) {
       await shutDown(live);
       this.#state = "crashed";
@@ -336,12 +340,19 @@ export class McpConnection {
   }
 }
 
-async function listAllTools(client: Client, timeoutMs: number): Promise<McpToolDefinition[]> {
+async function listAllTools(
+  client: Client,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<McpToolDefinition[]> {
   if (!client.getServerCapabilities()?.tools) return [];
   const tools: McpToolDefinition[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < PAGE_LIMIT; page++) {
-    const result = await client.listTools(cursor ? { cursor } : undefined, { timeout: timeoutMs });
+    const result = await client.listTools(cursor ? { cursor } : undefined, {
+      timeout: timeoutMs,
+      ...(signal ? { signal } : {}),
+    });
     tools.push(...result.tools);
     cursor = result.nextCursor;
     if (!cursor) break;

@@ -4,6 +4,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type HttpServerConfig, isStdioConfig, type McpServerConfig } from "./config.js";
+import { descendantPids, stopProcesses } from "./processes.js";
 
 export type TransportKind = "stdio" | "streamable-http" | "sse";
 
@@ -18,6 +19,8 @@ export interface OpenedClient {
 export interface OpenOptions {
   readonly makeClient: () => Client;
   readonly timeoutMs: number;
+  /** Abandons the handshake (the connection is being closed). */
+  readonly signal: AbortSignal;
   readonly onStderr: (chunk: string) => void;
 }
 
@@ -27,7 +30,7 @@ export interface OpenOptions {
  */
 export async function openClient(config: McpServerConfig, options: OpenOptions): Promise<OpenedClient> {
   if (isStdioConfig(config)) {
-    const transport = new StdioClientTransport({
+    const transport = new PidRecordingStdioTransport({
       command: config.command,
       args: config.args,
       env: config.env,
@@ -37,12 +40,17 @@ export async function openClient(config: McpServerConfig, options: OpenOptions):
     transport.stderr?.on("data", (chunk: Buffer) => options.onStderr(chunk.toString("utf8")));
     const client = options.makeClient();
     try {
-      await client.connect(transport, { timeout: options.timeoutMs });
+      await client.connect(transport, { timeout: options.timeoutMs, signal: options.signal });
     } catch (error) {
+      // The client closes the transport itself on a failed handshake, without waiting for the process
+      // to exit: stop it (and what it started) here, so a failed start leaves nothing running.
+      const pid = transport.startedPid;
+      const strays = pid === undefined ? [] : [pid, ...(await descendantPids(pid))];
       await transport.close().catch(() => {});
+      await stopProcesses(strays, 2_000);
       throw error;
     }
-    return { client, transport, kind: "stdio", pid: transport.pid ?? undefined };
+    return { client, transport, kind: "stdio", pid: transport.startedPid };
   }
   const http = config as HttpServerConfig;
   const url = new URL(http.url);
@@ -51,11 +59,11 @@ export async function openClient(config: McpServerConfig, options: OpenOptions):
     const transport = new StreamableHTTPClientTransport(url, { requestInit });
     const client = options.makeClient();
     try {
-      await client.connect(transport, { timeout: options.timeoutMs });
+      await client.connect(transport, { timeout: options.timeoutMs, signal: options.signal });
       return { client, transport, kind: "streamable-http", pid: undefined };
     } catch (error) {
       await client.close().catch(() => {});
-      if (http.type !== undefined && http.type !== "http") throw error;
+      if (options.signal.aborted || (http.type !== undefined && http.type !== "http")) throw error;
       try {
         return await openSse(url, requestInit, options);
       } catch (sseError) {
@@ -69,11 +77,21 @@ export async function openClient(config: McpServerConfig, options: OpenOptions):
   return openSse(url, requestInit, options);
 }
 
+/** Remembers the child's pid, which the SDK's transport forgets as soon as it is closed. */
+class PidRecordingStdioTransport extends StdioClientTransport {
+  startedPid: number | undefined;
+
+  override async start(): Promise<void> {
+    await super.start();
+    this.startedPid = this.pid ?? undefined;
+  }
+}
+
 async function openSse(url: URL, requestInit: RequestInit, options: OpenOptions): Promise<OpenedClient> {
   const transport = new SSEClientTransport(url, { requestInit });
   const client = options.makeClient();
   try {
-    await client.connect(transport, { timeout: options.timeoutMs });
+    await client.connect(transport, { timeout: options.timeoutMs, signal: options.signal });
   } catch (error) {
     await client.close().catch(() => {});
     throw error;

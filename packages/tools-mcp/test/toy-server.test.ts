@@ -180,6 +180,22 @@ describe("McpServers against a scripted stdio server", () => {
     await expect(callTool(byName(tools, "mcp_two_pid"), {})).rejects.toThrow(/has been closed/);
   });
 
+  it("closes without waiting for a server that never answers the handshake", async () => {
+    const tag = randomUUID();
+    const mute = `setInterval(() => {}, 1000) // ${tag}`;
+    const mcp = new McpServers(
+      { mcpServers: { mute: { command: process.execPath, args: ["-e", mute] } } },
+      // Far longer than the test's own timeout: only close() can end this handshake in time.
+      { connectTimeoutMs: 120_000 },
+    );
+    const discovery = mcp.discover();
+    expect(await waitFor(() => processesMentioning(tag).length === 1)).toBe(true);
+    await mcp.close();
+    const { failures } = await discovery;
+    expect(failures).toMatchObject([{ server: "mute", code: "connect_failed" }]);
+    expect(processesMentioning(tag)).toEqual([]);
+  });
+
   it("stops a server started through a wrapper (like npx) and the wrapper", async () => {
     const tag = randomUUID();
     // "; true" keeps sh alive as the parent, as npx stays the parent of the server it starts.
