@@ -113,7 +113,8 @@ export class JsonlSpanExporter implements SpanExporter {
     this.#writing = this.#writing.then(async () => {
       try {
         await ready;
-        await appendFile(this.path, text, "utf8");
+        // Owner-only when created: with content capture on, traces hold prompts and tool output.
+        await appendFile(this.path, text, { encoding: "utf8", mode: 0o600 });
         resultCallback({ code: ExportResultCode.SUCCESS });
       } catch (error) {
         this.#ready = undefined;

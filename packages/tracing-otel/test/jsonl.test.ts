@@ -1,4 +1,4 @@
-import { appendFile, readFile, writeFile } from "node:fs/promises";
+import { appendFile, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Harness } from "@bridle/core";
 import { ScriptedModel, tempWorkspace } from "@bridle/testing";
@@ -39,6 +39,7 @@ describe("local JSONL traces", () => {
     expect(records).toHaveLength(5);
     const lines = (await readFile(file, "utf8")).trim().split("\n");
     expect(lines).toHaveLength(5);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
     const agent = records.find((record) => record.name === "invoke_agent");
     expect(agent?.parentSpanId).toBeUndefined();
     expect(agent?.attributes[ATTR.runId]).toBe(result.runId);
