@@ -98,6 +98,7 @@ interface ChatSpan extends OpenSpan {
 }
 
 interface RunState {
+  readonly runId: string;
   readonly span: Span;
   readonly context: Context;
   readonly provider: string;
@@ -131,6 +132,8 @@ export class RunTracer implements EventSink {
   readonly #providerName: (provider: string) => string;
   readonly #runs = new Map<string, RunState>();
   readonly #paused = new Map<string, SpanContext>();
+  /** Spans of calls that waited for approval when their run paused, by run id and call id. */
+  readonly #pausedCalls = new Map<string, SpanContext>();
   /** Runs that ended, with the last sequence number seen. */
   readonly #ended = new Map<string, number>();
   /** Each message's convention JSON, computed once however many requests resend it. */
@@ -306,6 +309,7 @@ export class RunTracer implements EventSink {
       );
     }
     this.#runs.set(event.runId, {
+      runId: event.runId,
       span,
       context: trace.setSpan(parent, span),
       provider: this.#providerName(event.provider),
@@ -335,6 +339,7 @@ export class RunTracer implements EventSink {
       parent,
     );
     const run: RunState = {
+      runId: event.runId,
       span,
       context: trace.setSpan(parent, span),
       provider: "unknown",
@@ -404,9 +409,18 @@ export class RunTracer implements EventSink {
     const existing = run.tools.get(call.id);
     if (existing) return existing;
     const attributes = toolAttributes(call, this.#mcp(call.name), repairs);
+    // The same call's span from before the run paused for its approval, if there was one.
+    const pausedKey = `${run.runId}/${call.id}`;
+    const paused = this.#pausedCalls.get(pausedKey);
+    this.#pausedCalls.delete(pausedKey);
     const span = this.#tracer.startSpan(
       `${OPERATION.executeTool} ${call.name}`,
-      { kind: SpanKind.INTERNAL, startTime: millisToHrTime(time), attributes },
+      {
+        kind: SpanKind.INTERNAL,
+        startTime: millisToHrTime(time),
+        attributes,
+        ...(paused ? { links: [{ context: paused }] } : {}),
+      },
       run.context,
     );
     if (this.#maxContent !== undefined) {
@@ -485,6 +499,7 @@ export class RunTracer implements EventSink {
     } else if (event.stopReason === "approval_required") {
       // A pause, not a failure: the run resumes later under the same id, and its new span links here.
       for (const [id, tool] of run.tools) {
+        remember(this.#pausedCalls, `${event.runId}/${id}`, tool.span.spanContext());
         tool.span.setAttribute(ATTR.approvalPending, true);
         tool.span.end(millisToHrTime(Math.max(event.time, tool.start)));
         run.tools.delete(id);

@@ -277,5 +277,6 @@ describe("span tree from a run's events", () => {
     expect(ran && parentOf(ran)).toBe(second && idOf(second));
     expect(ran?.attributes[ATTR.approvalApproved]).toBe(true);
     expect(ran?.events.map((event) => event.name)).toEqual(["bridle.approval.resolved"]);
+    expect(ran?.links[0]?.context.spanId).toBe(idOf(waiting));
   });
 });
