@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { type AnyTool, ToolFailure, type ToolOutput, Workspace } from "@bridle/core";
-import type { BashDetails, BashResult, ShellProgress } from "../src/index.js";
+import { expect } from "vitest";
+import type { BashDetails, BashResult, ShellProgress, ShellTools } from "../src/index.js";
 
 export interface Called {
   readonly output: ToolOutput;
@@ -72,4 +73,12 @@ export async function waitFor(check: () => boolean, timeoutMs = 5_000): Promise<
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   return check();
+}
+
+/** Run a command that needs about 200 MB under the tools' memory limit: it must not finish. */
+export async function expectMemoryLimitHolds(shell: ShellTools, dir: string): Promise<void> {
+  const command = "x=$(head -c 200000000 /dev/zero | tr '\\0' a); printf %s \"$x\" | wc -c";
+  const { result } = await call(shell.bash, { command, timeout_ms: 20_000 }, dir);
+  expect(result.stdout).not.toContain("200000000");
+  expect(result.success).toBe(false);
 }
