@@ -1,7 +1,10 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type HttpServerConfig, isStdioConfig, type McpServerConfig } from "./config.js";
 import { descendantPids, stopProcesses } from "./processes.js";
@@ -63,6 +66,13 @@ export async function openClient(config: McpServerConfig, options: OpenOptions):
       return { client, transport, kind: "streamable-http", pid: undefined };
     } catch (error) {
       await client.close().catch(() => {});
+      const status = error instanceof StreamableHTTPError ? error.code : undefined;
+      if (status === 401 || status === 403) {
+        // Credentials, not an old server: SSE would be refused the same way.
+        throw new Error(`the server refused the request (HTTP ${status}); check the configured headers`, {
+          cause: error,
+        });
+      }
       if (options.signal.aborted || (http.type !== undefined && http.type !== "http")) throw error;
       try {
         return await openSse(url, requestInit, options);
