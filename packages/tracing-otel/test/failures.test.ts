@@ -1,7 +1,8 @@
-import { Harness, type RunEvent } from "@bridle/core";
+import { defineTool, Harness, type RunEvent, type ToolOutput } from "@bridle/core";
 import { ScriptedModel } from "@bridle/testing";
 import { SpanStatusCode } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { ATTR } from "../src/index.js";
 import { byName, echo, failing, idOf, memoryTracing, one, parentOf, waitingTool } from "./fixtures.js";
 
@@ -35,6 +36,27 @@ describe("error statuses", () => {
     expect(byCall("boom")?.status.message).toBe("ToolError");
     // A run whose tools failed but which completed is not an error.
     expect(one(all, "invoke_agent").status.code).toBe(SpanStatusCode.UNSET);
+  });
+
+  it("marks a call that ran out of time as Timeout", async () => {
+    const { tracer, spans } = memoryTracing();
+    const slow = defineTool({
+      name: "slow",
+      description: "Takes too long",
+      inputSchema: z.object({}),
+      timeoutMs: 30,
+      execute: (_args, ctx) =>
+        new Promise<ToolOutput>((resolve) => {
+          const timer = setTimeout(() => resolve({ content: "late" }), 10_000);
+          ctx.signal.addEventListener("abort", () => clearTimeout(timer));
+        }),
+    });
+    const model = new ScriptedModel([{ toolCalls: [{ name: "slow", arguments: {} }] }, { text: "gave up" }]);
+    const result = await new Harness({ model, tools: [slow] }).run({ prompt: "go", sink: tracer });
+    expect(result.stopReason).toBe("completed");
+    const span = one(spans(), "execute_tool slow");
+    expect(span.status.code).toBe(SpanStatusCode.ERROR);
+    expect(span.attributes[ATTR.errorType]).toBe("Timeout");
   });
 
   it("ends the chat span with the provider's error code and the run with provider_error", async () => {
