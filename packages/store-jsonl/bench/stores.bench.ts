@@ -6,13 +6,12 @@ import { join } from "node:path";
 import type { RunEvent, SessionStore } from "@bridle/core";
 import { SqliteSessionStore } from "@bridle/store-sqlite";
 import { numberedEvent, sampleRunEvents } from "@bridle/testing";
-import { afterAll, bench, describe } from "vitest";
+import { bench, describe } from "vitest";
 import { JsonlSessionStore } from "../src/index.js";
 
 const root = mkdtempSync(join(tmpdir(), "bridle-store-bench-"));
-const removeRoot = () => rmSync(root, { recursive: true, force: true });
-afterAll(removeRoot);
-process.once("exit", removeRoot);
+// Removed at exit rather than in afterAll: deleting 10,000 session files takes longer than a hook may.
+process.once("exit", () => rmSync(root, { recursive: true, force: true }));
 
 let counter = 0;
 const fresh = (): string => join(root, `case-${counter++}`);
@@ -104,9 +103,6 @@ describe("search over 10,000 sessions (90,000 events)", () => {
       }
       stores[kind] = store;
     }
-  });
-  afterAll(async () => {
-    for (const store of Object.values(stores)) await store.close();
   });
   for (const kind of KINDS) {
     bench(

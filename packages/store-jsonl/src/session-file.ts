@@ -79,11 +79,13 @@ const CHUNK = 1 << 20;
 export async function* linesOf(path: string, start = 0): AsyncGenerator<string> {
   const handle = await open(path, "r");
   try {
-    const buffer = Buffer.allocUnsafe(CHUNK);
+    // Most session files are small: size the buffer to the file, not to the largest chunk.
+    const { size } = await handle.stat();
+    const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(CHUNK, size - start)));
     let position = start;
     let carry: Buffer[] = [];
     for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, CHUNK, position);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
       if (bytesRead === 0) break;
       position += bytesRead;
       let from = 0;
