@@ -18,7 +18,11 @@ export interface OtlpOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Per export request (default 10 000). */
   readonly timeoutMillis?: number;
+  /** Gzip request bodies (default: none, or OTEL_EXPORTER_OTLP_COMPRESSION). */
+  readonly compression?: "gzip" | "none";
 }
+
+type OtlpConfig = NonNullable<ConstructorParameters<typeof OTLPTraceExporter>[0]>;
 
 export interface TracingOptions extends Omit<RunTracerOptions, "tracerProvider"> {
   /** `service.name` of the resource (default "bridle"). */
@@ -57,13 +61,14 @@ export function createTracing(options: TracingOptions = {}): Tracing {
   if (options.file) exporters.push(new JsonlSpanExporter(options.file));
   if (options.otlp) {
     const otlp = options.otlp === true ? {} : options.otlp;
-    exporters.push(
-      new OTLPTraceExporter({
-        ...(otlp.url ? { url: otlp.url } : {}),
-        ...(otlp.headers ? { headers: { ...otlp.headers } } : {}),
-        ...(otlp.timeoutMillis ? { timeoutMillis: otlp.timeoutMillis } : {}),
-      }),
-    );
+    const config: OtlpConfig = {
+      ...(otlp.url ? { url: otlp.url } : {}),
+      ...(otlp.headers ? { headers: { ...otlp.headers } } : {}),
+      ...(otlp.timeoutMillis ? { timeoutMillis: otlp.timeoutMillis } : {}),
+      // The exporter's enum holds exactly these two strings.
+      ...(otlp.compression ? { compression: otlp.compression as OtlpConfig["compression"] } : {}),
+    };
+    exporters.push(new OTLPTraceExporter(config));
   }
   const batch = options.batch ?? true;
   const spanProcessors: SpanProcessor[] = exporters.map((exporter) =>

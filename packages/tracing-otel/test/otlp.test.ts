@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { gunzipSync } from "node:zlib";
 import { Harness } from "@bridle/core";
 import { ScriptedModel } from "@bridle/testing";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -21,7 +22,8 @@ async function receiver(): Promise<{ url: string; received: Received[]; server: 
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       try {
-        const body = new Uint8Array(Buffer.concat(chunks));
+        const raw = Buffer.concat(chunks);
+        const body = new Uint8Array(request.headers["content-encoding"] === "gzip" ? gunzipSync(raw) : raw);
         received.push({ path: request.url ?? "", headers: request.headers, spans: decodeTraceRequest(body) });
         response.writeHead(200, { "content-type": "application/x-protobuf" });
         response.end();
@@ -48,7 +50,7 @@ describe("OTLP/HTTP export", () => {
     servers.push(server);
     const tracing = createTracing({
       serviceName: "agent-under-test",
-      otlp: { url, headers: { authorization: "Bearer test-token" } },
+      otlp: { url, headers: { authorization: "Bearer test-token" }, compression: "gzip" },
     });
     const model = new ScriptedModel([
       {
@@ -69,6 +71,7 @@ describe("OTLP/HTTP export", () => {
     expect(received[0]?.path).toBe("/v1/traces");
     expect(received[0]?.headers["content-type"]).toBe("application/x-protobuf");
     expect(received[0]?.headers.authorization).toBe("Bearer test-token");
+    expect(received[0]?.headers["content-encoding"]).toBe("gzip");
     const spans = received.flatMap((request) => request.spans);
     expect(spans).toHaveLength(5);
     const agent = spans.find((span) => span.name === "invoke_agent exporter-test");
