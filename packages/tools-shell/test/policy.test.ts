@@ -167,6 +167,14 @@ const CASES: readonly (readonly [string, Decision])[] = [
   ["curl http://example.com", "ask"],
   ["mkfs.ext4 /dev/sda", "deny"],
   ["shutdown -h now", "deny"],
+  // builtins that run code or remap commands
+  ["trap 'rm -rf src' EXIT", "ask"],
+  ["hash -p /tmp/evil ls; ls", "ask"],
+  ["enable -f ./evil.so evil", "ask"],
+  ["builtin cd src", "allow"],
+  // patterns: a symlink in the folder could lead out
+  ["cat src/*.ts", "allow"],
+  ["cat *", "ask"],
   // workspace writers
   ["mkdir -p build/out && touch build/out/x", "allow"],
   ["cp src/a.ts /tmp/a.ts", "deny"],
@@ -268,6 +276,7 @@ describe("suggested rules", () => {
     "cat /etc/passwd",
     "$cmd",
     "curl http://a && wget http://b",
+    "trap 'echo hi' EXIT",
     "ls\rrm x",
   ])("suggests nothing for %j", async (command) => {
     const result = await checkCommand(command, { workspace: dir });

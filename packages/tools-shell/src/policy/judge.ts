@@ -9,6 +9,7 @@ import type { Decision, PathUse, PolicyMode, PolicyRule, SubcommandReport } from
 import { emptyVerdict, type Verdict } from "./verdict.js";
 import { type ShellWord, staticWord } from "./words.js";
 import {
+  CODE_BUILTINS,
   isInterpreter,
   isPackageRunner,
   neverSaveReason,
@@ -160,6 +161,11 @@ function judgeCommand(
   if (SHELLS.has(name)) {
     state.unsaveable.push(never ?? `${name} is a shell`);
     judgeShell(name, args, verdict);
+    return;
+  }
+  if (CODE_BUILTINS.has(name)) {
+    state.unsaveable.push(never ?? `${name} can run arbitrary code`);
+    verdict.hard.push(`${name} can run code or change what later commands run`);
     return;
   }
   if (isInterpreter(name)) {

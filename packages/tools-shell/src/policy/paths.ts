@@ -1,4 +1,4 @@
-import { existsSync, realpathSync } from "node:fs";
+import { type Dirent, existsSync, readdirSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { Workspace } from "@bridle/core";
 import type { PathUse, PolicyMode } from "./types.js";
@@ -66,7 +66,8 @@ export function checkPath(
   if (value === "") return;
   if (HARMLESS.has(value) || value.startsWith("/dev/fd/")) return;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return;
-  if (word.kind === "glob") {
+  const glob = word.kind === "glob";
+  if (glob) {
     // A pattern matches inside the folder its static prefix names.
     const star = value.search(/[*?[]/);
     value = value.slice(0, star).includes("/")
@@ -88,7 +89,22 @@ export function checkPath(
     else if (!inside && access === "write")
       verdict.deny.push(`writes ${word.text} (${real}), outside the workspace`);
     else if (!inside) verdict.hard.push(`reads ${word.text} (${real}), outside the workspace`);
-    else if (access === "write" && context.mode === "read-only")
+    else if (glob && symlinkOut(real, context.realRoots)) {
+      verdict.hard.push(`the pattern ${word.text} may match a symlink that leads outside the workspace`);
+    } else if (access === "write" && context.mode === "read-only")
       verdict.soft.push(`writes ${shown} (read-only mode)`);
   }
+}
+
+/** Whether a folder holds a symlink whose target lies outside the workspace (what a pattern could pick up). */
+function symlinkOut(folder: string, realRoots: readonly string[]): boolean {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(folder, { withFileTypes: true });
+  } catch {
+    return false;
+  }
+  return entries.some(
+    (entry) => entry.isSymbolicLink() && !isInside(resolveReal(join(folder, entry.name)), realRoots),
+  );
 }

@@ -64,6 +64,7 @@ export const WRAPPERS: Record<string, WrapperSpec> = {
   exec: { values: ["-a"] },
   time: { values: ["-f", "--format", "-o", "--output"], writePathFlags: ["-o", "--output"] },
   setsid: { values: [] },
+  builtin: { values: [] },
   ionice: { values: ["-c", "--class", "-n", "--classdata", "-t"] },
   chrt: { values: [], skip: 1 },
   xargs: {
@@ -109,6 +110,26 @@ export const SHELLS = new Set([
 ]);
 
 export const SHELL_VALUE_FLAGS = new Set(["-o", "-O", "+o", "+O", "--rcfile", "--init-file"]);
+
+/**
+ * Builtins that run code from strings or change how later commands are found (trap handlers, `fc`
+ * re-running history, `enable -f` loading a shared object, `hash -p` remapping a name, aliases): always
+ * asked, never saved.
+ */
+export const CODE_BUILTINS = new Set([
+  "trap",
+  "fc",
+  "enable",
+  "hash",
+  "bind",
+  "complete",
+  "compgen",
+  "alias",
+  "shopt",
+  "mapfile",
+  "readarray",
+  "coproc",
+]);
 
 /** Interpreters run inline code (python -c, node -e, perl -e) or scripts: always asked, never saved. */
 const INTERPRETERS = new Set([
@@ -175,6 +196,7 @@ export function isPackageRunner(name: string, first: string | undefined): boolea
 export function neverSaveReason(argv: readonly string[]): string | undefined {
   const name = argv[0] ?? "";
   if (SHELLS.has(name)) return `${name} is a shell: an allow rule would allow any command`;
+  if (CODE_BUILTINS.has(name)) return `${name} can run or redirect arbitrary code`;
   if (isInterpreter(name)) return `${name} is an interpreter: an allow rule would allow any code`;
   if (WRAPPERS[name]?.privilege) return `${name} runs commands with other privileges`;
   if (WRAPPERS[name]) return `${name} wraps another command: write the rule for that command`;
