@@ -10,6 +10,6 @@ export {
   retryPolicy,
   sleep,
 } from "./retry.js";
-export { type RetryingStreamOptions, retryingStream } from "./stream-runner.js";
+export { type RetryingStreamOptions, retryingStream, type StreamAttempt } from "./stream-runner.js";
 export { argumentsObject, degradeForeignReasoning, imageUrl, isNativeReasoning } from "./transcript.js";
 export { TurnAssembler } from "./turn-assembler.js";

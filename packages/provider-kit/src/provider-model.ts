@@ -1,7 +1,7 @@
 import type { Model, ModelEvent, ModelRequest, Usage } from "@bridle/core";
 import { costOf, extendPrices, type PriceTable, priceOf } from "./pricing.js";
 import { type RetryPolicy, retryPolicy } from "./retry.js";
-import { retryingStream } from "./stream-runner.js";
+import { retryingStream, type StreamAttempt } from "./stream-runner.js";
 
 /** Connection settings every adapter takes. Every field is optional. */
 export interface ProviderConnectionOptions {
@@ -23,7 +23,7 @@ export interface ProviderConnectionOptions {
  * What the adapters share: identity, the price table and `cost()`, and `stream()` running the adapter's
  * single attempt under the retry policy with the Model contract kept (never throws, one terminal event).
  */
-export abstract class ProviderModel implements Model {
+export abstract class ProviderModel<Raw> implements Model {
   readonly provider: string;
   readonly model: string;
   readonly prices: PriceTable;
@@ -54,8 +54,8 @@ export abstract class ProviderModel implements Model {
     });
   }
 
-  /** One request: yields the turn's deltas and ends with `done` (or an `error` the stream reported); may throw. */
-  protected abstract attempt(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
+  /** Sends one request and returns its raw events with their reader; may throw. */
+  protected abstract attempt(request: ModelRequest, signal: AbortSignal): Promise<StreamAttempt<Raw>>;
 }
 
 /** An environment variable's value, unless it is unset or blank. */

@@ -2,14 +2,23 @@ import type { ModelError, ModelEvent } from "@bridle/core";
 import { type ClassifiedError, classifyError } from "./errors.js";
 import { type RetryPolicy, retryDelay, sleep } from "./retry.js";
 
-export interface RetryingStreamOptions {
+/**
+ * One request in flight: the provider's raw events and a reader that turns each into model events.
+ * Reading is synchronous and pushes onto `out`, so a long stream costs one async step per raw event.
+ */
+export interface StreamAttempt<Raw> {
+  readonly events: AsyncIterable<Raw>;
+  /** Appends the model events `raw` produces to `out`; a `done` or `error` among them ends the turn. */
+  read(raw: Raw, out: ModelEvent[]): void;
+  /** The terminal event for a stream that ended without saying so in an event (Chat Completions). */
+  end?(): ModelEvent | undefined;
+}
+
+export interface RetryingStreamOptions<Raw> {
   readonly signal: AbortSignal;
   readonly policy: RetryPolicy;
-  /**
-   * One attempt: sends the request and yields the turn's events, ending with `done` (or an `error` for a
-   * failure the stream itself reported). It may throw; the error is classified.
-   */
-  readonly attempt: (signal: AbortSignal, attempt: number) => AsyncIterable<ModelEvent>;
+  /** Sends the request; may throw (the error is classified). */
+  readonly attempt: (signal: AbortSignal, attempt: number) => Promise<StreamAttempt<Raw>>;
   readonly classify?: (error: unknown, signal: AbortSignal) => ClassifiedError;
 }
 
@@ -18,34 +27,46 @@ export interface RetryingStreamOptions {
  * `done` or `error`, stops at once on abort. A failure is retried only while nothing has reached the
  * caller yet (a retry after deltas would show them twice) and only when the policy allows it.
  */
-export async function* retryingStream(
-  options: RetryingStreamOptions,
+export async function* retryingStream<Raw>(
+  options: RetryingStreamOptions<Raw>,
 ): AsyncGenerator<ModelEvent, void, undefined> {
   const { signal, policy } = options;
   const classify = options.classify ?? classifyError;
+  const out: ModelEvent[] = [];
   for (let retry = 0; ; retry++) {
     let emitted = false;
     let failure: ClassifiedError | undefined;
+    let done: ModelEvent | undefined;
     try {
       if (signal.aborted) {
         yield abortedEvent();
         return;
       }
-      for await (const event of options.attempt(signal, retry)) {
+      const attempt = await options.attempt(signal, retry);
+      stream: for await (const raw of attempt.events) {
         if (signal.aborted) break;
-        if (event.type === "error") {
-          failure = { ...event.error };
-          break;
-        }
-        if (event.type === "done") {
+        out.length = 0;
+        attempt.read(raw, out);
+        for (const event of out) {
+          if (event.type === "error") {
+            failure = { ...event.error };
+            break stream;
+          }
+          if (event.type === "done") {
+            done = event;
+            break stream;
+          }
+          emitted = true;
           yield event;
-          return;
         }
-        emitted = true;
-        yield event;
       }
+      if (!done && !failure && !signal.aborted) done = attempt.end?.();
       if (signal.aborted) {
         yield abortedEvent();
+        return;
+      }
+      if (done) {
+        yield done;
         return;
       }
       failure ??= {

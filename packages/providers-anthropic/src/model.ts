@@ -1,7 +1,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { ModelEvent, ModelRequest, ModelStopReason, Usage } from "@bridle/core";
-import { ProviderModel, TurnAssembler } from "@bridle/provider-kit";
+import { ProviderModel, type StreamAttempt, TurnAssembler } from "@bridle/provider-kit";
 import { type AnthropicConnectionOptions, anthropicClient } from "./client.js";
 import { type AnthropicSettings, toAnthropicBody } from "./input.js";
 import { anthropicPrices } from "./prices.js";
@@ -21,7 +21,7 @@ export interface AnthropicModelOptions extends AnthropicConnectionOptions {
  * The Anthropic Messages API as a Bridle Model: streaming, extended thinking (signed and redacted thinking
  * blocks replayed), prompt caching, and usage with cache reads and writes counted into input tokens.
  */
-export class AnthropicModel extends ProviderModel {
+export class AnthropicModel extends ProviderModel<RawMessageStreamEvent> {
   readonly #client: Anthropic;
   readonly #settings: AnthropicSettings;
 
@@ -35,20 +35,19 @@ export class AnthropicModel extends ProviderModel {
     };
   }
 
-  protected async *attempt(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+  protected async attempt(
+    request: ModelRequest,
+    signal: AbortSignal,
+  ): Promise<StreamAttempt<RawMessageStreamEvent>> {
     const body = toAnthropicBody(this.#settings, request, this.provider);
     const events = await this.#client.messages.create(body, { signal });
     const reader = new AnthropicStreamReader(this.provider, this.model);
-    for await (const event of events) {
-      for (const out of reader.read(event)) yield out;
-      if (reader.finished) return;
-    }
+    return { events, read: (event, out) => reader.read(event, out) };
   }
 }
 
 /** Turns Messages stream events into Bridle model events, one turn per reader. */
 export class AnthropicStreamReader {
-  finished = false;
   readonly #turn = new TurnAssembler();
   readonly #provider: string;
   readonly #model: string;
@@ -64,9 +63,9 @@ export class AnthropicStreamReader {
     this.#model = model;
   }
 
-  *read(event: RawMessageStreamEvent): Generator<ModelEvent> {
+  read(event: RawMessageStreamEvent, out: ModelEvent[]): void {
     const turn = this.#turn;
-    let out: ModelEvent | undefined;
+    let next: ModelEvent | undefined;
     switch (event.type) {
       case "message_start": {
         // A second message_start means the provider restarted the message: what came before is void.
@@ -88,25 +87,25 @@ export class AnthropicStreamReader {
       case "content_block_start": {
         const block = event.content_block;
         const key = `${event.index}`;
-        if (block.type === "text") out = turn.text(key, block.text);
-        else if (block.type === "thinking") out = turn.reasoning(key, block.thinking);
+        if (block.type === "text") next = turn.text(key, block.text);
+        else if (block.type === "thinking") next = turn.reasoning(key, block.thinking);
         else if (block.type === "redacted_thinking")
           turn.reasoningBlob(key, { data: block.data }, { redacted: true });
         else if (block.type === "tool_use") {
           this.#toolBlocks.add(event.index);
-          out = turn.toolCall(key, block.id, block.name);
+          next = turn.toolCall(key, block.id, block.name);
         }
         break;
       }
       case "content_block_delta": {
         const delta = event.delta;
         const key = `${event.index}`;
-        if (delta.type === "text_delta") out = turn.text(key, delta.text);
-        else if (delta.type === "thinking_delta") out = turn.reasoning(key, delta.thinking);
+        if (delta.type === "text_delta") next = turn.text(key, delta.text);
+        else if (delta.type === "thinking_delta") next = turn.reasoning(key, delta.thinking);
         else if (delta.type === "signature_delta") {
           this.#signatures.set(event.index, (this.#signatures.get(event.index) ?? "") + delta.signature);
         } else if (delta.type === "input_json_delta" && this.#toolBlocks.has(event.index)) {
-          out = turn.toolArguments(key, delta.partial_json);
+          next = turn.toolArguments(key, delta.partial_json);
         }
         break;
       }
@@ -128,18 +127,17 @@ export class AnthropicStreamReader {
         break;
       }
       case "message_stop":
-        this.finished = true;
-        yield {
+        out.push({
           type: "done",
           message: turn.message(this.#provider, this.#model),
           usage: this.usage(),
           stopReason: stopReason(this.#stopReason, turn.hasToolCalls),
-        };
+        });
         return;
       default:
         break;
     }
-    if (out) yield out;
+    if (next) out.push(next);
   }
 
   /**

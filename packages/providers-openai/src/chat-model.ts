@@ -1,5 +1,5 @@
 import type { ModelEvent, ModelRequest, ModelStopReason, Usage } from "@bridle/core";
-import { ProviderModel, TurnAssembler } from "@bridle/provider-kit";
+import { ProviderModel, type StreamAttempt, TurnAssembler } from "@bridle/provider-kit";
 import type { OpenAI } from "openai";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions/completions";
 import type { ChatCompat } from "./chat-compat.js";
@@ -20,7 +20,7 @@ export interface OpenAIChatModelOptions extends OpenAIConnectionOptions {
  * Chat Completions as a Bridle Model, for OpenAI and any OpenAI-compatible server (vLLM, Ollama,
  * llama.cpp, OpenRouter, DeepSeek, Groq…): point `baseURL` at it and describe its differences in `compat`.
  */
-export class OpenAIChatModel extends ProviderModel {
+export class OpenAIChatModel extends ProviderModel<ChatCompletionChunk> {
   readonly #client: OpenAI;
   readonly #compat: ChatCompat;
 
@@ -30,15 +30,14 @@ export class OpenAIChatModel extends ProviderModel {
     this.#compat = options.compat ?? {};
   }
 
-  protected async *attempt(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+  protected async attempt(
+    request: ModelRequest,
+    signal: AbortSignal,
+  ): Promise<StreamAttempt<ChatCompletionChunk>> {
     const body = toChatBody(this.model, this.#compat, request, this.provider);
-    const chunks = await this.#client.chat.completions.create(body, { signal });
+    const events = await this.#client.chat.completions.create(body, { signal });
     const reader = new ChatStreamReader(this.provider, this.model);
-    for await (const chunk of chunks) {
-      for (const event of reader.read(chunk)) yield event;
-    }
-    const done = reader.finish();
-    if (done) yield done;
+    return { events, read: (chunk, out) => reader.read(chunk, out), end: () => reader.finish() };
   }
 }
 
@@ -59,7 +58,7 @@ export class ChatStreamReader {
     this.#model = model;
   }
 
-  *read(chunk: ChatCompletionChunk): Generator<ModelEvent> {
+  read(chunk: ChatCompletionChunk, out: ModelEvent[]): void {
     if (chunk.usage) this.#usage = chatUsage(chunk.usage);
     const choice = chunk.choices?.[0];
     if (!choice) return;
@@ -69,28 +68,25 @@ export class ChatStreamReader {
       if (typeof value === "string" && value) {
         this.#reasoningField ??= field;
         const event = this.#turn.reasoning("reasoning", value);
-        if (event) yield event;
+        if (event) out.push(event);
       }
     }
     if (typeof delta.content === "string") {
       const event = this.#turn.text("text", delta.content);
-      if (event) yield event;
+      if (event) out.push(event);
     }
-    (delta.tool_calls ?? []).forEach((call, position) => {
+    const calls = delta.tool_calls ?? [];
+    for (const [position, call] of calls.entries()) {
       // Some servers leave out the index when each chunk carries one call; its position stands in.
       const key = `tool:${call.index ?? position}`;
-      this.#pending.push(this.#turn.toolCall(key, call.id || undefined, call.function?.name || undefined));
-      const args = call.function?.arguments;
-      if (args) {
-        const event = this.#turn.toolArguments(key, args);
-        if (event) this.#pending.push(event);
-      }
-    });
-    while (this.#pending.length > 0) yield this.#pending.shift() as ModelEvent;
+      out.push(this.#turn.toolCall(key, call.id || undefined, call.function?.name || undefined));
+      const event = call.function?.arguments
+        ? this.#turn.toolArguments(key, call.function.arguments)
+        : undefined;
+      if (event) out.push(event);
+    }
     if (choice.finish_reason) this.#finish = choice.finish_reason;
   }
-
-  readonly #pending: ModelEvent[] = [];
 
   /** The terminal event once the stream ended, or undefined when it never said why it finished. */
   finish(): ModelEvent | undefined {

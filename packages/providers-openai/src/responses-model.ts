@@ -1,5 +1,5 @@
 import type { ModelError, ModelEvent, ModelRequest, ModelStopReason, Usage } from "@bridle/core";
-import { classifyHttpFailure, ProviderModel, TurnAssembler } from "@bridle/provider-kit";
+import { classifyHttpFailure, ProviderModel, type StreamAttempt, TurnAssembler } from "@bridle/provider-kit";
 import type { OpenAI } from "openai";
 import type { ResponseStreamEvent, ResponseUsage } from "openai/resources/responses/responses";
 import { type OpenAIConnectionOptions, openaiClient } from "./client.js";
@@ -24,7 +24,7 @@ export interface OpenAIResponsesModelOptions extends OpenAIConnectionOptions {
  * The OpenAI Responses API as a Bridle Model: stateless (`store: false`, the whole conversation every
  * request), reasoning items replayed with their encrypted content, function tools from core's JSON Schema.
  */
-export class OpenAIResponsesModel extends ProviderModel {
+export class OpenAIResponsesModel extends ProviderModel<ResponseStreamEvent> {
   readonly #client: OpenAI;
   readonly #settings: ResponsesSettings;
 
@@ -38,20 +38,19 @@ export class OpenAIResponsesModel extends ProviderModel {
     };
   }
 
-  protected async *attempt(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+  protected async attempt(
+    request: ModelRequest,
+    signal: AbortSignal,
+  ): Promise<StreamAttempt<ResponseStreamEvent>> {
     const body = toResponsesBody(this.#settings, request, this.provider);
     const events = await this.#client.responses.create(body, { signal });
     const reader = new ResponsesStreamReader(this.provider, this.model);
-    for await (const event of events) {
-      for (const out of reader.read(event)) yield out;
-      if (reader.finished) return;
-    }
+    return { events, read: (event, out) => reader.read(event, out) };
   }
 }
 
 /** Turns Responses stream events into Bridle model events, one turn per reader. */
 export class ResponsesStreamReader {
-  finished = false;
   readonly #turn = new TurnAssembler();
   readonly #provider: string;
   readonly #model: string;
@@ -61,35 +60,35 @@ export class ResponsesStreamReader {
     this.#model = model;
   }
 
-  *read(event: ResponseStreamEvent): Generator<ModelEvent> {
+  read(event: ResponseStreamEvent, out: ModelEvent[]): void {
     const turn = this.#turn;
-    let out: ModelEvent | undefined;
+    let next: ModelEvent | undefined;
     switch (event.type) {
       case "response.output_item.added": {
         const item = event.item;
         if (item.type === "function_call")
-          out = turn.toolCall(`${event.output_index}`, item.call_id, item.name);
+          next = turn.toolCall(`${event.output_index}`, item.call_id, item.name);
         break;
       }
       case "response.output_text.delta":
-        out = turn.text(`${event.output_index}:${event.content_index}`, event.delta);
+        next = turn.text(`${event.output_index}:${event.content_index}`, event.delta);
         break;
       case "response.output_text.done":
         turn.textFinal(`${event.output_index}:${event.content_index}`, event.text);
         break;
       case "response.refusal.delta":
-        out = turn.text(`${event.output_index}:${event.content_index}`, event.delta);
+        next = turn.text(`${event.output_index}:${event.content_index}`, event.delta);
         break;
       case "response.reasoning_summary_part.added":
         // Summary parts of one reasoning item become one reasoning part, a blank line apart.
-        if (event.summary_index > 0) out = turn.reasoning(`${event.output_index}`, "\n\n");
+        if (event.summary_index > 0) next = turn.reasoning(`${event.output_index}`, "\n\n");
         break;
       case "response.reasoning_summary_text.delta":
       case "response.reasoning_text.delta":
-        out = turn.reasoning(`${event.output_index}`, event.delta);
+        next = turn.reasoning(`${event.output_index}`, event.delta);
         break;
       case "response.function_call_arguments.delta":
-        out = turn.toolArguments(`${event.output_index}`, event.delta);
+        next = turn.toolArguments(`${event.output_index}`, event.delta);
         break;
       case "response.output_item.done": {
         const item = event.item;
@@ -106,30 +105,28 @@ export class ResponsesStreamReader {
       }
       case "response.completed":
       case "response.incomplete": {
-        this.finished = true;
         const reason =
           event.type === "response.incomplete" ? event.response.incomplete_details?.reason : undefined;
-        yield {
+        out.push({
           type: "done",
           message: turn.message(this.#provider, this.#model),
           usage: responsesUsage(event.response.usage),
           stopReason: stopReason(reason, turn.hasToolCalls),
-        };
+        });
         return;
       }
       case "response.failed": {
-        this.finished = true;
         const error = event.response.error;
-        yield {
+        out.push({
           type: "error",
           error: failure(error?.code ?? undefined, error?.message ?? "the response failed"),
-        };
+        });
         return;
       }
       default:
         break;
     }
-    if (out) yield out;
+    if (next) out.push(next);
   }
 }
 

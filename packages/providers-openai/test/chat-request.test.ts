@@ -135,7 +135,8 @@ describe("Chat Completions requests", () => {
     })) {
       // drain
     }
-    const messages = (server.requests[0]?.body as { messages?: Array<Record<string, unknown>> } | undefined)?.messages;
+    const messages = (server.requests[0]?.body as { messages?: Array<Record<string, unknown>> } | undefined)
+      ?.messages;
     expect(messages?.[1]).toMatchObject({ role: "assistant", content: null, reasoning_content: "thinking…" });
   });
 });

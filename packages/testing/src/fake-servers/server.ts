@@ -43,12 +43,14 @@ interface MutableRecord extends RecordedHttpRequest {
  * A loopback HTTP server that answers each request with the next scripted reply: server-sent events as a
  * provider streams them, an HTTP error with a JSON body, or a dropped connection. Real SDK clients talk to
  * it over real HTTP, so tests exercise their parsing, headers and abort handling as in production.
- * With no reply left it answers 599 with a message naming the request, so a test never waits on it.
+ * With no reply left (and none set with `always`) it answers 599 with a message naming the request, so a
+ * test never waits on it.
  */
 export class FakeProviderServer {
   readonly requests: RecordedHttpRequest[] = [];
   readonly #server: Server;
   readonly #replies: FakeReply[] = [];
+  #fallback: FakeReply | undefined;
   #url = "";
 
   private constructor() {
@@ -79,6 +81,12 @@ export class FakeProviderServer {
     return this;
   }
 
+  /** Answers every request with `reply` once the queue is empty (a benchmark's endless stream, say). */
+  always(reply: FakeReply): this {
+    this.#fallback = reply;
+    return this;
+  }
+
   /** How many queued replies no request has taken yet. */
   get pending(): number {
     return this.#replies.length;
@@ -104,7 +112,7 @@ export class FakeProviderServer {
     res.on("close", () => {
       if (!res.writableFinished) record.aborted = true;
     });
-    const reply = this.#replies.shift();
+    const reply = this.#replies.shift() ?? this.#fallback;
     if (!reply) {
       sendJson(res, 599, {
         error: { message: `fake server: no scripted reply for ${record.method} ${record.path}` },
@@ -142,6 +150,8 @@ async function streamEvents(
       res.write(body.subarray(at, at + reply.chunkBytes));
       await nextTurn();
     }
+  } else if (reply.hangAfter === undefined && reply.dropAfter === undefined) {
+    res.write(encodedBody(reply.events));
   } else {
     for (const event of events) {
       if (res.destroyed) return;
@@ -156,6 +166,18 @@ async function streamEvents(
   // Hanging: the response stays open until the client aborts (or the server closes).
   if (reply.hangAfter !== undefined) return;
   res.end();
+}
+
+const encoded = new WeakMap<readonly SseEvent[], Buffer>();
+
+/** A whole stream's bytes, encoded once per event list (a benchmark serves the same one many times). */
+function encodedBody(events: readonly SseEvent[]): Buffer {
+  let body = encoded.get(events);
+  if (!body) {
+    body = Buffer.from(events.map(encodeSse).join(""), "utf8");
+    encoded.set(events, body);
+  }
+  return body;
 }
 
 function sendJson(
