@@ -168,6 +168,13 @@ export class McpConnection {
         { signal, timeout: this.config.timeout ?? this.#settings.callTimeoutMs },
       );
     } catch (error) {
+      // SDK servers answer an unknown URI with InvalidParams rather than the specification's -32002.
+      if (error instanceof McpError && error.code === ErrorCode.InvalidParams && !signal.aborted) {
+        throw new ToolFailure(
+          "NotFound",
+          `MCP server "${this.name}" has no resource ${uri}: ${error.message}`,
+        );
+      }
       throw this.#callFailure(error, live, `reading ${uri}`, signal);
     }
   }

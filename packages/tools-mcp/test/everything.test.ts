@@ -95,6 +95,7 @@ describe("server-everything over stdio", () => {
       uri: "demo://nope",
     });
     await expect(missing).rejects.toBeInstanceOf(ToolFailure);
+    await expect(missing).rejects.toMatchObject({ kind: "NotFound" });
   });
 
   it("recovers from a killed server on the next call, and leaves no process after close", async () => {
