@@ -28,8 +28,8 @@ export function createReadTool(options: ResolvedOptions) {
     name: "read_file",
     description:
       "Read a text file. Each line is shown as `<line number> <tag> | <text>`: the 8-character tag names " +
-      "that line for edit_file. Shows up to 2000 lines per call; use offset and limit to page through " +
-      "larger files.",
+      `that line for edit_file. Shows up to ${options.defaultLimit} lines per call; use offset and limit to ` +
+      "page through larger files.",
     inputSchema: readFileSchema,
     annotations: { read_only: true, idempotent: true },
     async execute(args, ctx) {
@@ -45,19 +45,19 @@ export function createReadTool(options: ResolvedOptions) {
       }
       const wanted = Math.min(total, start - 1 + (args.limit ?? options.defaultLimit));
       const texts = doc.lines.map((line) => line.text);
-      const page = renderLines(texts, start, wanted, doc.encoding, options.maxLineChars);
-      let kept = 0;
-      let chars = 0;
-      for (const line of page.lines) {
-        if (kept > 0 && chars + line.length + 1 > options.maxOutputChars) break;
-        chars += line.length + 1;
-        kept++;
-      }
-      const end = start + kept - 1;
+      const page = renderLines(
+        texts,
+        start,
+        wanted,
+        doc.encoding,
+        options.maxLineChars,
+        options.maxOutputChars,
+      );
+      const end = start + page.lines.length - 1;
       options.tracker.remember(ctx.runId, file.realPath, file.snapshot);
-      options.tags.saw(ctx.runId, file.realPath, page.shown.slice(0, kept));
+      options.tags.saw(ctx.runId, file.realPath, page.shown);
 
-      const out = page.lines.slice(0, kept);
+      const out = page.lines;
       const notes: string[] = [];
       const truncated = end < total;
       if (truncated) {

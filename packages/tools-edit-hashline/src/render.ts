@@ -10,8 +10,9 @@ export interface RenderedLines {
 }
 
 /**
- * Render lines `from`..`to` (1-based, inclusive) of `texts`. A line longer than `maxLineChars` is cut with
- * a marker; its tag is still computed over the whole line, so it stays usable as an anchor.
+ * Render lines `from`..`to` (1-based, inclusive) of `texts`, stopping before the output would pass
+ * `maxChars` (one line at least). A line longer than `maxLineChars` is cut with a marker; its tag is still
+ * computed over the whole line, so it stays usable as an anchor.
  */
 export function renderLines(
   texts: readonly string[],
@@ -19,19 +20,24 @@ export function renderLines(
   to: number,
   encoding: TextEncodingName,
   maxLineChars: number,
+  maxChars = Number.POSITIVE_INFINITY,
 ): RenderedLines {
   const lines: string[] = [];
   const shown: [string, ShownLine][] = [];
   let cut = 0;
+  let chars = 0;
   for (let n = from; n <= to; n++) {
     const text = texts[n - 1] as string;
     const tag = lineTag(n, text, encoding);
     let display = text;
     if (text.length > maxLineChars) {
       display = `${text.slice(0, maxLineChars)}… [line cut: ${text.length} chars]`;
-      cut++;
     }
-    lines.push(hashline(n, tag, display));
+    const row = hashline(n, tag, display);
+    chars += row.length + 1;
+    if (chars > maxChars && lines.length > 0) break;
+    if (display !== text) cut++;
+    lines.push(row);
     shown.push([tag, { line: n, text }]);
   }
   return { lines, shown, cut };
