@@ -117,6 +117,19 @@ describe("bash", () => {
     expect(await waitFor(() => processesWith(marker).length === 0)).toBe(true);
   });
 
+  it("catches processes that left the process group, where a cgroup tracks the tree", async (context) => {
+    const timeout = shell.environment.enforcement.find((l) => l.limit === "max_execution_ms");
+    if (!timeout?.how.includes("cgroup")) context.skip(`no writable cgroup here: ${timeout?.how}`);
+    const marker = `BRIDLE_MARK_${Date.now()}_setsid`;
+    const { result } = await call(
+      shell.bash,
+      { command: `export ${marker}=1; setsid sleep 30 & echo started` },
+      dir,
+    );
+    expect(result.stdout).toBe("started\n");
+    expect(await waitFor(() => processesWith(marker).length === 0)).toBe(true);
+  });
+
   it("caps output keeping head and tail, and spills the whole of it to a file in the workspace", async () => {
     const { result, details } = await call(shell.bash, { command: "seq 1 100000" }, dir);
     expect(result.stdout.startsWith("1\n2\n3\n")).toBe(true);

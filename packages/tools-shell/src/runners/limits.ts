@@ -44,11 +44,17 @@ export async function processLimits(policy: SandboxPolicy, nprocScope: string): 
   return out;
 }
 
+/** Whether a command's whole process tree is tracked by a cgroup (else only its process group is signalled). */
+export async function tracksTree(): Promise<boolean> {
+  return (await cgroupLayout())?.parents.pids !== undefined;
+}
+
 /** Create what `processLimits` promised for one command. */
 export async function setupLimits(policy: SandboxPolicy): Promise<LimitSetup> {
   const { max_processes: pids, max_memory_mb: memoryMb } = policy;
-  if (pids === undefined && memoryMb === undefined) return { ulimits: [] };
-  const cgroup = await createCgroup({ pids, memoryMb });
+  // Even without limits a cgroup is worth having: it finds every process of the command, including
+  // one that started its own session and so left the process group a timeout or abort signals.
+  const cgroup = await createCgroup({ pids: pids ?? "max", ...(memoryMb === undefined ? {} : { memoryMb }) });
   const ulimits: string[] = [];
   if (pids !== undefined && !cgroup?.limits.includes("pids") && !IS_ROOT) ulimits.push(`-u ${pids}`);
   if (memoryMb !== undefined && !cgroup?.limits.includes("memory")) ulimits.push(`-v ${memoryMb * 1024}`);

@@ -1,5 +1,5 @@
 import type { LimitEnforcement, SandboxPolicy } from "../sandbox/policy.js";
-import { processLimits, setupLimits } from "./limits.js";
+import { processLimits, setupLimits, tracksTree } from "./limits.js";
 import { launch, SHELL } from "./process-tree.js";
 import type { CommandRequest, CommandRunner, RunningCommand } from "./runner.js";
 
@@ -28,7 +28,9 @@ export class LocalRunner implements CommandRunner {
       {
         limit: "max_execution_ms",
         enforced: true,
-        how: "SIGTERM then SIGKILL to the process group; a process that starts its own session escapes it unless a cgroup holds it",
+        how: (await tracksTree())
+          ? "SIGTERM then SIGKILL to the process group, and to everything in the command's cgroup"
+          : "SIGTERM then SIGKILL to the process group; a process that starts its own session escapes it (no writable cgroup)",
       },
       {
         limit: "output",

@@ -73,6 +73,7 @@ export function launch(
     stoppedBy = reason;
     if (reason === "timeout") timedOut = "soft";
     killGroup(pid, "SIGTERM");
+    void options.cgroup?.signal("SIGTERM");
     killTimer = setTimeout(() => {
       if (reason === "timeout") timedOut = "hard";
       killGroup(pid, "SIGKILL");

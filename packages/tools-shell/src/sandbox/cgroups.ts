@@ -7,6 +7,8 @@ export interface CommandCgroup {
   /** Files the command's first process writes its pid into, before it execs anything. */
   readonly procsFiles: readonly string[];
   readonly limits: readonly ("pids" | "memory")[];
+  /** Send a signal once to every process in it (a soft stop). */
+  signal(signal: NodeJS.Signals): Promise<void>;
   killAll(): Promise<void>;
   remove(): Promise<void>;
 }
@@ -71,7 +73,8 @@ async function writableParent(parent: string, limitFile: string): Promise<boolea
 
 /** Create a cgroup with the given limits; undefined when cgroups are not available to this process. */
 export async function createCgroup(limits: {
-  pids?: number;
+  /** "max": no limit, the cgroup only tracks the tree (so a process that leaves its group is still found). */
+  pids?: number | "max";
   memoryMb?: number;
 }): Promise<CommandCgroup | undefined> {
   const found = await cgroupLayout();
@@ -85,7 +88,7 @@ export async function createCgroup(limits: {
       await mkdir(dir);
       dirs.push(dir);
       await writeFile(join(dir, "pids.max"), String(limits.pids));
-      applied.push("pids");
+      if (limits.pids !== "max") applied.push("pids");
     }
     if (limits.memoryMb !== undefined && found.parents.memory) {
       const dir = join(found.parents.memory, name);
@@ -106,6 +109,9 @@ export async function createCgroup(limits: {
   return {
     procsFiles: dirs.map((dir) => join(dir, "cgroup.procs")),
     limits: applied,
+    signal: async (signal) => {
+      for (const pid of await members(dirs)) sendSignal(pid, signal);
+    },
     killAll: () => killAll(dirs),
     remove: async () => {
       await killAll(dirs);
@@ -114,21 +120,28 @@ export async function createCgroup(limits: {
   };
 }
 
+async function members(dirs: readonly string[]): Promise<number[]> {
+  const pids: number[] = [];
+  for (const dir of dirs) {
+    const text = await readFile(join(dir, "cgroup.procs"), "utf8").catch(() => "");
+    for (const line of text.split("\n")) if (line) pids.push(Number(line));
+  }
+  return pids;
+}
+
+function sendSignal(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // gone already
+  }
+}
+
 async function killAll(dirs: readonly string[]): Promise<void> {
   for (let round = 0; round < 50; round++) {
-    let left = 0;
-    for (const dir of dirs) {
-      const text = await readFile(join(dir, "cgroup.procs"), "utf8").catch(() => "");
-      for (const pid of text.split("\n").filter(Boolean)) {
-        left++;
-        try {
-          process.kill(Number(pid), "SIGKILL");
-        } catch {
-          // gone already
-        }
-      }
-    }
-    if (left === 0) return;
+    const pids = await members(dirs);
+    if (pids.length === 0) return;
+    for (const pid of pids) sendSignal(pid, "SIGKILL");
     // A fork bomb can fork between the read and the kill: go again until the cgroup is empty.
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
