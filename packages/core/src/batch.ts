@@ -37,6 +37,8 @@ export interface BatchSetup {
   readonly defaultTimeoutMs: number;
   readonly approver: Approver | undefined;
   readonly hooks: RunHooks;
+  /** Last step before a result is recorded (spilling a large one to a file). */
+  readonly finishResult?: (result: ToolResultMessage) => Promise<ToolResultMessage>;
 }
 
 export type BatchOutcome =
@@ -170,6 +172,7 @@ export async function runBatch(
     if (retryable) context.toolRetries[call.name] = (context.toolRetries[call.name] ?? 0) + 1;
     if (ran)
       result = await afterToolCall(hooks, call, parsed?.ok ? parsed.value : undefined, result, retryable);
+    if (setup.finishResult) result = await setup.finishResult(result);
     context.emit({ type: "tool_call_completed", result, durationMs: performance.now() - started });
   };
   if (prepared.some(({ tool }) => tool?.sequential)) {

@@ -141,6 +141,10 @@ export interface CompactionEvent extends EventBase {
   readonly replacedCount: number;
   readonly summary: Message;
   readonly tokensBefore?: number;
+  /** Why it happened: the threshold share of the context window, or a provider's context overflow. */
+  readonly reason?: "threshold" | "overflow";
+  /** Tokens the summary request used (already counted in the run's usage). */
+  readonly usage?: Usage;
 }
 
 export interface RunCompletedEvent extends EventBase {

@@ -1,6 +1,8 @@
 import type { ApprovalDecisions, PendingApproval } from "./approvals.js";
 import type { Approver } from "./approver.js";
 import { type BatchOutcome, runBatch, type SettledApproval } from "./batch.js";
+import { findCutPoint, summarize, summaryMessage, worthCompacting } from "./compaction.js";
+import { type ContextOptions, type ContextSettings, ContextTracker, contextSettings } from "./context.js";
 import { BridleError, errorMessage } from "./errors.js";
 import type { RunEvent, StopReason } from "./events.js";
 import { failureText } from "./failure-text.js";
@@ -13,11 +15,13 @@ import {
   type ReachedLimit,
   RunHooks,
 } from "./hooks.js";
+import { readWorkspaceInstructions, withInstructions } from "./instructions.js";
 import { crossedThresholds, type HarnessLimits, type HarnessLimitsInput, limitsSchema } from "./limits.js";
 import {
   type AssistantMessage,
   type Message,
   type ToolCallPart,
+  type ToolResultMessage,
   textOf,
   type UserMessage,
   userText,
@@ -27,6 +31,8 @@ import { FINAL_RESULT_TOOL, OutputPlan, type OutputSpec } from "./output.js";
 import { type ApprovalEnvelope, openEnvelope, sealEnvelope, toolsetDigest } from "./resume-envelope.js";
 import { type EventSink, RunContext, type RunIdentity, type RunRestore } from "./run-context.js";
 import { toolSchemaOf } from "./schema.js";
+import { spillResult } from "./spill.js";
+import { estimateTextTokens } from "./token-estimate.js";
 import type { AnyTool } from "./tool.js";
 import { failureResult } from "./tool-call.js";
 import { emptyUsage, type RunUsage, type Usage } from "./usage.js";
@@ -54,6 +60,12 @@ export interface HarnessOptions<O = unknown> {
    * edits and corruption but not a forger who recomputes it.
    */
   readonly approvalSecret?: string;
+  /**
+   * Context management: compaction near the context window (and once after a provider's context
+   * overflow), spilling large tool results to files, workspace instructions (AGENTS.md). Only spilling is
+   * on by default.
+   */
+  readonly context?: ContextOptions;
 }
 
 export interface RunInput extends Omit<RunIdentity, "agentName"> {
@@ -124,7 +136,13 @@ interface RunState {
   ended: boolean;
   /** The terminal event is out. */
   terminated?: boolean;
+  /** The system prompt this run sends (workspace instructions and output instructions included). */
+  system?: string;
+  /** The transcript's token count, when compaction is on. */
+  readonly tracker?: ContextTracker;
 }
+
+type CompactionOutcome = "compacted" | "aborted" | { readonly failed: string };
 
 interface TurnOutcome {
   readonly message?: AssistantMessage;
@@ -150,6 +168,9 @@ export class Harness<O = unknown> {
   readonly #hooks: HookRunner;
   readonly #output: OutputPlan;
   readonly #resumedEnvelopes = new Set<string>();
+  readonly #context: ContextSettings;
+  /** Estimated tokens of what every request carries besides the messages: the tool schemas. */
+  readonly #schemaTokens: number;
 
   constructor(options: HarnessOptions<O>) {
     this.#options = options;
@@ -166,6 +187,7 @@ export class Harness<O = unknown> {
       );
     }
     this.limits = parsed.data;
+    this.#context = contextSettings(options.context);
     for (const tool of options.tools ?? []) {
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(tool.name)) {
         throw new BridleError("invalid_config", `tool name "${tool.name}" must match ^[A-Za-z0-9_-]{1,64}$`);
@@ -185,6 +207,9 @@ export class Harness<O = unknown> {
       );
     }
     this.#modelSchemas = finalResult ? [...this.#schemas, finalResult] : this.#schemas;
+    this.#schemaTokens = this.#context.compaction
+      ? estimateTextTokens(JSON.stringify(this.#modelSchemas))
+      : 0;
     try {
       this.#hooks = new HookRunner(options.hooks ?? [], options.strictHooks ?? false);
     } catch (error) {
@@ -292,7 +317,14 @@ export class Harness<O = unknown> {
     const onExternalAbort = () => context.controller.abort(external?.reason);
     if (external?.aborted) onExternalAbort();
     else external?.addEventListener("abort", onExternalAbort, { once: true });
-    const result = this.#drive({ context, hooks, ended: false }, start).finally(() => {
+    const state: RunState = {
+      context,
+      hooks,
+      ended: false,
+      system: this.#output.system(this.#options.system),
+      ...(this.#context.compaction ? { tracker: new ContextTracker(this.#context.estimate) } : {}),
+    };
+    const result = this.#drive(state, start).finally(() => {
       external?.removeEventListener("abort", onExternalAbort);
       context.queue.close();
     });
@@ -334,6 +366,8 @@ export class Harness<O = unknown> {
         ? await this.#begin(state, start.prompt)
         : await this.#resumeBegin(state, start);
     if (stop) return stop;
+    const unreadable = await this.#readInstructions(state);
+    if (unreadable) return unreadable;
     for (;;) {
       if (context.signal.aborted) return this.#finishAborted(state);
       if (context.modelRequests >= this.limits.maxModelRequests) {
@@ -384,40 +418,147 @@ export class Harness<O = unknown> {
     state: RunState,
   ): Promise<{ readonly message: AssistantMessage } | { readonly stop: RunResult<O> }> {
     const { context } = state;
+    if ((await this.#compactIfNeeded(state)) === "aborted") return { stop: await this.#finishAborted(state) };
     this.#warnNearLimits(context);
-    context.modelRequests++;
-    const request = context.modelRequests;
-    context.emit({
-      type: "model_request",
-      request,
-      messageCount: context.transcript.messages.length,
-      toolNames: this.#modelSchemas.map((schema) => schema.name),
-    });
-    const started = performance.now();
-    const turn = await this.#callModel(context);
-    if (turn.usage) context.addTokens(turn.usage);
-    if (turn.error || !turn.message || !turn.stopReason) {
-      if (context.signal.aborted || turn.error?.code === "aborted") {
-        return { stop: await this.#finishAborted(state) };
+    for (let attempt = 0; ; attempt++) {
+      context.modelRequests++;
+      const request = context.modelRequests;
+      context.emit({
+        type: "model_request",
+        request,
+        messageCount: context.transcript.messages.length,
+        toolNames: this.#modelSchemas.map((schema) => schema.name),
+      });
+      const started = performance.now();
+      const turn = await this.#callModel(context, state.system);
+      if (turn.usage) context.addTokens(turn.usage);
+      if (turn.error || !turn.message || !turn.stopReason) {
+        if (context.signal.aborted || turn.error?.code === "aborted") {
+          return { stop: await this.#finishAborted(state) };
+        }
+        const modelError = turn.error ?? {
+          code: "bad_response",
+          message: "the model's stream ended without a complete turn",
+          retryable: false,
+        };
+        let message = modelError.message;
+        // A context overflow gets one forced compaction and one retry; a second overflow ends the run.
+        if (modelError.code === "context_overflow" && attempt === 0 && this.#context.compaction) {
+          const forced = await this.#compact(state, "overflow");
+          if (forced === "aborted") return { stop: await this.#finishAborted(state) };
+          if (forced === "compacted") {
+            if (context.modelRequests >= this.limits.maxModelRequests) {
+              return {
+                stop: await this.#finishAtLimit(
+                  state,
+                  "max_model_requests",
+                  `the run reached its limit of ${this.limits.maxModelRequests} model requests before retrying after a context overflow`,
+                ),
+              };
+            }
+            continue;
+          }
+          message = `${message} (compaction could not make room: ${forced.failed})`;
+        }
+        const error = { code: modelError.code, message, modelError };
+        return { stop: await this.#finish(state, "provider_error", error) };
       }
-      const modelError = turn.error ?? {
-        code: "bad_response",
-        message: "the model's stream ended without a complete turn",
-        retryable: false,
-      };
-      const error = { code: modelError.code, message: modelError.message, modelError };
-      return { stop: await this.#finish(state, "provider_error", error) };
+      const message = normalizeToolCalls(turn.message);
+      context.emit({
+        type: "model_response",
+        request,
+        message,
+        usage: turn.usage ?? emptyUsage,
+        stopReason: turn.stopReason,
+        durationMs: performance.now() - started,
+      });
+      state.tracker?.report(
+        turn.usage?.inputTokens ?? 0,
+        turn.usage?.outputTokens ?? 0,
+        context.transcript.messages.length,
+      );
+      return { message };
     }
-    const message = normalizeToolCalls(turn.message);
-    context.emit({
-      type: "model_response",
-      request,
-      message,
-      usage: turn.usage ?? emptyUsage,
-      stopReason: turn.stopReason,
-      durationMs: performance.now() - started,
+  }
+
+  /** Workspace instructions, read once at run start into this run's system prompt. */
+  async #readInstructions(state: RunState): Promise<RunResult<O> | undefined> {
+    const settings = this.#context.instructions;
+    if (!settings) return undefined;
+    try {
+      const files = await readWorkspaceInstructions(this.workspace, settings);
+      state.system = this.#output.system(withInstructions(this.#options.system, files, this.workspace.root));
+      return undefined;
+    } catch (error) {
+      return this.#finish(state, "tool_error", {
+        code: "instructions_unreadable",
+        message: `the workspace instructions could not be read: ${errorMessage(error)}`,
+      });
+    }
+  }
+
+  /** Compacts before a request when the transcript passes the threshold share of the context window. */
+  async #compactIfNeeded(state: RunState): Promise<CompactionOutcome | undefined> {
+    const settings = this.#context.compaction;
+    const tracker = state.tracker;
+    if (!settings || !tracker) return undefined;
+    const tokens = this.#tokensInUse(state, tracker);
+    if (tokens < settings.contextWindow * settings.threshold || !tracker.mayRetry(tokens)) return undefined;
+    const outcome = await this.#compact(state, "threshold", tokens);
+    // A summary that failed is not asked for again on every turn: only once the transcript grew a bit.
+    if (typeof outcome === "object") tracker.failedAt(tokens, Math.ceil(settings.contextWindow * 0.05));
+    return outcome;
+  }
+
+  #tokensInUse(state: RunState, tracker: ContextTracker): number {
+    const fixed = estimateTextTokens(state.system ?? "") + this.#schemaTokens;
+    return tracker.tokens(state.context.transcript.messages, fixed);
+  }
+
+  /**
+   * Replaces the older part of the transcript with a summary the model writes. The recent turns (after an
+   * overflow, half as many tokens of them) and any call still waiting for its result are kept; the
+   * `compaction` event records it, so the transcript projection, stores, resume and forks all see it.
+   */
+  async #compact(
+    state: RunState,
+    reason: "threshold" | "overflow",
+    tokensBefore?: number,
+  ): Promise<CompactionOutcome> {
+    const settings = this.#context.compaction;
+    const tracker = state.tracker;
+    if (!settings || !tracker) return { failed: "compaction is off" };
+    const { context } = state;
+    const messages = context.transcript.messages;
+    const before = tokensBefore ?? this.#tokensInUse(state, tracker);
+    const keep =
+      reason === "overflow" ? Math.floor(settings.keepRecentTokens / 2) : settings.keepRecentTokens;
+    const cut = findCutPoint(messages, keep, this.#context.estimate);
+    if (cut === undefined || !worthCompacting(messages, cut)) {
+      return { failed: "there is nothing before the most recent turn to summarize" };
+    }
+    const outcome = await summarize({
+      model: settings.model ?? this.model,
+      messages: messages.slice(0, cut),
+      instructions: settings.instructions,
+      // The summarizer gets a text rendering bounded to a share of the window, whatever the history holds.
+      maxChars: Math.max(8_000, Math.floor(settings.contextWindow * 0.6 * 4)),
+      maxOutputTokens: settings.maxSummaryTokens,
+      signal: context.signal,
     });
-    return { message };
+    context.addTokens(outcome.usage);
+    if (context.signal.aborted) return "aborted";
+    if (!outcome.ok) return { failed: `the summary request failed: ${outcome.error.message}` };
+    context.emit({
+      type: "compaction",
+      replacedCount: cut,
+      summary: summaryMessage(outcome.summary),
+      tokensBefore: before,
+      reason,
+      usage: outcome.usage,
+    });
+    tracker.reset();
+    return "compacted";
   }
 
   /** run_start and user_prompt_submit, then run_started; returns a result when the run ends there. */
@@ -527,6 +668,7 @@ export class Harness<O = unknown> {
   }
 
   #batchSetup(state: RunState) {
+    const spill = this.#context.spill;
     return {
       context: state.context,
       hooks: state.hooks,
@@ -534,6 +676,12 @@ export class Harness<O = unknown> {
       workspace: this.workspace,
       defaultTimeoutMs: this.limits.toolTimeoutMs,
       approver: this.#options.approver,
+      ...(spill
+        ? {
+            finishResult: (result: ToolResultMessage) =>
+              spillResult(result, state.context.runId, this.workspace, spill),
+          }
+        : {}),
     };
   }
 
@@ -579,9 +727,8 @@ export class Harness<O = unknown> {
     );
   }
 
-  async #callModel(context: RunContext): Promise<TurnOutcome> {
+  async #callModel(context: RunContext, system: string | undefined): Promise<TurnOutcome> {
     let outcome: TurnOutcome = {};
-    const system = this.#output.system(this.#options.system);
     const options = this.#output.modelOptions(this.#options.modelOptions);
     try {
       const events: AsyncIterable<ModelEvent> = this.model.stream({

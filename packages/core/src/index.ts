@@ -14,6 +14,26 @@ export type {
   Approver,
 } from "./approver.js";
 export { RETRYABLE_KINDS } from "./batch.js";
+export {
+  clip,
+  DEFAULT_SUMMARY_INSTRUCTIONS,
+  findCutPoint,
+  isSummary,
+  renderForSummary,
+  SUMMARY_PREFIX,
+  type SummaryOutcome,
+  type SummaryRequest,
+  summarize,
+  summaryMessage,
+} from "./compaction.js";
+export {
+  type CompactionOptions,
+  type CompactionSettings,
+  type ContextOptions,
+  type ContextSettings,
+  ContextTracker,
+  contextSettings,
+} from "./context.js";
 export { BridleError, type BridleErrorCode, errorMessage, ModelRetry, ToolFailure } from "./errors.js";
 export { EventQueue } from "./event-queue.js";
 export * from "./events.js";
@@ -51,6 +71,13 @@ export {
   type SubagentRunVerdict,
   type UserPromptSubmitContext,
 } from "./hooks.js";
+export {
+  DEFAULT_INSTRUCTIONS,
+  type InstructionsFile,
+  type InstructionsSettings,
+  readWorkspaceInstructions,
+  withInstructions,
+} from "./instructions.js";
 export { type HarnessLimits, type HarnessLimitsInput, limitsSchema } from "./limits.js";
 export * from "./messages.js";
 export type * from "./model.js";
@@ -75,6 +102,7 @@ export {
 export type { EventSink, RunIdentity } from "./run-context.js";
 export { fieldKind, objectShape, toolJsonSchema, toolSchemaOf } from "./schema.js";
 export { isSecretPath } from "./secrets.js";
+export { DEFAULT_SPILL, type SpillDetails, type SpillSettings, spillResult } from "./spill.js";
 export {
   assertForkPoint,
   assertSessionId,
@@ -95,6 +123,12 @@ export {
   toEventRecord,
 } from "./store.js";
 export { matchText, type TextMatch } from "./text-match.js";
+export {
+  estimateMessagesTokens,
+  estimateTextTokens,
+  estimateTokens,
+  type TokenEstimator,
+} from "./token-estimate.js";
 export {
   type AnyTool,
   defineTool,

@@ -1,0 +1,279 @@
+import {
+  type AnyTool,
+  BridleError,
+  Harness,
+  type HarnessOptions,
+  type Message,
+  type Model,
+  type RunEvent,
+  type ToolContext,
+  ToolFailure,
+} from "@bridle/core";
+import { type ChildEventMode, carries, type SubagentEventData } from "./child-events.js";
+import { checkDefinition, type SubagentDefinition } from "./definition.js";
+import { AgentTask, type TaskStatus } from "./task.js";
+import { AGENT_TOOL_NAMES, agentTools } from "./tools/agent-tools.js";
+import { taskTools } from "./tools/task-tools.js";
+
+/** What children may inherit: the parent harness's own options (pass the object you build it from). */
+export type ParentOptions = Pick<
+  HarnessOptions,
+  "model" | "tools" | "hooks" | "strictHooks" | "limits" | "context" | "approver" | "modelOptions"
+>;
+
+export interface AgentsOptions {
+  /** The named subagents the model can spawn (see also `loadAgentDefinitions`). */
+  readonly agents: readonly SubagentDefinition[];
+  /**
+   * The parent's configuration. A child gets the parent's model unless its definition names one; the
+   * parent's tools filtered by the definition's allowlist (MCP-discovered tools included, as the plain
+   * tools they are); the parent's hooks and limits unless the definition opts out; its context options
+   * (compaction, spilling) and approver. Never the agent tools: recursion is impossible.
+   */
+  readonly parent: ParentOptions;
+  /** Models a definition may name by key (`model: fast` in a markdown file). */
+  readonly models?: Readonly<Record<string, Model>>;
+  /** Child events carried in the parent's stream while the spawning call runs (default "lifecycle"). */
+  readonly childEvents?: ChildEventMode;
+  /** Every event of every child run, foreground or background (a UI, a log). */
+  readonly onEvent?: (event: RunEvent) => void;
+  /** Live subagents at most (default 16); spawning more is refused with LimitExceeded. */
+  readonly maxAgents?: number;
+}
+
+/** A spawned subagent: its configuration, its child harness and the conversation it has had so far. */
+export interface LiveAgent {
+  readonly key: string;
+  readonly label: string | undefined;
+  readonly definition: SubagentDefinition;
+  readonly harness: Harness;
+  messages: readonly Message[];
+  current: AgentTask | undefined;
+  runs: number;
+}
+
+/** The tools that spawn or talk to subagents, from any Agents: never given to a child. */
+const SPAWNING = new WeakSet<AnyTool>();
+
+/**
+ * Subagents and their tasks for one application. `tools` are the model-facing tools to add to the parent
+ * harness: agent_spawn, agent_send, agent_list, task_output, task_cancel, task_list. Live agents and
+ * background tasks belong to this object, not to a run: a task started in one run can be polled in the next
+ * (its id is in the transcript). `close()` cancels whatever still runs.
+ */
+export class Agents {
+  readonly definitions: ReadonlyMap<string, SubagentDefinition>;
+  readonly tools: readonly AnyTool[];
+  readonly #options: AgentsOptions;
+  readonly #childTools: ReadonlyMap<string, AnyTool>;
+  readonly #agents = new Map<string, LiveAgent>();
+  readonly #tasks = new Map<string, AgentTask>();
+  readonly #counters = new Map<string, number>();
+
+  constructor(options: AgentsOptions) {
+    this.#options = options;
+    if (options.agents.length === 0)
+      throw new BridleError("invalid_config", "give at least one subagent definition");
+    const definitions = new Map<string, SubagentDefinition>();
+    const childTools = new Map<string, AnyTool>();
+    for (const tool of options.parent.tools ?? []) {
+      if (!SPAWNING.has(tool) && !AGENT_TOOL_NAMES.has(tool.name)) childTools.set(tool.name, tool);
+    }
+    this.#childTools = childTools;
+    for (const given of options.agents) {
+      const definition = checkDefinition(given, `subagent "${String(given.name)}"`);
+      if (definitions.has(definition.name)) {
+        throw new BridleError("invalid_config", `two subagents are named "${definition.name}"`);
+      }
+      for (const name of definition.tools ?? []) {
+        if (AGENT_TOOL_NAMES.has(name)) {
+          throw new BridleError(
+            "invalid_config",
+            `subagent "${definition.name}" lists "${name}": a subagent cannot spawn subagents`,
+          );
+        }
+        if (!childTools.has(name)) {
+          throw new BridleError(
+            "invalid_config",
+            `subagent "${definition.name}" lists tool "${name}", which the parent does not have (it has: ${[...childTools.keys()].join(", ") || "none"})`,
+          );
+        }
+      }
+      if (typeof definition.model === "string" && !options.models?.[definition.model]) {
+        throw new BridleError(
+          "invalid_config",
+          `subagent "${definition.name}" names model "${definition.model}", which is not in options.models`,
+        );
+      }
+      definitions.set(definition.name, definition);
+    }
+    this.definitions = definitions;
+    this.tools = [...agentTools(this), ...taskTools(this)];
+    for (const tool of this.tools) SPAWNING.add(tool);
+  }
+
+  get maxAgents(): number {
+    return this.#options.maxAgents ?? 16;
+  }
+
+  /** Live agents, oldest first. */
+  agents(): LiveAgent[] {
+    return [...this.#agents.values()];
+  }
+
+  tasks(status: TaskStatus | "all" = "all"): AgentTask[] {
+    const all = [...this.#tasks.values()];
+    return status === "all" ? all : all.filter((task) => task.status === status);
+  }
+
+  task(id: string): AgentTask | undefined {
+    return this.#tasks.get(id);
+  }
+
+  /** The live agent with this key or label. */
+  find(keyOrLabel: string): LiveAgent | undefined {
+    const byKey = this.#agents.get(keyOrLabel);
+    if (byKey) return byKey;
+    for (const agent of this.#agents.values()) if (agent.label === keyOrLabel) return agent;
+    return undefined;
+  }
+
+  /** A new live agent for a definition: its own child harness, no conversation yet. */
+  spawn(name: string, label: string | undefined, ctx: ToolContext): LiveAgent {
+    const definition = this.definitions.get(name);
+    if (!definition) {
+      throw new ToolFailure(
+        "NotFound",
+        `there is no subagent "${name}". Available: ${[...this.definitions.keys()].join(", ")}`,
+      );
+    }
+    if (this.#agents.size >= this.maxAgents) {
+      throw new ToolFailure(
+        "LimitExceeded",
+        `${this.maxAgents} subagents are live already, the most allowed`,
+      );
+    }
+    if (label !== undefined && this.find(label)) {
+      throw new ToolFailure("Conflict", `a live subagent is already labelled "${label}"; pick another label`);
+    }
+    const count = (this.#counters.get(name) ?? 0) + 1;
+    this.#counters.set(name, count);
+    const key = `${name}-${count}`;
+    const agent: LiveAgent = {
+      key,
+      label,
+      definition,
+      harness: this.#childHarness(definition, ctx),
+      messages: [],
+      current: undefined,
+      runs: 0,
+    };
+    this.#agents.set(key, agent);
+    return agent;
+  }
+
+  /**
+   * Starts the agent on a prompt (its conversation so far is the history). Fires before_subagent_run
+   * first (a cancel is a Denied result). While the spawning call runs, child events are carried in the
+   * parent's stream through `ctx.progress`; afterwards only `onEvent` sees them.
+   */
+  async start(agent: LiveAgent, prompt: string, ctx: ToolContext): Promise<AgentTask> {
+    if (agent.current && agent.current.status === "running") {
+      throw new ToolFailure(
+        "Conflict",
+        `${agent.key} is still working on ${agent.current.id}: wait for it with task_output or stop it with task_cancel`,
+      );
+    }
+    const verdict = await ctx.hooks?.beforeSubagentRun({
+      subagent: agent.definition.name,
+      prompt,
+      toolCallId: ctx.toolCallId,
+    });
+    if (verdict?.cancelled)
+      throw new ToolFailure("Denied", `the subagent run was blocked: ${verdict.reason}`);
+    const controller = new AbortController();
+    const stream = agent.harness.stream({
+      prompt,
+      history: agent.messages,
+      parentRunId: ctx.runId,
+      parentToolCallId: ctx.toolCallId,
+      signal: controller.signal,
+    });
+    const mode = this.#options.childEvents ?? "lifecycle";
+    const forwarding = { on: true };
+    const pump = (async () => {
+      for await (const event of stream) {
+        this.#options.onEvent?.(event);
+        if (forwarding.on && carries(mode, event)) {
+          const data: SubagentEventData = { type: "subagent_event", event };
+          ctx.progress(data);
+        }
+      }
+    })();
+    const task = new AgentTask(agent.key, prompt, stream, pump);
+    // The task's own controller is what task_cancel and close() abort; it reaches the child run.
+    task.controller.signal.addEventListener("abort", () => controller.abort(task.controller.signal.reason), {
+      once: true,
+    });
+    task.stopForwarding = () => {
+      forwarding.on = false;
+    };
+    agent.current = task;
+    agent.runs++;
+    this.#tasks.set(task.id, task);
+    task.done.then((result) => {
+      agent.messages = result.messages;
+    });
+    return task;
+  }
+
+  /** Fires after_subagent_run for a finished task, once, inside a call of the parent run. */
+  async report(task: AgentTask, ctx: ToolContext): Promise<void> {
+    if (task.reported || !task.result) return;
+    task.reported = true;
+    const agent = this.#agents.get(task.agentKey);
+    await ctx.hooks?.afterSubagentRun({
+      subagent: agent?.definition.name ?? task.agentKey,
+      toolCallId: ctx.toolCallId,
+      stopReason: task.result.stopReason,
+      finalText: task.result.finalText,
+    });
+  }
+
+  /** Cancels every running task and forgets the live agents. */
+  async close(): Promise<void> {
+    const running = this.tasks("running");
+    for (const task of running) task.cancel("the agents were closed");
+    await Promise.all(running.map((task) => task.done));
+    this.#agents.clear();
+  }
+
+  #childHarness(definition: SubagentDefinition, ctx: ToolContext): Harness {
+    const parent = this.#options.parent;
+    const names = definition.tools ?? [...this.#childTools.keys()];
+    const tools = names.map((name) => this.#childTools.get(name) as AnyTool);
+    const model =
+      definition.model === undefined
+        ? parent.model
+        : typeof definition.model === "string"
+          ? (this.#options.models?.[definition.model] as Model)
+          : definition.model;
+    const inheritHooks = definition.inheritHooks ?? true;
+    const inheritLimits = definition.inheritLimits ?? true;
+    const limits = { ...(inheritLimits ? parent.limits : {}), ...definition.limits };
+    return new Harness({
+      model,
+      tools,
+      workspace: ctx.workspace,
+      agentName: definition.name,
+      limits,
+      ...(definition.system === undefined ? {} : { system: definition.system }),
+      ...(inheritHooks && parent.hooks
+        ? { hooks: parent.hooks, strictHooks: parent.strictHooks ?? false }
+        : {}),
+      ...(parent.context ? { context: parent.context } : {}),
+      ...(parent.approver ? { approver: parent.approver } : {}),
+      ...(parent.modelOptions && definition.model === undefined ? { modelOptions: parent.modelOptions } : {}),
+    });
+  }
+}
