@@ -29,6 +29,7 @@ import {
   FORMAT,
   linesOf,
   parseEntry,
+  parseHeader,
   readHeader,
   readTail,
   type SessionHeader,
@@ -192,11 +193,10 @@ export class JsonlSessionStore implements SessionStore {
 
   async list(options: { readonly limit?: number } = {}): Promise<readonly SessionInfo[]> {
     this.#assertOpen();
-    const infos: SessionInfo[] = [];
-    for (const id of await this.#ids()) {
-      const info = await this.get(id).catch(() => undefined);
-      if (info) infos.push(info);
-    }
+    const found = await mapLimit(await this.#ids(), PARALLEL_FILES, (id) =>
+      this.get(id).catch(() => undefined),
+    );
+    const infos = found.filter((info): info is SessionInfo => info !== undefined);
     infos.sort((a, b) => b.updatedAt - a.updatedAt || b.createdAt - a.createdAt);
     return options.limit === undefined ? infos : infos.slice(0, Math.max(0, options.limit));
   }
@@ -207,14 +207,34 @@ export class JsonlSessionStore implements SessionStore {
     const limit = Math.max(0, Math.min(options.limit ?? 20, 1000));
     if (terms.length === 0 || limit === 0) return [];
     const ids = options.sessionId === undefined ? await this.#ids() : [options.sessionId];
+    const perSession = await mapLimit(ids, PARALLEL_FILES, (sessionId) =>
+      this.#searchSession(sessionId, terms, limit, options.sessionId !== undefined),
+    );
+    return best(perSession.flat(), limit);
+  }
+
+  async #searchSession(
+    sessionId: string,
+    terms: readonly string[],
+    limit: number,
+    required: boolean,
+  ): Promise<SearchHit[]> {
     let hits: SearchHit[] = [];
-    for (const sessionId of ids) {
-      const found = await this.#header(sessionId).catch((error: unknown) => {
-        if (options.sessionId !== undefined || !isNotFound(error)) throw error;
-        return undefined;
-      });
-      if (!found) continue;
-      for await (const line of linesOf(this.#path(sessionId), found.bytes)) {
+    assertSessionId(sessionId);
+    const path = this.#path(sessionId);
+    const cached = this.#headers.get(sessionId);
+    // One read per file: the header comes with the lines when it is not cached yet.
+    let headerPending = cached === undefined;
+    try {
+      for await (const line of linesOf(path, cached?.bytes ?? 0)) {
+        if (headerPending) {
+          headerPending = false;
+          this.#headers.set(sessionId, {
+            header: parseHeader(line, path),
+            bytes: Buffer.byteLength(line) + 1,
+          });
+          continue;
+        }
         // Cheap filter on the raw line: a term that is not in it cannot be in its text (blobs aside).
         const lower = line.toLowerCase();
         if (!line.includes('"blobs":') && !terms.every((term) => lower.includes(term))) continue;
@@ -229,6 +249,9 @@ export class JsonlSessionStore implements SessionStore {
         hits.push({ sessionId, sessionSeq: entry.seq, eventType: event.type, ...match });
         if (hits.length >= limit * 4) hits = best(hits, limit);
       }
+    } catch (error) {
+      if (!isErrno(error, "ENOENT")) throw error;
+      if (required) throw notFound(sessionId);
     }
     return best(hits, limit);
   }
@@ -422,6 +445,26 @@ export class JsonlSessionStore implements SessionStore {
   #assertOpen(): void {
     if (this.#closed) throw new BridleError("invalid_argument", "this session store is closed");
   }
+}
+
+/** How many session files list and search read at once: file reads wait on the disk, not the CPU. */
+const PARALLEL_FILES = 32;
+
+async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      out[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
 }
 
 async function writeAll(handle: FileHandle, buffer: Buffer, position: number): Promise<void> {
