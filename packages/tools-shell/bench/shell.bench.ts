@@ -73,7 +73,7 @@ describe("local: spawn `true` directly vs through the bash tool (interleaved)", 
       await timed("local: bash tool, policy off", () => viaTool(localNoPolicy.bash));
       await timed("local: bash tool, policy on", () => viaTool(local.bash));
     },
-    { time: 4_000, warmupIterations: 3 },
+    { time: 8_000, warmupIterations: 3 },
   );
 });
 
@@ -86,7 +86,7 @@ describe.skipIf(!sandboxed)(
         await timed("bwrap: execa bwrap … bash -c true", direct.bwrap);
         if (sandboxed) await timed("bwrap: bash tool, policy on", () => viaTool(sandboxed.bash));
       },
-      { time: 4_000, warmupIterations: 3 },
+      { time: 8_000, warmupIterations: 3 },
     );
   },
 );

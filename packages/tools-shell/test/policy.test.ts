@@ -311,6 +311,10 @@ describe("modes, cwd and budget", () => {
     expect((await checkCommand("(cd src); cat ../x", { workspace: dir })).decision).toBe("ask");
     expect((await checkCommand("cd $DIR && cat a.ts", { workspace: dir })).decision).toBe("ask");
     expect((await checkCommand("cd /etc && cat passwd", { workspace: dir })).decision).toBe("ask");
+    expect((await checkCommand("pushd src && cat a.ts && popd", { workspace: dir })).decision).toBe("allow");
+    expect((await checkCommand("pushd src; popd; cat a.ts", { workspace: dir })).decision).toBe("ask");
+    const allowPushd = new CommandPolicy({ rules: [{ decision: "allow", argv: ["pushd"] }] });
+    expect((await allowPushd.check("pushd /etc; cat passwd", dir)).decision).toBe("ask");
   });
 
   it("fails closed to ask on a very long compound chain", async () => {

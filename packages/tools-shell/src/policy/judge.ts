@@ -180,7 +180,9 @@ function judgeCommand(
   }
   if (name === "git") {
     judgeGit(args, verdict);
-  } else if (name === "cd") {
+  } else if (name === "popd") {
+    verdict.cd = null;
+  } else if (name === "cd" || name === "pushd") {
     const target = args.find((word) => !word.value.startsWith("-") || word.kind === "dynamic");
     if (!target || target.value === "-" || target.kind !== "static") verdict.cd = null;
     else {
