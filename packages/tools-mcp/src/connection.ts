@@ -93,11 +93,6 @@ export class McpConnection {
     return (await this.#ensure()).hasResources;
   }
 
-  /** The recent stderr of a stdio server, for error messages. */
-  get stderrTail(): string {
-    return this.#stderr;
-  }
-
   async callTool(tool: string, args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {
     const live = await this.#ensureFor(ctx.signal);
     if (!live.tools.some((definition) => definition.name === tool)) {
