@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
 
@@ -7,26 +7,39 @@ interface Rules {
   readonly patterns: readonly string[];
 }
 
+interface Chained {
+  readonly folder: string;
+  readonly rules: Rules;
+}
+
+const EMPTY: readonly Chained[] = [];
+
 /**
  * .gitignore semantics for paths under `top` (a workspace root): every .gitignore from `top` down to a
- * path's folder applies, deeper files overriding shallower ones, negations included. Files are read once
- * per folder and cached for the filter's life (one tool call).
+ * path's folder applies, deeper files overriding shallower ones, negations included. Each folder is
+ * looked at once per filter (one tool call). Lookups are synchronous on purpose: a walk meets thousands of
+ * folders, almost none with a .gitignore, and a failed existence check costs far less than a promise.
  */
 export class GitignoreFilter {
   readonly #top: string;
-  readonly #rules = new Map<string, Promise<Rules | undefined>>();
+  readonly #chains = new Map<string, readonly Chained[]>();
 
   constructor(top: string) {
     this.#top = top;
   }
 
   /** Whether an absolute path (a file, or a folder when `isDir`) is ignored. */
-  async ignores(path: string, isDir = false): Promise<boolean> {
+  ignores(path: string, isDir = false): boolean {
+    return this.ignoresIn(dirname(path), path, isDir);
+  }
+
+  /** The same, for a caller that already knows the path's folder (a walk: no path parsing per file). */
+  ignoresIn(folder: string, path: string, isDir = false): boolean {
+    const chain = this.#chainOf(folder);
+    if (chain.length === 0) return false;
     let ignored = false;
-    for (const folder of this.#foldersAbove(path)) {
-      const rules = await this.#rulesOf(folder);
-      if (!rules) continue;
-      const rel = relative(folder, path).split(sep).join("/") + (isDir ? "/" : "");
+    for (const { folder: owner, rules } of chain) {
+      const rel = relative(owner, path).split(sep).join("/") + (isDir ? "/" : "");
       const verdict = rules.matcher.test(rel);
       if (verdict.ignored) ignored = true;
       else if (verdict.unignored) ignored = false;
@@ -35,15 +48,14 @@ export class GitignoreFilter {
   }
 
   /**
-   * fast-glob `ignore` globs equivalent to the simple rules of the .gitignore files from `top` down to
-   * `base`, so ignored folders (node_modules, dist) are never walked. Files with negations give none:
-   * the exact filter still applies to every result, this only saves walking.
+   * fast-glob `ignore` globs for the simple rules of the .gitignore files from `top` down to `base`, so
+   * ignored folders (node_modules, dist) are never walked. A file with negations gives none: the exact
+   * filter still applies to every result, this only saves walking.
    */
-  async pruneGlobs(base: string): Promise<string[]> {
+  pruneGlobs(base: string): string[] {
     const globs: string[] = [];
-    for (const folder of [...this.#foldersAbove(join(base, "x"))]) {
-      const rules = await this.#rulesOf(folder);
-      if (!rules || rules.patterns.some((pattern) => pattern.startsWith("!"))) continue;
+    for (const { folder, rules } of this.#chainOf(base)) {
+      if (rules.patterns.some((pattern) => pattern.startsWith("!"))) continue;
       for (const pattern of rules.patterns) {
         const glob = toPruneGlob(pattern, folder === base);
         if (glob) globs.push(glob);
@@ -52,33 +64,35 @@ export class GitignoreFilter {
     return globs;
   }
 
-  *#foldersAbove(path: string): Generator<string> {
-    const chain: string[] = [];
-    for (let folder = dirname(path); ; folder = dirname(folder)) {
-      if (folder !== this.#top && !folder.startsWith(this.#top + sep)) break;
-      chain.push(folder);
-      if (folder === this.#top) break;
+  /** The .gitignore files that apply in a folder, shallowest first. */
+  #chainOf(folder: string): readonly Chained[] {
+    const known = this.#chains.get(folder);
+    if (known) return known;
+    let chain = EMPTY;
+    if (folder === this.#top || folder.startsWith(this.#top + sep)) {
+      const above = folder === this.#top ? EMPTY : this.#chainOf(dirname(folder));
+      const rules = readRules(folder);
+      chain = rules ? [...above, { folder, rules }] : above;
     }
-    yield* chain.reverse();
+    this.#chains.set(folder, chain);
+    return chain;
   }
+}
 
-  #rulesOf(folder: string): Promise<Rules | undefined> {
-    let rules = this.#rules.get(folder);
-    if (!rules) {
-      rules = readFile(join(folder, ".gitignore"), "utf8").then(
-        (text) => {
-          const patterns = text
-            .split(/\r?\n/)
-            .map((line) => line.replace(/(?<!\\)\s+$/, ""))
-            .filter((line) => line !== "" && !line.startsWith("#"));
-          return { matcher: ignore().add(patterns), patterns };
-        },
-        () => undefined,
-      );
-      this.#rules.set(folder, rules);
-    }
-    return rules;
+function readRules(folder: string): Rules | undefined {
+  const file = join(folder, ".gitignore");
+  if (!existsSync(file)) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return undefined;
   }
+  const patterns = text
+    .split(/\r?\n/)
+    .map((line) => line.replace(/(?<!\\)\s+$/, ""))
+    .filter((line) => line !== "" && !line.startsWith("#"));
+  return { matcher: ignore().add(patterns), patterns };
 }
 
 /** A glob that prunes what a simple gitignore pattern ignores, or undefined when it is not simple. */

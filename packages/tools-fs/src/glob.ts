@@ -1,5 +1,5 @@
 import { realpath, stat } from "node:fs/promises";
-import { resolve, sep } from "node:path";
+import { sep } from "node:path";
 import type { Readable } from "node:stream";
 import { defineTool, ToolFailure, type ToolOutput, type Workspace } from "@bridle/core";
 import fg from "fast-glob";
@@ -96,27 +96,44 @@ export async function findFiles(
     onlyFiles: true,
     followSymbolicLinks: false,
     suppressErrors: true,
-    ignore: ["**/.git/**", ...(await gitignore.pruneGlobs(base))],
+    ignore: ["**/.git/**", ...gitignore.pruneGlobs(base)],
   }) as Readable;
-  const onAbort = () => stream.destroy();
-  signal.addEventListener("abort", onAbort, { once: true });
+  // fast-glob yields posix paths relative to base; display paths are then a prefix away.
+  const shownBase = workspace.display(base);
+  const prefix = shownBase === "." ? "" : `${shownBase}${sep}`;
   const files: string[] = [];
   let truncated = false;
-  try {
-    for await (const entry of stream) {
-      const absolute = resolve(base, String(entry));
-      if (await gitignore.ignores(absolute)) continue;
+  // Events, not `for await`: the async iterator costs a promise per entry, several times the walk itself.
+  await new Promise<void>((resolve, reject) => {
+    let done = false;
+    const finish = (error?: unknown) => {
+      if (done) return;
+      done = true;
+      signal.removeEventListener("abort", onAbort);
+      stream.destroy();
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onAbort = () => finish(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) onAbort();
+    stream.on("data", (entry: unknown) => {
+      if (done) return;
+      const rel = String(entry);
+      const slash = rel.lastIndexOf("/");
+      // Entries come normalized and relative to base: plain concatenation is enough, and cheap.
+      const folder = slash === -1 ? base : `${base}${sep}${rel.slice(0, slash)}`;
+      if (gitignore.ignoresIn(folder, `${base}${sep}${rel}`)) return;
       if (files.length >= max) {
         truncated = true;
-        break;
+        finish();
+        return;
       }
-      files.push(workspace.display(absolute));
-    }
-  } finally {
-    signal.removeEventListener("abort", onAbort);
-    stream.destroy();
-  }
-  signal.throwIfAborted();
+      files.push(prefix + (sep === "/" ? rel : rel.split("/").join(sep)));
+    });
+    stream.on("error", finish);
+    stream.on("end", () => finish());
+  });
   files.sort();
   return { files, truncated };
 }

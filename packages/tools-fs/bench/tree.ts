@@ -1,0 +1,50 @@
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+const MIN_FILES = 50_000;
+const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
+
+async function countFiles(dir: string): Promise<number> {
+  const { stdout } = await run("find", [dir, "-type", "f"], { maxBuffer: 1 << 28 });
+  return stdout.split("\n").filter(Boolean).length;
+}
+
+/**
+ * A large real tree to search: `BRIDLE_BENCH_TREE` when set, else a hard-linked snapshot (cheap, and
+ * stable while others install) of this repository's node_modules/.pnpm and /usr/share, topped up with
+ * generated source files if the machine has fewer than 50,000 files to offer.
+ */
+export async function benchTree(): Promise<{ dir: string; files: number }> {
+  const given = process.env.BRIDLE_BENCH_TREE;
+  if (given) return { dir: given, files: await countFiles(given) };
+  const dir = join(tmpdir(), "bridle-fs-bench-tree");
+  const marker = join(dir, ".bench-ready");
+  if (existsSync(marker)) return { dir, files: Number(await readFile(marker, "utf8")) };
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const sources = [
+    { from: join(repoRoot, "node_modules/.pnpm"), to: "node_modules" },
+    { from: "/usr/share", to: "usr-share" },
+  ];
+  for (const source of sources) {
+    if (!existsSync(source.from)) continue;
+    await run("cp", ["-a", "--link", source.from, join(dir, source.to)]).catch(() => undefined);
+  }
+  let files = await countFiles(dir);
+  for (let index = 0; files < MIN_FILES; index++, files++) {
+    const folder = join(dir, "generated", `pkg${Math.floor(index / 100)}`);
+    if (index % 100 === 0) await mkdir(folder, { recursive: true });
+    await writeFile(
+      join(folder, `mod${index}.ts`),
+      `export function f${index}(x: number) {\n  return x * ${index};\n}\n`,
+    );
+  }
+  await writeFile(marker, String(files));
+  return { dir, files };
+}
