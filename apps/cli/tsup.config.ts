@@ -1,3 +1,7 @@
 import { packageBuild } from "@bridle/tooling/tsup";
 
-export default packageBuild({ entry: ["src/main.ts"], banner: "#!/usr/bin/env node", splitting: true });
+export default packageBuild({
+  entry: ["src/main.ts"],
+  banner: "#!/usr/bin/env -S node --liftoff-only",
+  splitting: true,
+});

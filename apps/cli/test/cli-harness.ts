@@ -4,6 +4,13 @@ import { FakeProviderServer, type FakeTurn, openaiResponsesFormat } from "@bridl
 
 export const CLI = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
+/**
+ * The flags the bin's shebang passes to node. Liftoff only: V8's optimizing compiler spends about 500 MB
+ * and seconds of CPU compiling tree-sitter's bash parser (wasm) once it is hot; the baseline compiler's
+ * code parses a command in tens of microseconds with none of that.
+ */
+export const NODE_FLAGS = ["--liftoff-only"];
+
 export interface CliRun {
   readonly code: number | null;
   readonly stdout: string;
@@ -16,7 +23,7 @@ export function runCli(
   options: { cwd: string; env?: NodeJS.ProcessEnv },
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(process.execPath, [...NODE_FLAGS, CLI, ...args], {
       cwd: options.cwd,
       env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
       stdio: ["ignore", "pipe", "pipe"],
