@@ -389,7 +389,8 @@ function applySpec(
     for (const word of operands) verdict.paths.push({ word, access: writes ? "write" : "read" });
   const custom = spec.check?.(parsed);
   if (custom) verdict.soft.push(custom);
-  if (spec.always === "ask") verdict.soft.push(`${name} deletes or changes files; it is always asked`);
+  if (spec.always === "ask")
+    verdict.soft.push(`${name} deletes or changes files; asked unless a rule allows it`);
   else if (spec.kind === "write" && mode === "read-only")
     verdict.soft.push(`${name} modifies files (read-only mode)`);
 }

@@ -17,7 +17,7 @@ export interface CommandSpec {
   /** The first positional is a pattern or script, not a path, unless one of `patternFlags` supplies it. */
   readonly patternFirst?: boolean;
   readonly patternFlags?: readonly string[];
-  /** "ask": always asks (destructive or permission-changing), even with every path inside. */
+  /** "ask": asks even with every path inside (destructive or permission-changing), unless a rule allows it. */
   readonly always?: "ask";
   /** A custom check on the parsed arguments: a reason to ask, or undefined. */
   readonly check?: (args: ParsedArgs) => string | undefined;

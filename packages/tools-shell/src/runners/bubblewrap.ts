@@ -65,6 +65,11 @@ export class BubblewrapRunner implements CommandRunner {
     return probe;
   }
 
+  /** Whether this runner's bwrap works here. */
+  probe(): Promise<SandboxProbe> {
+    return BubblewrapRunner.probe(this.#bwrap);
+  }
+
   async enforcement(policy: SandboxPolicy): Promise<readonly LimitEnforcement[]> {
     const network: LimitEnforcement =
       policy.network === "enabled"

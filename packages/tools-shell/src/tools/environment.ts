@@ -74,7 +74,7 @@ export class ShellEnvironment {
     const sandbox = sandboxPolicy(options.sandbox);
     const runner = options.runner ?? new LocalRunner();
     if (runner instanceof BubblewrapRunner) {
-      const probe = await BubblewrapRunner.probe();
+      const probe = await runner.probe();
       if (!probe.available)
         throw new BridleError("invalid_config", `the bubblewrap runner cannot run here: ${probe.reason}`);
     }
