@@ -17,6 +17,11 @@ export interface ProviderConnectionOptions {
   readonly retry?: Partial<RetryPolicy>;
   /** Prices added to (or overriding) the adapter's built-in table, for `cost()`. */
   readonly prices?: PriceTable;
+  /**
+   * Longest silence (no response, no stream event) before an attempt is abandoned as a retryable
+   * `timeout` (default 120 000 ms). It catches connections that stall without closing.
+   */
+  readonly idleTimeoutMs?: number;
 }
 
 /**
@@ -28,6 +33,7 @@ export abstract class ProviderModel<Raw> implements Model {
   readonly model: string;
   readonly prices: PriceTable;
   readonly retry: RetryPolicy;
+  readonly idleTimeoutMs: number;
 
   protected constructor(
     identity: { readonly provider: string; readonly model: string },
@@ -38,6 +44,7 @@ export abstract class ProviderModel<Raw> implements Model {
     this.model = identity.model;
     this.prices = extendPrices(builtInPrices, options.prices);
     this.retry = retryPolicy(options.retry);
+    this.idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
   }
 
   /** What `usage` cost in US dollars, or undefined when the price table has no entry for this model. */
@@ -50,6 +57,7 @@ export abstract class ProviderModel<Raw> implements Model {
     return retryingStream({
       signal: request.signal,
       policy: this.retry,
+      idleTimeoutMs: this.idleTimeoutMs,
       attempt: (signal) => this.attempt(request, signal),
     });
   }

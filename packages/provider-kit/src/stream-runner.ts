@@ -20,6 +20,11 @@ export interface RetryingStreamOptions<Raw> {
   /** Sends the request; may throw (the error is classified). */
   readonly attempt: (signal: AbortSignal, attempt: number) => Promise<StreamAttempt<Raw>>;
   readonly classify?: (error: unknown, signal: AbortSignal) => ClassifiedError;
+  /**
+   * Longest wait for the next raw event (or the response) before the attempt is abandoned as a `timeout`
+   * (retryable while nothing reached the caller). A stalled connection otherwise waits forever.
+   */
+  readonly idleTimeoutMs?: number;
 }
 
 /**
@@ -34,6 +39,7 @@ export async function* retryingStream<Raw>(
   const classify = options.classify ?? classifyError;
   const out: ModelEvent[] = [];
   for (let retry = 0; ; retry++) {
+    const watchdog = new IdleWatchdog(signal, options.idleTimeoutMs);
     let emitted = false;
     let failure: ClassifiedError | undefined;
     let done: ModelEvent | undefined;
@@ -42,9 +48,12 @@ export async function* retryingStream<Raw>(
         yield abortedEvent();
         return;
       }
-      const attempt = await options.attempt(signal, retry);
+      watchdog.arm();
+      const attempt = await options.attempt(watchdog.signal, retry);
       stream: for await (const raw of attempt.events) {
-        if (signal.aborted) break;
+        if (watchdog.signal.aborted) break;
+        // The clock stops while the caller consumes events: only the provider's silence counts.
+        watchdog.pause();
         out.length = 0;
         attempt.read(raw, out);
         for (const event of out) {
@@ -59,12 +68,14 @@ export async function* retryingStream<Raw>(
           emitted = true;
           yield event;
         }
+        watchdog.arm();
       }
-      if (!done && !failure && !signal.aborted) done = attempt.end?.();
+      if (!done && !failure && !watchdog.signal.aborted) done = attempt.end?.();
       if (signal.aborted) {
         yield abortedEvent();
         return;
       }
+      if (watchdog.expired) failure = watchdog.failure();
       if (done) {
         yield done;
         return;
@@ -75,7 +86,9 @@ export async function* retryingStream<Raw>(
         retryable: false,
       };
     } catch (error) {
-      failure = classify(error, signal);
+      failure = watchdog.expired ? watchdog.failure() : classify(error, signal);
+    } finally {
+      watchdog.dispose();
     }
     if (failure.code === "aborted" || signal.aborted) {
       yield abortedEvent();
@@ -95,6 +108,54 @@ export async function* retryingStream<Raw>(
     }
     yield { type: "error", error: publicError(failure, retry + 1) };
     return;
+  }
+}
+
+/** An attempt's own abort signal: the caller's, plus a timer re-armed on every event from the provider. */
+class IdleWatchdog {
+  readonly #controller = new AbortController();
+  readonly #timeoutMs: number | undefined;
+  readonly #onAbort: () => void;
+  readonly #outer: AbortSignal;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  expired = false;
+
+  constructor(outer: AbortSignal, timeoutMs: number | undefined) {
+    this.#outer = outer;
+    this.#timeoutMs = timeoutMs;
+    this.#onAbort = () => this.#controller.abort(outer.reason);
+    if (outer.aborted) this.#onAbort();
+    else outer.addEventListener("abort", this.#onAbort, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  arm(): void {
+    if (this.#timeoutMs === undefined) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.expired = true;
+      this.#controller.abort(new Error("stream idle timeout"));
+    }, this.#timeoutMs);
+  }
+
+  pause(): void {
+    clearTimeout(this.#timer);
+  }
+
+  failure(): ClassifiedError {
+    return {
+      code: "timeout",
+      message: `the provider sent nothing for ${this.#timeoutMs} ms`,
+      retryable: true,
+    };
+  }
+
+  dispose(): void {
+    clearTimeout(this.#timer);
+    this.#outer.removeEventListener("abort", this.#onAbort);
   }
 }
 

@@ -5,11 +5,13 @@ describeProviderConformance({
   name: "OpenAI Responses",
   format: openaiResponsesFormat,
   maxRetries: 2,
+  idleTimeoutMs: 2000,
   createModel: (baseURL) =>
     createOpenAIResponsesModel({
       model: "gpt-5",
       apiKey: "test-key",
       baseURL,
       retry: { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 5 },
+      idleTimeoutMs: 2000,
     }),
 });

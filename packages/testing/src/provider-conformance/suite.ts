@@ -15,6 +15,8 @@ export interface ProviderConformanceOptions {
    */
   readonly createModel: (baseUrl: string) => Model;
   readonly maxRetries: number;
+  /** The stream idle timeout the model was given, if it has one: enables the stalled-stream case. */
+  readonly idleTimeoutMs?: number;
 }
 
 type StreamReply = Extract<FakeReply, { kind: "stream" }>;
@@ -134,7 +136,7 @@ export function describeProviderConformance(options: ProviderConformanceOptions)
         if (event.type === "text_delta") controller.abort();
       });
       expect(run.terminal).toMatchObject({ type: "error", error: { code: "aborted" } });
-      await vi.waitFor(() => expect(server.requests[0]?.aborted).toBe(true));
+      await vi.waitFor(() => expect(server.requests[0]?.aborted).toBe(true), { timeout: 5000 });
       expect(server.requests).toHaveLength(1);
     });
 
@@ -235,6 +237,19 @@ export function describeProviderConformance(options: ProviderConformanceOptions)
       expect(run.text).toBe("second try");
       expect(server.requests).toHaveLength(2);
     });
+
+    it.skipIf(options.idleTimeoutMs === undefined)(
+      "abandons a stream that stalls before any output as a timeout, and retries it",
+      async () => {
+        const events = format.events({ text: "x" });
+        server.enqueue({ kind: "stream", events, hangAfter: 1 }, stream({ text: "after the stall" }));
+        const run = await collectModelEvents(model, request());
+        expect(run.terminal.type).toBe("done");
+        expect(run.text).toBe("after the stall");
+        expect(server.requests).toHaveLength(2);
+        expect(server.requests[0]?.aborted).toBe(true);
+      },
+    );
 
     it("ends a malformed stream with a bad_response error, without hanging", async () => {
       const events = format.events({ text: "hello there, general", chunkSize: 3 });

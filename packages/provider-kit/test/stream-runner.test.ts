@@ -1,0 +1,144 @@
+import type { ModelEvent } from "@bridle/core";
+import { describe, expect, it } from "vitest";
+import { retryingStream, retryPolicy, type StreamAttempt } from "../src/index.js";
+
+type Raw = ModelEvent;
+
+const done: ModelEvent = {
+  type: "done",
+  message: { role: "assistant", content: [{ type: "text", text: "hi" }] },
+  usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
+  stopReason: "end_turn",
+};
+
+/** An attempt whose raw events are model events, passed through as they are. */
+function attemptOf(events: AsyncIterable<Raw>): StreamAttempt<Raw> {
+  return { events, read: (raw, out) => out.push(raw) };
+}
+
+async function* list(...events: Raw[]): AsyncGenerator<Raw> {
+  for (const event of events) yield event;
+}
+
+async function collect(stream: AsyncIterable<ModelEvent>): Promise<ModelEvent[]> {
+  const out: ModelEvent[] = [];
+  for await (const event of stream) out.push(event);
+  return out;
+}
+
+const policy = retryPolicy({ maxRetries: 3, initialDelayMs: 1, maxDelayMs: 2 });
+
+describe("retryingStream", () => {
+  it("retries a retryable failure that happens before any output, then passes the turn on", async () => {
+    let attempts = 0;
+    const events = await collect(
+      retryingStream({
+        signal: new AbortController().signal,
+        policy,
+        attempt: async () => {
+          attempts++;
+          if (attempts < 3) throw Object.assign(new Error("503 busy"), { status: 503 });
+          return attemptOf(list({ type: "text_delta", delta: "hi" }, done));
+        },
+      }),
+    );
+    expect(attempts).toBe(3);
+    expect(events.map((event) => event.type)).toEqual(["text_delta", "done"]);
+  });
+
+  it("does not retry once a delta reached the caller", async () => {
+    let attempts = 0;
+    async function* failing(): AsyncGenerator<Raw> {
+      yield { type: "text_delta", delta: "par" };
+      throw new TypeError("terminated");
+    }
+    const events = await collect(
+      retryingStream({
+        signal: new AbortController().signal,
+        policy,
+        attempt: async () => {
+          attempts++;
+          return attemptOf(failing());
+        },
+      }),
+    );
+    expect(attempts).toBe(1);
+    expect(events.at(-1)).toMatchObject({ type: "error", error: { code: "network", retryable: true } });
+  });
+
+  it("reports a stream that ends without a terminal event as bad_response, unless `end` supplies one", async () => {
+    const bad = await collect(
+      retryingStream({
+        signal: new AbortController().signal,
+        policy,
+        attempt: async () => attemptOf(list()),
+      }),
+    );
+    expect(bad).toEqual([{ type: "error", error: expect.objectContaining({ code: "bad_response" }) }]);
+    const good = await collect(
+      retryingStream({
+        signal: new AbortController().signal,
+        policy,
+        attempt: async () => ({ ...attemptOf(list()), end: () => done }),
+      }),
+    );
+    expect(good).toEqual([done]);
+  });
+
+  it("ends with aborted, without waiting out the backoff, when the caller aborts during it", async () => {
+    const controller = new AbortController();
+    const slow = retryPolicy({ maxRetries: 3, initialDelayMs: 60_000, maxDelayMs: 60_000 });
+    const pending = collect(
+      retryingStream({
+        signal: controller.signal,
+        policy: slow,
+        attempt: async () => {
+          setTimeout(() => controller.abort(), 10);
+          throw Object.assign(new Error("500"), { status: 500 });
+        },
+      }),
+    );
+    const events = await pending;
+    expect(events).toEqual([{ type: "error", error: expect.objectContaining({ code: "aborted" }) }]);
+  });
+
+  it("abandons a stalled stream as a retryable timeout and retries it", async () => {
+    let attempts = 0;
+    const stalled = (signal: AbortSignal): AsyncIterable<Raw> => ({
+      async *[Symbol.asyncIterator]() {
+        await new Promise<void>((resolve) =>
+          signal.addEventListener("abort", () => resolve(), { once: true }),
+        );
+      },
+    });
+    const events = await collect(
+      retryingStream({
+        signal: new AbortController().signal,
+        policy,
+        idleTimeoutMs: 30,
+        attempt: async (signal) => {
+          attempts++;
+          return attempts === 1 ? attemptOf(stalled(signal)) : attemptOf(list(done));
+        },
+      }),
+    );
+    expect(attempts).toBe(2);
+    expect(events).toEqual([done]);
+  });
+
+  it("does not count a slow consumer against the idle timeout", async () => {
+    const stream = retryingStream({
+      signal: new AbortController().signal,
+      policy,
+      idleTimeoutMs: 20,
+      attempt: async () =>
+        attemptOf(list({ type: "text_delta", delta: "a" }, { type: "text_delta", delta: "b" }, done)),
+    });
+    const events: ModelEvent[] = [];
+    for await (const event of stream) {
+      events.push(event);
+      await new Promise((resolve) => setTimeout(resolve, 60));
+    }
+    expect(events.map((event) => event.type)).toEqual(["text_delta", "text_delta", "done"]);
+  });
+});
