@@ -100,7 +100,13 @@ export function createGrepTool(settings: FsSettings) {
           );
         }
       } else {
-        lines.push(...formatLines(matches, context));
+        const shown = withinChars(formatLines(matches, context), settings.maxReadChars);
+        lines.push(...shown.lines);
+        if (shown.dropped > 0) {
+          lines.push(
+            `[${formatCount(shown.dropped)} more output lines not shown (over ${formatCount(settings.maxReadChars)} characters). Narrow the search.]`,
+          );
+        }
         lines.push(
           "",
           `${formatCount(matches.length)} matching line${matches.length === 1 ? "" : "s"} in ${formatCount(files)} file${files === 1 ? "" : "s"}.`,
@@ -151,4 +157,14 @@ function formatLines(matches: readonly GrepLine[], context: readonly GrepLine[])
     previous = entry;
   }
   return out;
+}
+
+/** The leading lines that fit in `max` characters, and how many did not. */
+function withinChars(lines: readonly string[], max: number): { lines: string[]; dropped: number } {
+  let used = 0;
+  for (let index = 0; index < lines.length; index++) {
+    used += (lines[index] as string).length + 1;
+    if (used > max) return { lines: lines.slice(0, index), dropped: lines.length - index };
+  }
+  return { lines: [...lines], dropped: 0 };
 }

@@ -83,6 +83,19 @@ describe("grep", () => {
     expect(out.details?.matches.find((m) => m.file === "opts.txt")?.text).toBe("--flag here");
   });
 
+  it("bounds the text the model sees, while details keep every match", async () => {
+    const fx = await fixture({ maxReadChars: 2_000 });
+    await fx.files({
+      "many.txt": `${Array.from({ length: 200 }, (_, i) => `hit number ${i}`).join("\n")}\n`,
+    });
+    const out = await fx.call<GrepDetails>(fx.kit.grep, { pattern: "hit", max_matches: 500 });
+    expect(out.details?.matches).toHaveLength(200);
+    expect(text(out).length).toBeLessThan(2_300);
+    expect(text(out)).toMatch(
+      /\[\d+ more output lines not shown \(over 2,000 characters\)\. Narrow the search\.\]/,
+    );
+  });
+
   it("reports a bad regex as InvalidInput with ripgrep's explanation", async () => {
     const fx = await fixture();
     await fx.files({ "a.txt": "a\n" });
