@@ -1,6 +1,5 @@
 import { ToolFailure } from "@bridle/core";
-import type { Line, TextDocument } from "./document.js";
-import { splitNewText } from "./document.js";
+import { EditedLines, type LineEnding, type Segment, splitNewText, type TextDocument } from "./document.js";
 import type { HashlineEdit } from "./edit-schema.js";
 import type { LineSpan } from "./render.js";
 import { normalizeTag } from "./tag.js";
@@ -15,7 +14,7 @@ interface Change {
 }
 
 export interface AppliedEdits {
-  readonly lines: Line[];
+  readonly lines: EditedLines;
   /** Where the new or replaced lines are in the new file (1-based; a deletion is an empty span). */
   readonly regions: LineSpan[];
   readonly linesRemoved: number;
@@ -107,47 +106,58 @@ function assertNoOverlap(changes: readonly Change[]): void {
   }
 }
 
-/** The new lines of the file, with the regions that changed. Untouched lines keep their own endings. */
+/** The file as the edits leave it, with the regions that changed. Untouched lines keep their own endings. */
 export function applyChanges(doc: TextDocument, changes: readonly Change[]): AppliedEdits {
-  const spans = changes.filter((c) => !c.insert).sort((a, b) => a.start - b.start);
+  const spans = new Map<number, Change>();
   const inserts = new Map<number, Change[]>();
   for (const change of changes) {
-    if (!change.insert) continue;
+    if (!change.insert) {
+      spans.set(change.start, change);
+      continue;
+    }
     const list = inserts.get(change.start);
     if (list) list.push(change);
     else inserts.set(change.start, [change]);
   }
-  const out: Line[] = [];
+  const points = [...new Set([...spans.keys(), ...inserts.keys()])].sort((a, b) => a - b);
+  const segments: Segment[] = [];
   const regions: LineSpan[] = [];
+  let count = 0;
   let linesRemoved = 0;
   let linesAdded = 0;
+  const keep = (from: number, to: number) => {
+    if (to <= from) return;
+    segments.push({ kind: "kept", from, to });
+    count += to - from;
+  };
   // A replaced span keeps the ending its last line had (a mixed file stays as mixed as it was).
-  const emit = (change: Change) => {
-    const from = out.length + 1;
-    const eol = (!change.insert && doc.lines[change.end]?.eol) || doc.eol;
-    for (const text of change.lines) out.push({ text, eol });
-    regions.push({ from, to: out.length });
+  const add = (change: Change, eol: LineEnding) => {
+    if (change.lines.length > 0) segments.push({ kind: "new", texts: change.lines, eol });
+    regions.push({ from: count + 1, to: count + change.lines.length });
+    count += change.lines.length;
     linesAdded += change.lines.length;
   };
-  const emitInserts = (after: number) => {
-    for (const change of inserts.get(after) ?? []) emit(change);
+  const addInserts = (after: number) => {
+    for (const change of inserts.get(after) ?? []) add(change, doc.eol);
   };
   let next = 0;
-  for (let i = 0; i < doc.lines.length; ) {
-    const span = spans[next];
-    if (span && span.start === i) {
-      emit(span);
+  for (const point of points) {
+    if (point < next) continue;
+    const span = spans.get(point);
+    if (span) {
+      keep(next, point);
+      add(span, doc.eolOf(span.end) || doc.eol);
       linesRemoved += span.end - span.start + 1;
-      emitInserts(span.end);
-      i = span.end + 1;
-      next++;
+      addInserts(span.end);
+      next = span.end + 1;
     } else {
-      out.push(doc.lines[i] as Line);
-      emitInserts(i);
-      i++;
+      keep(next, point + 1);
+      addInserts(point);
+      next = point + 1;
     }
   }
-  return { lines: out, regions, linesRemoved, linesAdded };
+  keep(next, doc.count);
+  return { lines: new EditedLines(doc, segments), regions, linesRemoved, linesAdded };
 }
 
 /** In a file that is not UTF-8, new text must fit its one-byte-per-character encoding. */

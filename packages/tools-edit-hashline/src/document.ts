@@ -2,30 +2,12 @@ import { isUtf8 } from "node:buffer";
 import type { TextEncodingName } from "./tag.js";
 
 export type LineEnding = "\n" | "\r\n";
+export type Eol = LineEnding | "";
 
-export interface Line {
-  readonly text: string;
-  /** The ending this line had on disk; "" only for a last line with no final newline. */
-  readonly eol: LineEnding | "";
-  /** For a line read from the file: its index there, so writing it back copies its original bytes. */
-  readonly source?: number;
-}
-
-/**
- * A text file split into lines so that joining them back gives the same bytes: each line keeps its own
- * ending, and the BOM, the encoding and the presence of a final newline are remembered.
- */
-export interface TextDocument {
-  readonly encoding: TextEncodingName;
-  readonly bom: boolean;
-  readonly lines: readonly Line[];
-  /** The ending new lines get: the one most lines already use. */
-  readonly eol: LineEnding;
-  /** Whether the last line ends with a newline (an empty file counts as yes: new text gets one). */
-  readonly finalNewline: boolean;
-  readonly bytes: Buffer;
-  /** Byte offset where each line starts in `bytes`. */
-  readonly starts: readonly number[];
+/** Lines by 0-based index: a file as read, or as an edit would leave it. Text is decoded on demand. */
+export interface LineSource {
+  readonly count: number;
+  text(index: number): string;
 }
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
@@ -35,84 +17,151 @@ export function looksBinary(bytes: Buffer): boolean {
   return bytes.indexOf(0) !== -1;
 }
 
-export function parseDocument(bytes: Buffer): TextDocument {
-  const encoding: TextEncodingName = isUtf8(bytes) ? "utf8" : "latin1";
-  const bom = encoding === "utf8" && bytes.subarray(0, 3).equals(BOM);
-  const text = bytes.toString(encoding, bom ? 3 : 0);
-  const lines: Line[] = [];
-  const starts: number[] = [];
-  let crlf = 0;
-  let start = 0;
-  // A 0x0A byte is always a line feed in UTF-8 and Latin-1, so the n-th "\n" in the text is the n-th 0x0A
-  // in the bytes: following both gives each line's byte offset without re-encoding anything.
-  let byteStart = bom ? 3 : 0;
-  for (;;) {
-    const newline = text.indexOf("\n", start);
-    if (newline === -1) break;
-    const source = lines.length;
-    starts.push(byteStart);
-    if (newline > start && text.charCodeAt(newline - 1) === 13) {
-      crlf++;
-      lines.push({ text: text.slice(start, newline - 1), eol: "\r\n", source });
-    } else {
-      lines.push({ text: text.slice(start, newline), eol: "\n", source });
+/**
+ * A text file as lines, without copying it: only where each line starts is recorded, and a line is
+ * decoded when someone asks for it. Each line keeps its own ending on disk; the encoding (UTF-8 when the
+ * bytes are valid UTF-8, else Latin-1, one character per byte), the BOM and the presence of a final newline
+ * are remembered, so writing it back gives the same bytes.
+ */
+export class TextDocument implements LineSource {
+  readonly bytes: Buffer;
+  readonly encoding: TextEncodingName;
+  readonly bom: boolean;
+  /** The ending new lines get: the one most lines already use. */
+  readonly eol: LineEnding;
+  /** Whether the last line ends with a newline (an empty file counts as yes: new text gets one). */
+  readonly finalNewline: boolean;
+  /** Whether the file holds no text at all (it is then shown as one empty line). */
+  readonly empty: boolean;
+  readonly #starts: number[];
+
+  constructor(bytes: Buffer) {
+    this.bytes = bytes;
+    this.encoding = isUtf8(bytes) ? "utf8" : "latin1";
+    this.bom = this.encoding === "utf8" && bytes.subarray(0, 3).equals(BOM);
+    const first = this.bom ? 3 : 0;
+    this.empty = bytes.length === first;
+    // A 0x0A byte is always a line feed in UTF-8 and in Latin-1, so lines are found on the bytes themselves.
+    const starts: number[] = [];
+    let crlf = 0;
+    let pos = first;
+    for (;;) {
+      const newline = bytes.indexOf(10, pos);
+      if (newline === -1) break;
+      starts.push(pos);
+      if (newline > pos && bytes[newline - 1] === 13) crlf++;
+      pos = newline + 1;
     }
-    start = newline + 1;
-    byteStart = bytes.indexOf(10, byteStart) + 1;
+    this.finalNewline = pos === bytes.length;
+    const lf = starts.length - crlf;
+    if (!this.finalNewline || starts.length === 0) starts.push(pos);
+    this.#starts = starts;
+    this.eol = crlf > lf ? "\r\n" : "\n";
   }
-  const finalNewline = start === text.length;
-  if (!finalNewline || lines.length === 0) {
-    starts.push(byteStart);
-    lines.push({ text: text.slice(start), eol: "", source: lines.length });
+
+  get count(): number {
+    return this.#starts.length;
   }
-  const lf = lines.length - crlf - (lines.at(-1)?.eol === "" ? 1 : 0);
-  return { encoding, bom, lines, eol: crlf > lf ? "\r\n" : "\n", finalNewline, bytes, starts };
+
+  /** Byte range of line `index` including its ending. */
+  span(index: number): { readonly from: number; readonly to: number } {
+    return { from: this.#starts[index] as number, to: this.#starts[index + 1] ?? this.bytes.length };
+  }
+
+  eolOf(index: number): Eol {
+    const { from, to } = this.span(index);
+    if (to === from || this.bytes[to - 1] !== 10) return "";
+    return to - 1 > from && this.bytes[to - 2] === 13 ? "\r\n" : "\n";
+  }
+
+  text(index: number): string {
+    const { from, to } = this.span(index);
+    return this.bytes.toString(this.encoding, from, to - this.eolOf(index).length);
+  }
+}
+
+/** A run of lines in an edited file: original lines `from`..`to` (exclusive), or new text. */
+export type Segment =
+  | { readonly kind: "kept"; readonly from: number; readonly to: number }
+  | { readonly kind: "new"; readonly texts: readonly string[]; readonly eol: LineEnding };
+
+/** The lines of a document after edits, as segments of kept and new lines; nothing is copied. */
+export class EditedLines implements LineSource {
+  readonly doc: TextDocument;
+  readonly segments: readonly Segment[];
+  /** Index of each segment's first line in the edited file. */
+  readonly #firsts: number[] = [];
+  readonly count: number;
+
+  constructor(doc: TextDocument, segments: readonly Segment[]) {
+    this.doc = doc;
+    this.segments = segments;
+    let count = 0;
+    for (const segment of segments) {
+      this.#firsts.push(count);
+      count += segment.kind === "kept" ? segment.to - segment.from : segment.texts.length;
+    }
+    this.count = count;
+  }
+
+  text(index: number): string {
+    const at = this.#segmentAt(index);
+    const segment = this.segments[at] as Segment;
+    const offset = index - (this.#firsts[at] as number);
+    return segment.kind === "kept" ? this.doc.text(segment.from + offset) : (segment.texts[offset] as string);
+  }
+
+  #segmentAt(index: number): number {
+    let low = 0;
+    let high = this.#firsts.length - 1;
+    while (low < high) {
+      const mid = (low + high + 1) >> 1;
+      if ((this.#firsts[mid] as number) <= index) low = mid;
+      else high = mid - 1;
+    }
+    return low;
+  }
 }
 
 /**
- * The bytes of a document whose lines were edited, keeping its encoding, BOM and final-newline state.
- * Runs of lines that come straight from the file are copied as byte slices; only new lines are encoded,
- * so a small edit of a large file costs a copy, not a re-encoding.
+ * The bytes of the edited file, keeping the document's encoding, BOM and final-newline state. Kept lines
+ * are copied as byte slices, so a small edit of a large file costs a copy, not a re-encoding, and every
+ * untouched byte stays exactly as it was.
  */
-export function serializeDocument(doc: TextDocument, lines: readonly Line[]): Buffer {
+export function serializeDocument(lines: EditedLines): Buffer {
+  const { doc } = lines;
   const chunks: Buffer[] = doc.bom ? [BOM] : [];
-  let sliceFrom = -1;
-  let sliceTo = -1;
-  let fresh = "";
-  const flushSlice = () => {
-    if (sliceFrom >= 0) chunks.push(doc.bytes.subarray(sliceFrom, sliceTo));
-    sliceFrom = -1;
+  const last = lines.count - 1;
+  // The ending a line gets at position `at`: its own, a line ending once it is no longer last, and the
+  // file's final-newline state when it is last. The one empty line of an empty file writes nothing.
+  const wanted = (eol: Eol, at: number, virtual: boolean): Eol => {
+    if (at < last) return eol || doc.eol;
+    if (virtual) return "";
+    return doc.finalNewline ? eol || doc.eol : "";
   };
-  const flushFresh = () => {
-    if (fresh) chunks.push(Buffer.from(fresh, doc.encoding));
-    fresh = "";
-  };
-  const last = lines.length - 1;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] as Line;
-    let eol: string = line.eol;
-    if (i < last) eol ||= doc.eol;
-    // The one empty line an empty file is shown as writes nothing; any line put in its place ends with a newline.
-    else if (doc.bytes.length === (doc.bom ? 3 : 0) && line.source !== undefined) eol = "";
-    else eol = doc.finalNewline ? eol || doc.eol : "";
-    if (line.source !== undefined && eol === line.eol) {
-      const from = doc.starts[line.source] as number;
-      const to = doc.starts[line.source + 1] ?? doc.bytes.length;
-      if (sliceFrom >= 0 && sliceTo === from) {
-        sliceTo = to;
-      } else {
-        flushSlice();
-        flushFresh();
-        sliceFrom = from;
-        sliceTo = to;
-      }
+  let at = 0;
+  for (const segment of lines.segments) {
+    if (segment.kind === "new") {
+      let text = "";
+      for (const line of segment.texts) text += line + wanted(segment.eol, at++, false);
+      chunks.push(Buffer.from(text, doc.encoding));
+      continue;
+    }
+    // Every kept line but the segment's last keeps its ending; only the last can need a different one.
+    const lastKept = segment.to - 1;
+    if (lastKept > segment.from) {
+      chunks.push(doc.bytes.subarray(doc.span(segment.from).from, doc.span(lastKept).from));
+      at += lastKept - segment.from;
+    }
+    const own = doc.eolOf(lastKept);
+    const eol = wanted(own, at++, doc.empty);
+    const span = doc.span(lastKept);
+    if (eol === own) {
+      chunks.push(doc.bytes.subarray(span.from, span.to));
     } else {
-      flushSlice();
-      fresh += line.text + eol;
+      chunks.push(doc.bytes.subarray(span.from, span.to - own.length), Buffer.from(eol, "latin1"));
     }
   }
-  flushSlice();
-  flushFresh();
   return Buffer.concat(chunks);
 }
 

@@ -8,7 +8,7 @@ import {
   withFileLock,
 } from "@bridle/tools-fs";
 import { applyChanges, assertEncodable, planEdits } from "./apply-edits.js";
-import { serializeDocument } from "./document.js";
+import { type LineSource, serializeDocument } from "./document.js";
 import { editFileSchema } from "./edit-schema.js";
 import { type LoadedFile, loadTextFile } from "./load-file.js";
 import type { ResolvedOptions } from "./options.js";
@@ -57,8 +57,7 @@ export function createEditTool(options: ResolvedOptions) {
           );
         }
         const { doc } = file;
-        const texts = doc.lines.map((line) => line.text);
-        const { index, problems } = resolveTags(args.edits, texts, doc.encoding, shownTags);
+        const { index, problems } = resolveTags(args.edits, doc, doc.encoding, shownTags);
         const changedOnDisk = !sameContent(seen, file.snapshot);
         if (problems.length > 0 || changedOnDisk) {
           const validLines = problems.length > 0 ? [] : [...new Set(index.values())].map((i) => i + 1);
@@ -76,17 +75,16 @@ export function createEditTool(options: ResolvedOptions) {
         const changes = planEdits(args.edits, index, repairs);
         assertEncodable(doc, changes);
         const applied = applyChanges(doc, changes);
-        const bytes = serializeDocument(doc, applied.lines);
+        const bytes = serializeDocument(applied.lines);
         if (ctx.signal.aborted) throw new ToolFailure("Cancelled", "the edit was cancelled before writing");
         await assertUnchangedSince(file);
         // What was written is what the run now knows: its own edit never counts as a change on disk.
         if (bytes.equals(file.bytes)) options.tracker.remember(ctx.runId, file.realPath, file.snapshot);
         else await commitWrite(options.tracker, ctx.runId, file.realPath, bytes, ctx.signal);
 
-        const newTexts = applied.lines.map((line) => line.text);
         const result = renderResult(
           file.shown,
-          newTexts,
+          applied.lines,
           doc.encoding,
           applied,
           args.edits.length,
@@ -101,7 +99,7 @@ export function createEditTool(options: ResolvedOptions) {
             editsApplied: args.edits.length,
             linesRemoved: applied.linesRemoved,
             linesAdded: applied.linesAdded,
-            totalLines: newTexts.length,
+            totalLines: applied.lines.count,
             regions: applied.regions,
             repairs,
           },
@@ -126,14 +124,14 @@ async function assertUnchangedSince(file: LoadedFile): Promise<void> {
 
 function renderResult(
   shown: string,
-  texts: readonly string[],
+  lines: LineSource,
   encoding: TextEncodingName,
   applied: ReturnType<typeof applyChanges>,
   editCount: number,
   repairs: readonly string[],
   options: ResolvedOptions,
 ) {
-  const total = texts.length;
+  const total = lines.count;
   const header =
     `Edited ${shown}: ${editCount} edit${editCount === 1 ? "" : "s"} applied, ` +
     `${applied.linesRemoved} line${applied.linesRemoved === 1 ? "" : "s"} removed, ${applied.linesAdded} added; ` +
@@ -149,7 +147,7 @@ function renderResult(
   }
   for (const [i, span] of spans.entries()) {
     const to = Math.min(span.to, span.from + budget - 1);
-    const rendered = renderLines(texts, span.from, to, encoding, options.maxLineChars);
+    const rendered = renderLines(lines, span.from, to, encoding, options.maxLineChars);
     if (i > 0) out.push(GAP);
     out.push(...rendered.lines);
     shownLines.push(...rendered.shown);

@@ -2,7 +2,7 @@ import type { BigIntStats } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { ToolFailure, type Workspace } from "@bridle/core";
 import { type FileSnapshot, resolveExistingOrSuggest, snapshotOf } from "@bridle/tools-fs";
-import { looksBinary, parseDocument, type TextDocument } from "./document.js";
+import { looksBinary, TextDocument } from "./document.js";
 
 export interface LoadedFile {
   readonly realPath: string;
@@ -43,5 +43,5 @@ export async function loadTextFile(
       `${shown} is a binary file (${bytes.length} bytes); it has no lines to show`,
     );
   }
-  return { realPath, shown, stats, snapshot: snapshotOf(stats, bytes), bytes, doc: parseDocument(bytes) };
+  return { realPath, shown, stats, snapshot: snapshotOf(stats, bytes), bytes, doc: new TextDocument(bytes) };
 }

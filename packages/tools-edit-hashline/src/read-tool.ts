@@ -35,7 +35,7 @@ export function createReadTool(options: ResolvedOptions) {
     async execute(args, ctx) {
       const file = await loadTextFile(ctx.workspace, args.path, options.maxFileBytes, ctx.signal);
       const { doc } = file;
-      const total = doc.lines.length;
+      const total = doc.count;
       const start = args.offset ?? 1;
       if (start > total) {
         throw new ToolFailure(
@@ -44,9 +44,8 @@ export function createReadTool(options: ResolvedOptions) {
         );
       }
       const wanted = Math.min(total, start - 1 + (args.limit ?? options.defaultLimit));
-      const texts = doc.lines.map((line) => line.text);
       const page = renderLines(
-        texts,
+        doc,
         start,
         wanted,
         doc.encoding,

@@ -1,3 +1,4 @@
+import type { LineSource } from "./document.js";
 import type { ShownLine } from "./read-state.js";
 import { hashline, lineTag, type TextEncodingName } from "./tag.js";
 
@@ -10,12 +11,12 @@ export interface RenderedLines {
 }
 
 /**
- * Render lines `from`..`to` (1-based, inclusive) of `texts`, stopping before the output would pass
+ * Render lines `from`..`to` (1-based, inclusive) of `source`, stopping before the output would pass
  * `maxChars` (one line at least). A line longer than `maxLineChars` is cut with a marker; its tag is still
  * computed over the whole line, so it stays usable as an anchor.
  */
 export function renderLines(
-  texts: readonly string[],
+  source: LineSource,
   from: number,
   to: number,
   encoding: TextEncodingName,
@@ -27,7 +28,7 @@ export function renderLines(
   let cut = 0;
   let chars = 0;
   for (let n = from; n <= to; n++) {
-    const text = texts[n - 1] as string;
+    const text = source.text(n - 1);
     const tag = lineTag(n, text, encoding);
     let display = text;
     if (text.length > maxLineChars) {

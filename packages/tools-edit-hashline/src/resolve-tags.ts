@@ -1,3 +1,4 @@
+import type { LineSource } from "./document.js";
 import type { HashlineEdit } from "./edit-schema.js";
 import type { ShownLine } from "./read-state.js";
 import { lineTag, normalizeTag, type TextEncodingName } from "./tag.js";
@@ -29,7 +30,7 @@ export function tagsOf(edit: HashlineEdit): string[] {
  */
 export function resolveTags(
   edits: readonly HashlineEdit[],
-  texts: readonly string[],
+  lines: LineSource,
   encoding: TextEncodingName,
   shownTags: ReadonlyMap<string, ShownLine>,
 ): ResolvedTags {
@@ -50,24 +51,25 @@ export function resolveTags(
       problems.push({ kind: "unknown", tag });
       continue;
     }
-    const current = texts[shown.line - 1];
-    if (current !== undefined && lineTag(shown.line, current, encoding) === tag) {
+    if (shown.line <= lines.count && lineTag(shown.line, lines.text(shown.line - 1), encoding) === tag) {
       index.set(tag, shown.line - 1);
       continue;
     }
-    problems.push({ kind: "stale", tag, was: shown, movedTo: relocate(texts, shown) });
+    problems.push({ kind: "stale", tag, was: shown, movedTo: relocate(lines, shown) });
   }
   return { index, problems };
 }
 
 /** The nearest line with exactly the text a stale tag was shown for; none for blank or one-char lines. */
-function relocate(texts: readonly string[], was: ShownLine): number | undefined {
+function relocate(lines: LineSource, was: ShownLine): number | undefined {
   if (was.text.trim().length <= 1) return undefined;
   const origin = was.line - 1;
-  const reach = Math.max(origin, texts.length - origin);
+  const reach = Math.max(origin, lines.count - origin);
   for (let d = 0; d <= reach; d++) {
-    if (texts[origin - d] === was.text) return origin - d + 1;
-    if (d > 0 && texts[origin + d] === was.text) return origin + d + 1;
+    const before = origin - d;
+    if (before >= 0 && before < lines.count && lines.text(before) === was.text) return before + 1;
+    const after = origin + d;
+    if (d > 0 && after < lines.count && lines.text(after) === was.text) return after + 1;
   }
   return undefined;
 }

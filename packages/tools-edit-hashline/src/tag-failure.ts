@@ -28,8 +28,7 @@ export interface TagFailureInput {
 export function tagFailure(input: TagFailureInput): ToolFailure {
   const { file, problems } = input;
   const { contextLines } = input.options;
-  const texts = file.doc.lines.map((line) => line.text);
-  const total = texts.length;
+  const total = file.doc.count;
   const lines: string[] = [];
   const stale = problems.some((p) => p.kind === "stale");
   if (input.changedOnDisk) {
@@ -41,7 +40,7 @@ export function tagFailure(input: TagFailureInput): ToolFailure {
   }
   const spots: LineSpan[] = [];
   for (const problem of problems.slice(0, MAX_LISTED)) {
-    lines.push(`- ${describeProblem(problem, file, texts)}`);
+    lines.push(`- ${describeProblem(problem, file)}`);
   }
   if (problems.length > MAX_LISTED) lines.push(`- …and ${problems.length - MAX_LISTED} more`);
   for (const problem of problems) {
@@ -66,7 +65,7 @@ export function tagFailure(input: TagFailureInput): ToolFailure {
     let cutAt: number | undefined;
     spans.forEach((span, i) => {
       if (cutAt !== undefined) return;
-      const rendered = renderLines(texts, span.from, span.to, file.doc.encoding, ERROR_LINE_CHARS);
+      const rendered = renderLines(file.doc, span.from, span.to, file.doc.encoding, ERROR_LINE_CHARS);
       const block = (i > 0 ? [GAP] : []).concat(rendered.lines);
       const size = block.join("\n").length + 1;
       if (used + size > BUDGET) {
@@ -89,7 +88,7 @@ export function tagFailure(input: TagFailureInput): ToolFailure {
   });
 }
 
-function describeProblem(problem: TagProblem, file: LoadedFile, texts: readonly string[]): string {
+function describeProblem(problem: TagProblem, file: LoadedFile): string {
   switch (problem.kind) {
     case "malformed":
       return `${JSON.stringify(problem.raw.slice(0, 40))}: not a tag (a tag is the 8 hex characters after the line number)`;
@@ -98,11 +97,11 @@ function describeProblem(problem: TagProblem, file: LoadedFile, texts: readonly 
     case "stale": {
       const was = `${problem.tag} (line ${problem.was.line})`;
       if (problem.movedTo !== undefined) {
-        const fresh = lineTag(problem.movedTo, texts[problem.movedTo - 1] as string, file.doc.encoding);
+        const fresh = lineTag(problem.movedTo, file.doc.text(problem.movedTo - 1), file.doc.encoding);
         return `${was} is stale: that line is now line ${problem.movedTo}, tag ${fresh}`;
       }
-      if (problem.was.line > texts.length)
-        return `${was} is stale: the file now has only ${texts.length} lines`;
+      if (problem.was.line > file.doc.count)
+        return `${was} is stale: the file now has only ${file.doc.count} lines`;
       return `${was} is stale: line ${problem.was.line} has changed`;
     }
   }
