@@ -1,6 +1,7 @@
-import { Harness, type RunEvent } from "@bridle/core";
+import { askApprover, defineTool, Harness, type RunEvent } from "@bridle/core";
 import { collectEvents, ScriptedModel, tempWorkspace } from "@bridle/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { Agents } from "../src/index.js";
 import { childEvents, echo, lastToolJson, recordingHooks, secret, sleeper } from "./helpers.js";
 
@@ -165,6 +166,36 @@ describe("agent_spawn", () => {
       agents: [{ name: "b", description: "d" }],
     });
     expect(second.definitions.get("b")).toBeDefined();
+  });
+});
+
+describe("approvals in a child", () => {
+  it("a child call that waits for a person ends the child's task, not the parent", async () => {
+    const guarded = defineTool({
+      name: "deploy",
+      description: "Deploys",
+      inputSchema: z.object({}),
+      annotations: { requires_approval: true },
+      execute: async () => ({ content: "deployed" }),
+    });
+    const child = new ScriptedModel([{ toolCalls: [{ name: "deploy", arguments: {} }] }, { text: "x" }]);
+    const parentModel = new ScriptedModel([
+      { toolCalls: [{ name: "agent_spawn", arguments: { agent_id: "ops", task: "deploy it" } }] },
+      { text: "it needs a person" },
+    ]);
+    const parent = { model: parentModel, tools: [guarded], approver: askApprover };
+    const agents = new Agents({
+      parent,
+      agents: [{ name: "ops", description: "deploys", tools: ["deploy"], model: child }],
+    });
+    const result = await new Harness({ ...parent, tools: [guarded, ...agents.tools], workspace: dir }).run({
+      prompt: "go",
+    });
+    expect(result.stopReason).toBe("completed");
+    expect(lastToolJson(result.messages)).toMatchObject({
+      status: "failed",
+      stop_reason: "approval_required",
+    });
   });
 });
 
