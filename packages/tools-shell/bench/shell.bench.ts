@@ -4,7 +4,14 @@ import { join } from "node:path";
 import { type AnyTool, Workspace } from "@bridle/core";
 import { execa } from "execa";
 import { afterAll, bench, describe } from "vitest";
-import { BubblewrapRunner, CommandPolicy, createShellTools, sandboxPolicy } from "../src/index.js";
+import {
+  BubblewrapRunner,
+  CommandPolicy,
+  type CommandRunner,
+  createShellTools,
+  LocalRunner,
+  sandboxPolicy,
+} from "../src/index.js";
 
 // What the bash tool adds to a command: the policy check (parse + judge), the cwd check, the process-group
 // launcher, output capture and progress, result shaping. Each group runs the same `true` both ways.
@@ -31,6 +38,7 @@ async function viaTool(tool: AnyTool, command = "true"): Promise<void> {
 
 const local = await createShellTools();
 const localNoPolicy = await createShellTools({ policy: false });
+const localUntracked = await createShellTools({ runner: new LocalRunner({ trackProcessTree: false }) });
 const probe = await BubblewrapRunner.probe();
 const bwrapRunner = new BubblewrapRunner();
 const sandboxed = probe.available ? await createShellTools({ runner: bwrapRunner }) : undefined;
@@ -47,6 +55,16 @@ const direct = {
       stdin: "ignore",
     }),
 };
+
+const localRunner = new LocalRunner();
+const policyDefaults = sandboxPolicy();
+async function runnerOnly(runner: CommandRunner): Promise<void> {
+  const running = await runner.start(
+    { command: "true", cwd: dir, writableRoots: [dir], timeoutMs: 10_000 },
+    policyDefaults,
+  );
+  await running.done;
+}
 
 const samples: Record<string, number[]> = {};
 async function timed(name: string, run: () => Promise<unknown>): Promise<void> {
@@ -70,8 +88,10 @@ describe("local: spawn `true` directly vs through the bash tool (interleaved)", 
     "alternate: execa bash -c / bash tool without policy / bash tool with policy",
     async () => {
       await timed("local: execa bash -c true", direct.local);
+      await timed("local: LocalRunner alone", () => runnerOnly(localRunner));
       await timed("local: bash tool, policy off", () => viaTool(localNoPolicy.bash));
       await timed("local: bash tool, policy on", () => viaTool(local.bash));
+      await timed("local: bash tool, policy on, no tracking cgroup", () => viaTool(localUntracked.bash));
     },
     { time: 8_000, warmupIterations: 3 },
   );
@@ -84,6 +104,7 @@ describe.skipIf(!sandboxed)(
       "alternate: bwrap directly / bash tool with BubblewrapRunner",
       async () => {
         await timed("bwrap: execa bwrap … bash -c true", direct.bwrap);
+        await timed("bwrap: BubblewrapRunner alone", () => runnerOnly(bwrapRunner));
         if (sandboxed) await timed("bwrap: bash tool, policy on", () => viaTool(sandboxed.bash));
       },
       { time: 8_000, warmupIterations: 3 },
@@ -138,5 +159,8 @@ afterAll(() => {
   ratio("local: bash tool, policy on", "local: execa bash -c true");
   ratio("local: bash tool, policy off", "local: execa bash -c true");
   ratio("bwrap: bash tool, policy on", "bwrap: execa bwrap … bash -c true");
+  ratio("local: bash tool, policy on, no tracking cgroup", "local: execa bash -c true");
+  ratio("local: LocalRunner alone", "local: execa bash -c true");
+  ratio("bwrap: BubblewrapRunner alone", "bwrap: execa bwrap … bash -c true");
   rmSync(dir, { recursive: true, force: true });
 });

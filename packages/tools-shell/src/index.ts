@@ -13,7 +13,7 @@ export type {
   SubcommandReport,
 } from "./policy/types.js";
 export { type BubblewrapOptions, BubblewrapRunner, type SandboxProbe } from "./runners/bubblewrap.js";
-export { LocalRunner } from "./runners/local.js";
+export { LocalRunner, type LocalRunnerOptions } from "./runners/local.js";
 export {
   type CommandExit,
   type CommandRequest,

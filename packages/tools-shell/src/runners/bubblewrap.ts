@@ -108,7 +108,8 @@ export class BubblewrapRunner implements CommandRunner {
   }
 
   async start(request: CommandRequest, policy: SandboxPolicy): Promise<RunningCommand> {
-    const limits = await setupLimits(policy);
+    // The pid namespace already holds every process of the command: no tracking cgroup needed.
+    const limits = await setupLimits(policy, { track: false });
     const argv = [this.#bwrap, ...this.args(request, policy), "--", SHELL, "-c", request.command];
     return launch(request, policy, { argv, ...limits });
   }

@@ -50,10 +50,12 @@ export async function tracksTree(): Promise<boolean> {
 }
 
 /** Create what `processLimits` promised for one command. */
-export async function setupLimits(policy: SandboxPolicy): Promise<LimitSetup> {
+export async function setupLimits(policy: SandboxPolicy, options: { track: boolean }): Promise<LimitSetup> {
   const { max_processes: pids, max_memory_mb: memoryMb } = policy;
-  // Even without limits a cgroup is worth having: it finds every process of the command, including
-  // one that started its own session and so left the process group a timeout or abort signals.
+  // Even without limits a cgroup can be worth having: it finds every process of the command, including
+  // one that started its own session and so left the process group a timeout or abort signals. Joining
+  // one costs a cgroup migration (about 10 ms on cgroup v1), so runners that track otherwise opt out.
+  if (pids === undefined && memoryMb === undefined && !options.track) return { ulimits: [] };
   const cgroup = await createCgroup({ pids: pids ?? "max", ...(memoryMb === undefined ? {} : { memoryMb }) });
   const ulimits: string[] = [];
   if (pids !== undefined && !cgroup?.limits.includes("pids") && !IS_ROOT) ulimits.push(`-u ${pids}`);
