@@ -151,6 +151,9 @@ export function toAnthropicMessages(
       }
     }
   }
+  // The API wants a user turn first; a history that starts with the model (a resumed fragment) gets one.
+  if (out[0]?.role === "assistant")
+    out.unshift({ role: "user", content: [{ type: "text", text: "(continued)" }] });
   return { system, messages: out };
 }
 

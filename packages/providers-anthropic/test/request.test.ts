@@ -1,7 +1,7 @@
 import type { Message, ModelOptions } from "@bridle/core";
 import { anthropicMessagesFormat, FakeProviderServer } from "@bridle/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createAnthropicModel } from "../src/index.js";
+import { createAnthropicModel, toAnthropicMessages } from "../src/index.js";
 
 const transcript: readonly Message[] = [
   { role: "user", content: [{ type: "text", text: "Read the README." }] },
@@ -166,6 +166,15 @@ describe("Anthropic requests", () => {
         else process.env[name] = value;
       }
     }
+  });
+
+  it("starts with a user turn even when the history starts with the model", () => {
+    const { messages } = toAnthropicMessages(
+      undefined,
+      [{ role: "assistant", content: [{ type: "text", text: "Earlier answer." }] }],
+      "anthropic",
+    );
+    expect(messages.map((message) => message.role)).toEqual(["user", "assistant"]);
   });
 
   it("prices usage with cache writes and reads at their own rates", () => {
