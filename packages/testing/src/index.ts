@@ -10,3 +10,4 @@ export {
   type ScriptedTurn,
   type ScriptStep,
 } from "./scripted-model.js";
+export * from "./store-conformance/index.js";

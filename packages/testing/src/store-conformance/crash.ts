@@ -109,7 +109,9 @@ export async function runCrashTrials(options: CrashTrialsOptions): Promise<Crash
     child.kill("SIGKILL");
     await closed;
     if (child.signalCode !== "SIGKILL") {
-      throw new Error(`trial ${trial}: the writer exited on its own (${String(child.exitCode)}): ${stderr.slice(-2000)}`);
+      throw new Error(
+        `trial ${trial}: the writer exited on its own (${String(child.exitCode)}): ${stderr.slice(-2000)}`,
+      );
     }
     stored = await check(options, trial, acknowledged);
   }
@@ -126,17 +128,22 @@ async function check(options: CrashTrialsOptions, trial: number, acknowledged: n
     }
     let expected = 0;
     for await (const { sessionSeq, event } of store.read(options.sessionId)) {
-      if (sessionSeq !== expected) throw new Error(`trial ${trial}: expected seq ${expected}, read ${sessionSeq}`);
+      if (sessionSeq !== expected)
+        throw new Error(`trial ${trial}: expected seq ${expected}, read ${sessionSeq}`);
       if (!isDeepStrictEqual(event, crashEvent(sessionSeq))) {
         throw new Error(`trial ${trial}: event ${sessionSeq} is not what was written`);
       }
       expected++;
     }
     if (expected - 1 < acknowledged) {
-      throw new Error(`trial ${trial}: ${acknowledged} was acknowledged but the store holds up to ${expected - 1}`);
+      throw new Error(
+        `trial ${trial}: ${acknowledged} was acknowledged but the store holds up to ${expected - 1}`,
+      );
     }
     if (info.lastSeq !== expected - 1) {
-      throw new Error(`trial ${trial}: the session says lastSeq ${info.lastSeq}, reading found ${expected - 1}`);
+      throw new Error(
+        `trial ${trial}: the session says lastSeq ${info.lastSeq}, reading found ${expected - 1}`,
+      );
     }
     return expected;
   } finally {

@@ -1,3 +1,4 @@
+export { childBundleOptions } from "./child-bundle.js";
 export {
   type CrashTrialsOptions,
   type CrashTrialsReport,
@@ -5,6 +6,5 @@ export {
   runCrashTrials,
   runCrashWriter,
 } from "./crash.js";
-export { childBundleOptions } from "./child-bundle.js";
 export { numberedEvent, type SampleTurnOptions, sampleRunEvents } from "./events.js";
 export { describeSessionStore, readAll, type StoreLocation } from "./suite.js";
