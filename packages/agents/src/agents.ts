@@ -240,6 +240,12 @@ export class Agents {
     });
   }
 
+  /** Forgets an idle agent (a spawn whose first run was refused). */
+  forget(key: string): void {
+    const agent = this.#agents.get(key);
+    if (agent && agent.current?.status !== "running") this.#agents.delete(key);
+  }
+
   /** Cancels every running task and forgets the live agents. */
   async close(): Promise<void> {
     const running = this.tasks("running");

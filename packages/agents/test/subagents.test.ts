@@ -96,6 +96,7 @@ describe("agent_spawn", () => {
     const blocked = result.messages.find((m) => m.role === "tool");
     expect(blocked?.role === "tool" && blocked.errorKind).toBe("Denied");
     expect(child.calls).toBe(0);
+    expect(agents.agents()).toEqual([]);
   });
 
   it("aborting the parent run aborts the child and its tools", async () => {

@@ -44,7 +44,14 @@ export function agentTools(agents: Agents): AnyTool[] {
         };
         return { content: JSON.stringify(report, null, 2), details: report };
       }
-      const task = await agents.start(agent, args.task, ctx);
+      let task: Awaited<ReturnType<Agents["start"]>>;
+      try {
+        task = await agents.start(agent, args.task, ctx);
+      } catch (error) {
+        // A spawn whose run was refused (a hook's cancel) leaves no idle agent behind.
+        agents.forget(agent.key);
+        throw error;
+      }
       return awaitTask(agents, task, args.timeout_seconds, ctx);
     },
   });
