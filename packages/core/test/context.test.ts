@@ -111,6 +111,14 @@ describe("compaction at the threshold", () => {
     expect(resumed.stopReason).toBe("completed");
     expect(next.requests[0]?.messages.slice(0, result.messages.length)).toEqual(result.messages);
     expectWellFormed(resumed.messages);
+    // As a store would: the events as JSON, projected again in another process, continue the thread.
+    const stored = JSON.parse(JSON.stringify(events)) as RunEvent[];
+    const history = projectTranscript(stored);
+    expect(history).toEqual(result.messages);
+    const later = new ScriptedModel([{ text: "from the store" }]);
+    const fromStore = await new Harness({ model: later, workspace: dir }).run({ prompt: "more", history });
+    expect(fromStore.stopReason).toBe("completed");
+    expect(later.requests[0]?.messages).toHaveLength(history.length + 1);
   });
 
   it("does nothing while the transcript is under the threshold", async () => {
