@@ -1,0 +1,173 @@
+import type { Dirent } from "node:fs";
+import { readdir, readFile, realpath, stat } from "node:fs/promises";
+import { basename, join, resolve } from "node:path";
+import { isErrno } from "@bridle/core";
+import { parseAllowedTools } from "./allowed-tools.js";
+import { parseFrontMatter } from "./front-matter.js";
+import type { DuplicateSkill, Skill, SkillWarning } from "./skill.js";
+import { descriptionProblem, MAX_COMPATIBILITY_LENGTH, nameProblem } from "./validate.js";
+
+export const SKILL_FILE = "SKILL.md";
+
+export interface DiscoverOptions {
+  /**
+   * Folders to search, in precedence order: when two skills share a name, the one found first is kept
+   * (list the project's folder before the user's). Each folder may be a skill itself or hold skills.
+   */
+  readonly folders: readonly string[];
+  /** Folder levels searched below each configured folder (default 3: `skills/<group>/<skill>/SKILL.md`). */
+  readonly maxDepth?: number;
+  /** A SKILL.md larger than this is skipped (default 1 MiB). */
+  readonly maxFileBytes?: number;
+}
+
+export interface Discovery {
+  readonly skills: readonly Skill[];
+  readonly warnings: readonly SkillWarning[];
+  readonly duplicates: readonly DuplicateSkill[];
+}
+
+// Folders that never hold skills and can be huge.
+const SKIPPED = new Set(["node_modules", "__pycache__", "venv", "dist", "build", "target"]);
+
+/** Find and parse every SKILL.md under the folders. Nothing throws for a bad skill: it becomes a warning. */
+export async function discoverSkills(options: DiscoverOptions): Promise<Discovery> {
+  const maxDepth = options.maxDepth ?? 3;
+  const maxBytes = options.maxFileBytes ?? 1024 * 1024;
+  const warnings: SkillWarning[] = [];
+  const seen = new Set<string>();
+  const perFolder = await Promise.all(
+    options.folders.map(async (folder) => {
+      const root = resolve(folder);
+      const files: string[] = [];
+      const missing = await collect(root, 0, maxDepth, files, seen);
+      if (missing) {
+        warnings.push({
+          code: "missing_folder",
+          file: root,
+          message: `skills folder ${root} does not exist`,
+        });
+      }
+      return files;
+    }),
+  );
+  const files = perFolder.flat();
+  const parsed = await Promise.all(files.map((file) => loadSkill(file, maxBytes)));
+  const skills: Skill[] = [];
+  const duplicates: DuplicateSkill[] = [];
+  const byName = new Map<string, Skill>();
+  for (const result of parsed) {
+    if ("warning" in result) {
+      warnings.push(result.warning);
+      continue;
+    }
+    const earlier = byName.get(result.skill.name);
+    if (earlier) {
+      duplicates.push({ name: earlier.name, kept: earlier.file, skipped: result.skill.file });
+      warnings.push({
+        code: "duplicate_name",
+        file: result.skill.file,
+        message: `skill name "${earlier.name}" is already defined by ${earlier.file}; this one is skipped`,
+      });
+      continue;
+    }
+    byName.set(result.skill.name, result.skill);
+    skills.push(result.skill);
+  }
+  return { skills, warnings, duplicates };
+}
+
+/** Adds the SKILL.md files under `dir` to `out` in a stable order; true when `dir` does not exist. */
+async function collect(
+  dir: string,
+  depth: number,
+  maxDepth: number,
+  out: string[],
+  seen: Set<string>,
+): Promise<boolean> {
+  let entries: Dirent[];
+  try {
+    // A symlinked folder is followed once: the real path guards against cycles and double counting.
+    const real = await realpath(dir);
+    if (seen.has(real)) return false;
+    seen.add(real);
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    if (isErrno(error, "ENOENT") || isErrno(error, "ENOTDIR")) return depth === 0;
+    if (isErrno(error, "EACCES")) return false;
+    throw error;
+  }
+  if (entries.some((entry) => entry.name === SKILL_FILE && !entry.isDirectory())) {
+    out.push(join(dir, SKILL_FILE));
+    // A skill's own folders (scripts/, references/) are its resources, not more skills.
+    return false;
+  }
+  if (depth >= maxDepth) return false;
+  const children: string[] = [];
+  for (const entry of entries) {
+    if (entry.name.startsWith(".") || SKIPPED.has(entry.name)) continue;
+    if (entry.isDirectory()) children.push(entry.name);
+    else if (entry.isSymbolicLink()) {
+      const target = await stat(join(dir, entry.name)).catch(() => undefined);
+      if (target?.isDirectory()) children.push(entry.name);
+    }
+  }
+  children.sort();
+  const nested = await Promise.all(
+    children.map(async (name) => {
+      const found: string[] = [];
+      await collect(join(dir, name), depth + 1, maxDepth, found, seen);
+      return found;
+    }),
+  );
+  for (const found of nested) out.push(...found);
+  return false;
+}
+
+type Loaded = { readonly skill: Skill } | { readonly warning: SkillWarning };
+
+async function loadSkill(file: string, maxBytes: number): Promise<Loaded> {
+  const fail = (code: SkillWarning["code"], message: string): Loaded => ({
+    warning: { code, file, message: `${file}: ${message}; skipped` },
+  });
+  let text: string;
+  try {
+    const info = await stat(file);
+    if (info.size > maxBytes) return fail("too_large", `SKILL.md is ${info.size} bytes (limit ${maxBytes})`);
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    return fail("unreadable", `cannot read it (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  const front = parseFrontMatter(text);
+  if (!front.ok) {
+    return fail(front.problem.startsWith("invalid YAML") ? "invalid_yaml" : "no_front_matter", front.problem);
+  }
+  const data = front.data;
+  const dir = join(file, "..");
+  const badName = nameProblem(data.name, basename(dir));
+  if (badName) return fail("invalid_name", badName);
+  const badDescription = descriptionProblem(data.description);
+  if (badDescription) return fail("invalid_description", badDescription);
+  const allowed = parseAllowedTools(data["allowed-tools"] ?? data.allowed_tools);
+  if ("problem" in allowed) return fail("invalid_field", allowed.problem);
+  for (const key of ["license", "compatibility"] as const) {
+    if (data[key] !== undefined && typeof data[key] !== "string") {
+      return fail("invalid_field", `${key} must be a string`);
+    }
+  }
+  const compatibility = data.compatibility as string | undefined;
+  if (compatibility !== undefined && compatibility.length > MAX_COMPATIBILITY_LENGTH) {
+    return fail("invalid_field", `compatibility is longer than ${MAX_COMPATIBILITY_LENGTH} characters`);
+  }
+  const skill: Skill = {
+    name: data.name as string,
+    description: (data.description as string).trim(),
+    allowedTools: allowed,
+    ...(typeof data.license === "string" ? { license: data.license } : {}),
+    ...(compatibility !== undefined ? { compatibility } : {}),
+    frontMatter: data,
+    dir,
+    file,
+  };
+  return { skill };
+}

@@ -1,0 +1,179 @@
+import { type AnyTool, defineTool, type Workspace } from "@bridle/core";
+import {
+  type CommandExit,
+  exitCodeOf,
+  OutputCapture,
+  type PolicyResult,
+  type RunningCommand,
+  type ShellEnvironment,
+} from "@bridle/tools-shell";
+import { z } from "zod";
+import type { SkillActivations } from "../activation.js";
+import type { SkillRegistry } from "../registry.js";
+import { DEFAULT_INTERPRETERS, planScript, type ScriptPlan } from "./script-plan.js";
+
+export const skillRunInputSchema = z.object({
+  skill: z.string().min(1).describe("The skill's name"),
+  script: z.string().min(1).describe("The script, relative to the skill's folder (e.g. scripts/check.py)"),
+  args: z
+    .array(z.string().max(16_384))
+    .max(256)
+    .default([])
+    .describe("Arguments, each passed to the script as one word exactly as given (no shell quoting needed)"),
+  timeout_ms: z.number().int().positive().optional().describe("Soft timeout in milliseconds"),
+});
+
+/** The JSON text the model receives. */
+export interface SkillRunResult {
+  readonly skill: string;
+  readonly script: string;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly exit_code: number;
+  readonly success: boolean;
+  readonly timed_out: boolean;
+  readonly message?: string;
+}
+
+export interface SkillRunDetails {
+  readonly result: SkillRunResult;
+  readonly argv: readonly string[];
+  readonly policy: PolicyResult | undefined;
+  readonly runner: string;
+  readonly duration_ms: number;
+  readonly stdout_file: string | undefined;
+  readonly stderr_file: string | undefined;
+}
+
+export interface SkillRunOptions {
+  /** Interpreters by extension (default DEFAULT_INTERPRETERS: .py, .sh, .bash, .js, .mjs, .cjs). */
+  readonly interpreters?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * Run skill scripts without asking the approver. The command policy cannot see into a script, so
+   * it asks about every one; trust the skills you installed only when nobody but you can write them
+   * (a skills folder inside a workspace the model can write is not such a place). Default false.
+   */
+  readonly trustScripts?: boolean;
+}
+
+export function createSkillRunTool(
+  registry: SkillRegistry,
+  activations: SkillActivations,
+  env: ShellEnvironment,
+  options: SkillRunOptions = {},
+): AnyTool {
+  const interpreters = options.interpreters ?? DEFAULT_INTERPRETERS;
+  // One plan per arguments object: approval and execution judge the same command.
+  const plans = new WeakMap<object, Promise<ScriptPlan>>();
+  const planOf = (args: z.output<typeof skillRunInputSchema>, workspace: Workspace): Promise<ScriptPlan> => {
+    let plan = plans.get(args);
+    if (!plan) {
+      plan = planScript(registry.get(args.skill), args.script, args.args, workspace, interpreters);
+      plans.set(args, plan);
+    }
+    return plan;
+  };
+  return defineTool({
+    name: "skill_run",
+    description:
+      "Run a script from a skill's folder (.py with python3, .sh with bash, .js with node) and get JSON {skill, script, stdout, stderr, exit_code, success, timed_out, message?}. " +
+      "It starts in the workspace root; `args` are passed as separate words. Arguments naming paths outside the workspace or the skill's folder are refused. " +
+      "A non-zero exit is a normal result; long output keeps its head and tail." +
+      env.unenforcedNote(),
+    inputSchema: skillRunInputSchema,
+    annotations: { destructive: true },
+    // Our own soft and hard timeouts fire first; core's is only the backstop.
+    timeoutMs: env.sandbox.max_execution_ms + env.killGraceMs + 10_000,
+    needsApproval: async (args, context) => {
+      if (options.trustScripts) return false;
+      try {
+        const plan = await planOf(args, context.workspace);
+        return env.needsApproval({ command: plan.command }, context.workspace);
+      } catch {
+        // The call is refused at execution with a clear failure: nothing to approve.
+        return false;
+      }
+    },
+    execute: async (args, ctx) => {
+      const skill = registry.get(args.skill);
+      const plan = await planOf(args, ctx.workspace);
+      activations.activate(ctx.runId, skill);
+      const { cwd, verdict } = await env.admit({ command: plan.command }, ctx.workspace);
+      const maxMs = env.sandbox.max_execution_ms;
+      const notes: string[] = [];
+      let timeoutMs = args.timeout_ms ?? maxMs;
+      if (timeoutMs > maxMs) {
+        notes.push(`timeout_ms ${timeoutMs} is above the policy's ${maxMs} ms and was capped`);
+        timeoutMs = maxMs;
+      }
+      const capture = (stream: string, maxBytes: number) => {
+        const spillPath = env.outputPath(ctx.workspace, ctx.runId, `${ctx.toolCallId}.${stream}`);
+        return new OutputCapture({
+          maxBytes,
+          spillPath,
+          shownPath: ctx.workspace.display(spillPath),
+          spillLimit: env.maxOutputFileBytes,
+          beforeSpill: () => env.prepareOutputDir(ctx.workspace),
+        });
+      };
+      const stdout = capture("stdout", env.sandbox.max_stdout_bytes);
+      const stderr = capture("stderr", env.sandbox.max_stderr_bytes);
+      let runaway = false;
+      let running: RunningCommand | undefined;
+      running = await env.runner.start(
+        {
+          command: plan.command,
+          cwd,
+          writableRoots: env.writableRoots(ctx.workspace),
+          timeoutMs,
+          killGraceMs: env.killGraceMs,
+          signal: ctx.signal,
+          onOutput: (stream, chunk) => {
+            if (!(stream === "stdout" ? stdout : stderr).push(chunk) && !runaway) {
+              runaway = true;
+              void running?.stop();
+            }
+          },
+        },
+        env.sandbox,
+      );
+      const exit: CommandExit = await running.done;
+      const out = stdout.finish();
+      const err = stderr.finish();
+      const exitCode = exitCodeOf(exit);
+      if (exit.timedOut) notes.push(`timed out after ${timeoutMs} ms; its process tree was stopped`);
+      if (exit.stoppedBy === "abort") notes.push("the run was aborted: the script's process tree was killed");
+      if (runaway) notes.push(`output passed ${env.maxOutputFileBytes} bytes: the script was stopped`);
+      for (const [name, captured] of [
+        ["stdout", out],
+        ["stderr", err],
+      ] as const) {
+        if (captured.truncated && captured.spillPath) {
+          notes.push(
+            `${name} was ${captured.totalBytes} bytes; all of it is in ${ctx.workspace.display(captured.spillPath)}`,
+          );
+        }
+      }
+      const result: SkillRunResult = {
+        skill: skill.name,
+        script: args.script,
+        stdout: out.text,
+        stderr: err.text,
+        exit_code: exitCode,
+        success: exitCode === 0 && !exit.timedOut && !runaway,
+        timed_out: exit.timedOut !== false,
+        ...(notes.length > 0 ? { message: notes.join("; ") } : {}),
+      };
+      const details: SkillRunDetails = {
+        result,
+        argv: plan.argv,
+        policy: verdict,
+        runner: env.runner.name,
+        duration_ms: exit.durationMs,
+        stdout_file: out.spillPath,
+        stderr_file: err.spillPath,
+      };
+      return { content: JSON.stringify(result), details };
+    },
+  });
+}

@@ -1,0 +1,129 @@
+import { cp, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { estimateTextTokens } from "@bridle/core";
+import { tempWorkspace } from "@bridle/testing";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createSkillTools, type SkillReadDetails, SkillRegistry, type SkillRunResult } from "../src/index.js";
+import { call, FIXTURES, failure } from "./helpers.js";
+
+// Four public skills (anthropics/skills, Apache-2.0) that nobody here wrote, used unchanged.
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => {
+  ({ dir, cleanup } = await tempWorkspace("bridle-skills-real-"));
+});
+afterEach(() => cleanup());
+
+describe("the public Agent Skills fixtures", () => {
+  it("discovers the four skills, keeps unknown front matter keys, and warns about nothing", async () => {
+    const registry = await SkillRegistry.load({ folders: [FIXTURES] });
+    expect(registry.skills.map((skill) => skill.name).sort()).toEqual([
+      "brand-guidelines",
+      "mcp-builder",
+      "skill-creator",
+      "webapp-testing",
+    ]);
+    expect(registry.warnings).toEqual([]);
+    const builder = registry.get("mcp-builder");
+    expect(builder.description).toMatch(/^Guide for creating high-quality MCP/);
+    expect(builder.license).toBe("Complete terms in LICENSE.txt");
+    expect(builder.frontMatter.license).toBe("Complete terms in LICENSE.txt");
+    expect(builder.allowedTools).toEqual([]);
+    expect(builder.dir).toBe(join(FIXTURES, "mcp-builder"));
+  });
+
+  it("builds a catalog of about 100 tokens a skill, naming each one", async () => {
+    const registry = await SkillRegistry.load({ folders: [FIXTURES] });
+    const catalog = registry.catalog();
+    for (const skill of registry.skills) expect(catalog).toContain(`- ${skill.name}: `);
+    const lines = catalog.split("\n").filter((line) => line.startsWith("- "));
+    expect(lines).toHaveLength(4);
+    for (const line of lines) expect(estimateTextTokens(line)).toBeLessThanOrEqual(100);
+    // skill-creator's description is longer than the catalog keeps: it is cut at a word, marked.
+    expect(lines.find((line) => line.startsWith("- skill-creator"))).toMatch(/…$/);
+    expect(catalog).toMatch(/skill_read/);
+  });
+
+  it("skill_read returns the body without front matter and lists the files beside it", async () => {
+    const registry = await SkillRegistry.load({ folders: [FIXTURES] });
+    const { tools } = await createSkillTools(registry);
+    const read = tools.find((tool) => tool.name === "skill_read");
+    if (!read) throw new Error("no skill_read");
+    const output = await call(read, { skill: "mcp-builder" }, dir);
+    expect(output.text).toMatch(
+      /^<skill name="mcp-builder" folder="[^"]+mcp-builder">\n# MCP Server Development Guide/,
+    );
+    expect(output.text).not.toMatch(/^license:/m);
+    for (const file of ["reference/evaluation.md", "scripts/connections.py", "LICENSE.txt"]) {
+      expect(output.text).toContain(`- ${file}`);
+    }
+    expect(output.text).not.toContain("- SKILL.md");
+    const details = output.details as SkillReadDetails;
+    expect(details.files).toContain("reference/mcp_best_practices.md");
+
+    const creator = await call(read, { skill: "skill-creator" }, dir);
+    for (const file of [
+      "agents/grader.md",
+      "references/schemas.md",
+      "assets/eval_review.html",
+      "eval-viewer/viewer.html",
+    ]) {
+      expect(creator.text).toContain(`- ${file}`);
+    }
+  });
+
+  it("skill_read reads a reference file in parts and refuses a path out of the skill", async () => {
+    const registry = await SkillRegistry.load({ folders: [FIXTURES] });
+    const { tools } = await createSkillTools(registry, { scripts: false });
+    expect(tools.map((tool) => tool.name)).toEqual(["skill_read"]);
+    const read = tools[0];
+    if (!read) throw new Error("no skill_read");
+    const original = (await readFile(join(FIXTURES, "skill-creator/references/schemas.md"), "utf8")).split(
+      "\n",
+    );
+    const first = await call(read, { skill: "skill-creator", file: "references/schemas.md", limit: 5 }, dir);
+    expect(first.text).toContain(original.slice(0, 5).join("\n"));
+    expect(first.text).toMatch(/call skill_read again with offset=6\]$/);
+    const second = await call(
+      read,
+      { skill: "skill-creator", file: "references/schemas.md", offset: 6, limit: 3 },
+      dir,
+    );
+    expect(second.text.startsWith(original.slice(5, 8).join("\n"))).toBe(true);
+    const outside = await failure(
+      call(read, { skill: "skill-creator", file: "../mcp-builder/SKILL.md" }, dir),
+    );
+    expect(outside.kind).toBe("Denied");
+    expect(outside.message).toMatch(/outside the skill skill-creator's folder/);
+  });
+
+  it("skill_run runs skill-creator's own validator on skills copied into the workspace", async () => {
+    const registry = await SkillRegistry.load({ folders: [FIXTURES] });
+    const { tools } = await createSkillTools(registry);
+    const run = tools.find((tool) => tool.name === "skill_run");
+    if (!run) throw new Error("no skill_run");
+    await cp(join(FIXTURES, "brand-guidelines"), join(dir, "brand-guidelines"), { recursive: true });
+    const valid = await call(
+      run,
+      { skill: "skill-creator", script: "scripts/quick_validate.py", args: ["brand-guidelines"] },
+      dir,
+    );
+    const ok = JSON.parse(valid.text) as SkillRunResult;
+    expect(ok).toMatchObject({ skill: "skill-creator", exit_code: 0, success: true, timed_out: false });
+    expect(ok.stdout.trim()).toBe("Skill is valid!");
+
+    await cp(join(FIXTURES, "brand-guidelines"), join(dir, "broken"), { recursive: true });
+    await writeFile(join(dir, "broken", "SKILL.md"), "---\nname: Broken_Name\ndescription: x\n---\nbody\n");
+    const invalid = JSON.parse(
+      (
+        await call(
+          run,
+          { skill: "skill-creator", script: "scripts/quick_validate.py", args: ["broken"] },
+          dir,
+        )
+      ).text,
+    ) as SkillRunResult;
+    expect(invalid).toMatchObject({ exit_code: 1, success: false });
+    expect(invalid.stdout).toMatch(/Broken_Name.*kebab-case/);
+  });
+});
