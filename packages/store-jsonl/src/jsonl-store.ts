@@ -205,6 +205,7 @@ export class JsonlSessionStore implements SessionStore {
     this.#assertOpen();
     const terms = searchTerms(query);
     const limit = Math.max(0, Math.min(options.limit ?? 20, 1000));
+    if (options.sessionId !== undefined) await this.#header(options.sessionId);
     if (terms.length === 0 || limit === 0) return [];
     const ids = options.sessionId === undefined ? await this.#ids() : [options.sessionId];
     const perSession = await mapLimit(ids, PARALLEL_FILES, (sessionId) =>

@@ -177,6 +177,10 @@ export class SqliteSessionStore implements SessionStore {
     this.#assertOpen();
     const terms = searchTerms(query);
     const limit = Math.max(0, Math.min(options.limit ?? 20, 1000));
+    if (options.sessionId !== undefined) {
+      assertSessionId(options.sessionId);
+      this.#require(options.sessionId);
+    }
     if (terms.length === 0 || limit === 0) return [];
     // Each term quoted (it is only letters and digits) and prefix-matched; FTS5 ANDs them.
     const match = terms.map((term) => `"${term}"*`).join(" ");

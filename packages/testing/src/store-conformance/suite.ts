@@ -120,6 +120,7 @@ export function describeSessionStore(name: string, makeLocation: () => Promise<S
       expect(await codeOf(store.append("nope", [numberedEvent(0)]))).toBe("not_found");
       expect(await codeOf(readAll(store, "nope"))).toBe("not_found");
       expect(await codeOf(store.fork("nope", 0))).toBe("not_found");
+      expect(await codeOf(store.search("anything", { sessionId: "nope" }))).toBe("not_found");
     });
 
     it("serializes concurrent appends to one session without gaps or interleaving", async () => {
