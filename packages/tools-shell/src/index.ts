@@ -33,7 +33,13 @@ export {
   sandboxPolicySchema,
 } from "./sandbox/policy.js";
 export { BackgroundCommands, type BackgroundStatus } from "./tools/background.js";
-export { type BashDetails, type BashResult, bashInputSchema } from "./tools/bash.js";
+export {
+  type BashDetails,
+  type BashResult,
+  bashInputSchema,
+  type CapturedRun,
+  runCaptured,
+} from "./tools/bash.js";
 export { type CommandArgs, ShellEnvironment, type ShellToolsOptions } from "./tools/environment.js";
 export type { ShellProgress } from "./tools/progress.js";
 export { createShellTools, type ShellTools } from "./tools/shell-tools.js";

@@ -1,4 +1,4 @@
-import { type AnyTool, defineTool, type Workspace } from "@bridle/core";
+import { type AnyTool, defineTool, type ToolContext, type Workspace } from "@bridle/core";
 import { z } from "zod";
 import { type CapturedOutput, OutputCapture } from "../output/capture.js";
 import type { PolicyResult } from "../policy/types.js";
@@ -73,50 +73,16 @@ export function createBashTool(env: ShellEnvironment): AnyTool {
         notes.push(`timeout_ms ${timeoutMs} is above the policy's ${maxMs} ms and was capped`);
         timeoutMs = maxMs;
       }
-      const pump = new ProgressPump((data) => ctx.progress(data));
-      const stdout = capture(
-        env,
-        ctx.workspace,
-        ctx.runId,
-        `${ctx.toolCallId}.stdout`,
-        env.sandbox.max_stdout_bytes,
-      );
-      const stderr = capture(
-        env,
-        ctx.workspace,
-        ctx.runId,
-        `${ctx.toolCallId}.stderr`,
-        env.sandbox.max_stderr_bytes,
-      );
-      let runaway = false;
-      let running: RunningCommand | undefined;
-      running = await env.runner.start(
-        {
-          command: args.command,
-          cwd,
-          writableRoots: env.writableRoots(ctx.workspace),
-          timeoutMs,
-          killGraceMs: env.killGraceMs,
-          signal: ctx.signal,
-          onOutput: (stream, chunk) => {
-            pump.push(stream, chunk);
-            const kept = (stream === "stdout" ? stdout : stderr).push(chunk);
-            if (!kept && !runaway) {
-              runaway = true;
-              void running?.stop();
-            }
-          },
-        },
-        env.sandbox,
-      );
-      let exit: CommandExit;
-      try {
-        exit = await running.done;
-      } finally {
-        pump.close();
-      }
-      const out = stdout.finish();
-      const err = stderr.finish();
+      const {
+        exit,
+        stdout: out,
+        stderr: err,
+        runaway,
+      } = await runCaptured(env, ctx, {
+        command: args.command,
+        cwd,
+        timeoutMs,
+      });
       const result = bashResult(
         args.command,
         { exit, out, err, timeoutMs, runaway, notes },
@@ -138,6 +104,55 @@ export function createBashTool(env: ShellEnvironment): AnyTool {
       return { content: JSON.stringify(result), details };
     },
   });
+}
+
+/** One command's outcome with its output captured (head and tail, spill files). */
+export interface CapturedRun {
+  readonly exit: CommandExit;
+  readonly stdout: CapturedOutput;
+  readonly stderr: CapturedOutput;
+  /** The output passed the spill limit and the command was stopped. */
+  readonly runaway: boolean;
+}
+
+/**
+ * Run one admitted command the way `bash` does: through the environment's runner, output streamed as
+ * progress and captured with spill files named after the call, runaway output stopped, the call's
+ * signal killing the tree. For tools that run commands of their own (a skill's scripts).
+ */
+export async function runCaptured(
+  env: ShellEnvironment,
+  ctx: ToolContext,
+  request: { readonly command: string; readonly cwd: string; readonly timeoutMs: number },
+): Promise<CapturedRun> {
+  const pump = new ProgressPump((data) => ctx.progress(data));
+  const name = (stream: string) => `${ctx.toolCallId}.${stream}`;
+  const stdout = capture(env, ctx.workspace, ctx.runId, name("stdout"), env.sandbox.max_stdout_bytes);
+  const stderr = capture(env, ctx.workspace, ctx.runId, name("stderr"), env.sandbox.max_stderr_bytes);
+  let runaway = false;
+  let running: RunningCommand | undefined;
+  running = await env.runner.start(
+    {
+      ...request,
+      writableRoots: env.writableRoots(ctx.workspace),
+      killGraceMs: env.killGraceMs,
+      signal: ctx.signal,
+      onOutput: (stream, chunk) => {
+        pump.push(stream, chunk);
+        if (!(stream === "stdout" ? stdout : stderr).push(chunk) && !runaway) {
+          runaway = true;
+          void running?.stop();
+        }
+      },
+    },
+    env.sandbox,
+  );
+  try {
+    const exit = await running.done;
+    return { exit, stdout: stdout.finish(), stderr: stderr.finish(), runaway };
+  } finally {
+    pump.close();
+  }
 }
 
 export function capture(
