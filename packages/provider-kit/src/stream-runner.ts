@@ -111,13 +111,18 @@ export async function* retryingStream<Raw>(
   }
 }
 
-/** An attempt's own abort signal: the caller's, plus a timer re-armed on every event from the provider. */
+/**
+ * An attempt's own abort signal: the caller's, plus an idle clock the provider's events keep resetting.
+ * Resetting only records a time; one timer checks it, so a long stream does not churn timers per event.
+ */
 class IdleWatchdog {
   readonly #controller = new AbortController();
   readonly #timeoutMs: number | undefined;
   readonly #onAbort: () => void;
   readonly #outer: AbortSignal;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #last = 0;
+  #paused = false;
   expired = false;
 
   constructor(outer: AbortSignal, timeoutMs: number | undefined) {
@@ -132,17 +137,33 @@ class IdleWatchdog {
     return this.#controller.signal;
   }
 
+  /** Restarts the clock: the provider just answered. */
   arm(): void {
     if (this.#timeoutMs === undefined) return;
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.expired = true;
-      this.#controller.abort(new Error("stream idle timeout"));
-    }, this.#timeoutMs);
+    this.#last = performance.now();
+    this.#paused = false;
+    if (this.#timer === undefined) this.#schedule(this.#timeoutMs);
   }
 
+  /** Stops the clock while the caller handles events. */
   pause(): void {
-    clearTimeout(this.#timer);
+    this.#paused = true;
+  }
+
+  #schedule(ms: number): void {
+    this.#timer = setTimeout(() => this.#check(), ms);
+  }
+
+  #check(): void {
+    const timeout = this.#timeoutMs ?? 0;
+    const idle = this.#paused ? 0 : performance.now() - this.#last;
+    if (idle >= timeout) {
+      this.#timer = undefined;
+      this.expired = true;
+      this.#controller.abort(new Error("stream idle timeout"));
+      return;
+    }
+    this.#schedule(this.#paused ? timeout : timeout - idle);
   }
 
   failure(): ClassifiedError {
@@ -155,6 +176,7 @@ class IdleWatchdog {
 
   dispose(): void {
     clearTimeout(this.#timer);
+    this.#timer = undefined;
     this.#outer.removeEventListener("abort", this.#onAbort);
   }
 }
