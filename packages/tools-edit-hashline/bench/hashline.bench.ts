@@ -7,6 +7,8 @@ import { createHashlineTools, lineTag } from "../src/index.js";
 
 const LINES = 100_000;
 const EDITS = 100;
+// The slow cases take seconds per iteration on a shared 2-core machine: a few samples are enough.
+const FEW = { time: 0, iterations: 5, warmupTime: 0, warmupIterations: 1 };
 
 const dir = await mkdtemp(join(tmpdir(), "bridle-hashline-bench-"));
 const workspace = new Workspace(dir);
@@ -55,10 +57,14 @@ await editOnce(targets);
 odd = !odd;
 
 describe(`read a ${LINES.toLocaleString("en")}-line file`, () => {
-  bench("hashline read_file (all lines, tagged)", async () => {
-    const out = await readTool.execute({ path: "big.ts" }, ctx);
-    if (typeof out.content !== "string" || out.content.length < LINES * 20) throw new Error("short read");
-  });
+  bench(
+    "hashline read_file (all lines, tagged)",
+    async () => {
+      const out = await readTool.execute({ path: "big.ts" }, ctx);
+      if (typeof out.content !== "string" || out.content.length < LINES * 20) throw new Error("short read");
+    },
+    FEW,
+  );
   bench("baseline: plain numbered read (no tags)", async () => {
     const text = await readFile(join(dir, "big.ts"), "utf8");
     const out = text.split("\n").map((line, i) => `${String(i + 1).padStart(6)}\t${line}`);
@@ -74,8 +80,12 @@ describe(`${EDITS} tagged edits on a ${LINES.toLocaleString("en")}-line file`, (
     await editOnce(targets);
     odd = !odd;
   });
-  bench(`${EDITS} edit_file calls with one edit each`, async () => {
-    for (const line of targets) await editOnce([line]);
-    odd = !odd;
-  });
+  bench(
+    `${EDITS} edit_file calls with one edit each`,
+    async () => {
+      for (const line of targets) await editOnce([line]);
+      odd = !odd;
+    },
+    FEW,
+  );
 });
