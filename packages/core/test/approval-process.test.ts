@@ -5,11 +5,11 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { RunResult } from "@bridle/core";
 import { tempWorkspace } from "@bridle/testing";
+import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectWellFormed, resultText } from "./helpers.js";
 
 const run = promisify(execFile);
-const esbuild = fileURLToPath(new URL("../../../node_modules/.bin/esbuild", import.meta.url));
 const childSource = fileURLToPath(new URL("./fixtures/approval-child.ts", import.meta.url));
 
 let dir: string;
@@ -20,15 +20,15 @@ beforeAll(async () => {
   ({ dir, cleanup } = await tempWorkspace("bridle-approval-"));
   // Bundle core's source with the child script, so the child is a plain node process on today's code.
   child = join(dir, "child.mjs");
-  await run(esbuild, [
-    childSource,
-    "--bundle",
-    "--platform=node",
-    "--format=esm",
-    "--target=node22",
-    `--outfile=${child}`,
-    "--log-level=warning",
-  ]);
+  await build({
+    entryPoints: [childSource],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node22",
+    outfile: child,
+    logLevel: "warning",
+  });
 });
 afterAll(() => cleanup());
 
