@@ -167,6 +167,10 @@ const CASES: readonly (readonly [string, Decision])[] = [
   ["curl http://example.com", "ask"],
   ["mkfs.ext4 /dev/sda", "deny"],
   ["shutdown -h now", "deny"],
+  // $(<file) reads a file
+  ["echo $(<src/a.ts)", "allow"],
+  ["x=$(</etc/passwd)", "ask"],
+  ["x=$(<.env)", "deny"],
   // builtins that run code or remap commands
   ["trap 'rm -rf src' EXIT", "ask"],
   ["hash -p /tmp/evil ls; ls", "ask"],

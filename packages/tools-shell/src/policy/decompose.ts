@@ -166,6 +166,12 @@ function walk(node: SyntaxNode, w: Walk, depth: number, context: readonly string
     case "command":
       command(node, [], w, depth, context);
       return;
+    case "file_redirect": {
+      // `$(<file)` reads a file without running a command: judged as a bare redirection.
+      const redirect = redirectOf(node, w, depth, context);
+      if (redirect) push(w, { words: [], assignments: [], redirects: [redirect], context, depth });
+      return;
+    }
     case "redirected_statement":
       redirected(node, w, depth, context);
       return;
