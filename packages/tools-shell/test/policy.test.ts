@@ -340,6 +340,20 @@ describe("modes, cwd and budget", () => {
     expect((await checkCommand(long, { workspace: dir })).reasons[0]).toMatch(/longer than/);
   });
 
+  it("stays bounded on adversarial 16 KiB inputs (deep nesting, thousands of operands)", async () => {
+    const inputs = [
+      Array.from({ length: 5000 }, () => "a").join("&&"),
+      `${"{ ".repeat(3000)}ls${"; }".repeat(3000)}`,
+      `${"! ".repeat(7000)}ls`,
+      Array.from({ length: 5000 }, () => "a").join("|"),
+      `cat ${"a ".repeat(7000)}`,
+    ];
+    for (const input of inputs) {
+      const result = await checkCommand(input, { workspace: dir });
+      expect(result.decision, input.slice(0, 20)).toBe("ask");
+    }
+  });
+
   it("denies even inside a chain that is too long", async () => {
     const chain = `${Array.from({ length: 10 }, () => "ls").join(" && ")} && rm -rf /`;
     expect((await checkCommand(chain, { workspace: dir })).decision).toBe("deny");

@@ -84,6 +84,7 @@ export class CommandPolicy {
       mode: this.options.mode ?? "workspace-write",
       rules: this.rules,
       cwds: new Set([cwd ?? ws.root]),
+      pathChecks: { left: 512 },
       budget: walk,
       reports: [],
       unsaveable: [],

@@ -32,6 +32,8 @@ export interface WalkBudget {
 interface Walk {
   readonly out: Decomposition;
   readonly budget: WalkBudget;
+  /** How deep the walk is in the syntax tree right now. */
+  levels: number;
 }
 
 export interface Decomposition {
@@ -135,12 +137,28 @@ export function decompose(
   context: readonly string[],
 ): Decomposition {
   const out: Decomposition = { commands: [], issues: [] };
-  walk(root, { out, budget }, depth, context);
+  walk(root, { out, budget, levels: 0 }, depth, context);
   return out;
 }
 
+// Syntax nesting the walk follows before it gives up (a 16 KiB command can nest thousands of groups).
+const MAX_LEVELS = 200;
+
 function walk(node: SyntaxNode, w: Walk, depth: number, context: readonly string[]): void {
   if (w.budget.exhausted) return;
+  if (w.levels >= MAX_LEVELS) {
+    w.budget.exhausted = `syntax nested deeper than ${MAX_LEVELS} levels`;
+    return;
+  }
+  w.levels++;
+  try {
+    visit(node, w, depth, context);
+  } finally {
+    w.levels--;
+  }
+}
+
+function visit(node: SyntaxNode, w: Walk, depth: number, context: readonly string[]): void {
   if (node.isMissing) {
     w.out.issues.push(`the command is incomplete (missing ${node.type})`);
     return;
@@ -154,6 +172,10 @@ function walk(node: SyntaxNode, w: Walk, depth: number, context: readonly string
     return;
   }
   const type = node.type;
+  if (type === "list") {
+    for (const item of listItems(node)) walk(item, w, depth, context);
+    return;
+  }
   if (type in CONTAINERS) {
     const label = CONTAINERS[type];
     const inner = label ? [...context, label] : context;
@@ -212,6 +234,25 @@ function walk(node: SyntaxNode, w: Walk, depth: number, context: readonly string
     default:
       w.out.issues.push(`unsupported shell syntax (${type}) near "${clip(node.text)}"`);
   }
+}
+
+/**
+ * The statements of an `a && b || c` chain, in order. The grammar nests lists to the left, one level
+ * per operator; unnesting them in a loop keeps a long chain from costing one stack frame per command.
+ */
+function listItems(node: SyntaxNode): SyntaxNode[] {
+  const tails: SyntaxNode[][] = [];
+  let current: SyntaxNode = node;
+  while (current.type === "list") {
+    const children = current.namedChildren.filter((child): child is SyntaxNode => child !== null);
+    const [first, ...rest] = children;
+    tails.push(rest);
+    if (!first) break;
+    current = first;
+  }
+  const items = current.type === "list" ? [] : [current];
+  for (let i = tails.length - 1; i >= 0; i--) items.push(...(tails[i] as SyntaxNode[]));
+  return items;
 }
 
 /** Walk only the command and process substitutions inside a word: they run before the word exists. */

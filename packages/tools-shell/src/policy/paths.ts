@@ -14,6 +14,8 @@ export interface PathContext {
   readonly mode: PolicyMode;
   /** Every directory the command may be in at this point (several after a `cd` in a branch); null is unknown. */
   readonly cwds: ReadonlySet<string | null>;
+  /** Path checks left for this command line: each touches the file system, so they are bounded. */
+  readonly pathChecks: { left: number };
 }
 
 export function realRootsOf(workspace: Workspace): string[] {
@@ -58,6 +60,11 @@ export function checkPath(
   uses: PathUse[],
 ): void {
   if (word.kind === "fd") return;
+  if (context.pathChecks.left <= 0) {
+    verdict.hard.push("too many paths to check; the command needs approval");
+    return;
+  }
+  context.pathChecks.left--;
   if (word.kind === "dynamic") {
     verdict.hard.push(`"${word.text}" is not static, so the path it names cannot be checked`);
     return;
