@@ -119,3 +119,30 @@ describe("file state details", () => {
     expect(bytes.subarray(-13).toString()).toBe(`${"x".repeat(4)}\nthe end\n`);
   });
 });
+
+describe("abort", () => {
+  it("writes nothing when the call is aborted", async () => {
+    const made = await tempWorkspace("bridle-hashline-abort-");
+    cleanup = made.cleanup;
+    const [readFileTool, editFileTool] = createHashlineTools();
+    const controller = new AbortController();
+    const ctx: ToolContext = {
+      signal: controller.signal,
+      workspace: new Workspace(made.dir),
+      runId: "run-1",
+      toolCallId: "c",
+      progress: () => {},
+    };
+    const file = join(made.dir, "a.txt");
+    await writeFile(file, "keep\n");
+    const read = await readFileTool.execute({ path: "a.txt" }, ctx);
+    controller.abort();
+    await expect(
+      editFileTool.execute(
+        { path: "a.txt", edits: [{ op: "delete_line", tag: tagOf(String(read.content), 1) }] },
+        ctx,
+      ),
+    ).rejects.toThrow();
+    expect(await readFile(file, "utf8")).toBe("keep\n");
+  });
+});
