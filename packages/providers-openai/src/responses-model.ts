@@ -95,7 +95,9 @@ export class ResponsesStreamReader {
         const key = `${event.output_index}`;
         if (item.type === "function_call") turn.toolArgumentsFinal(key, item.arguments);
         else if (item.type === "reasoning") {
-          const text = item.summary.map((part) => part.text).join("\n\n");
+          // Summaries from OpenAI; the raw reasoning text from open-weight models served over this API.
+          const summary = item.summary.map((part) => part.text).join("\n\n");
+          const text = summary || (item.content ?? []).map((part) => part.text).join("");
           const blob = item.encrypted_content
             ? { id: item.id, encryptedContent: item.encrypted_content }
             : undefined;
