@@ -38,7 +38,7 @@ export async function listSkillFiles(
       }
       const shown = `${prefix}${entry.name}`;
       if (depth === 0 && entry.name === SKILL_FILE) continue;
-      if (UNLISTED.has(entry.name)) continue;
+      if (UNLISTED.has(entry.name) || isSecretPath(join(dir, entry.name))) continue;
       if (entry.isDirectory()) {
         if (depth + 1 >= maxDepth) files.push(`${shown}/`);
         else await walk(join(dir, entry.name), `${shown}/`, depth + 1);

@@ -85,8 +85,9 @@ const SHELL_SYNTAX = /[;&|<>`$(){}\\\n\r!*?[\]#~]/;
  * redirections, globs…) never matches: a prefix like `git status` must not let `git status; rm -rf ~` in.
  */
 export function commandMatches(command: string, pattern: string): boolean {
+  if (SHELL_SYNTAX.test(command)) return false;
   const text = command.trim().replace(/\s+/g, " ");
-  if (text === "" || SHELL_SYNTAX.test(text)) return false;
+  if (text === "") return false;
   if (pattern.endsWith(":*")) {
     const prefix = pattern.slice(0, -2).trim();
     return text === prefix || text.startsWith(`${prefix} `);

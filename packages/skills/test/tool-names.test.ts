@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { commandMatches, grantsOf } from "../src/index.js";
+
+describe("allowed-tools names", () => {
+  it("maps Claude-style names to Bridle tools and passes others through", () => {
+    const grants = grantsOf([
+      "Read",
+      "edit",
+      "Bash(git diff:*)",
+      "Bash(npm test)",
+      "mcp__github__get_issue",
+      "WebFetch",
+      "grep",
+    ]);
+    expect(Object.fromEntries(grants.tools)).toEqual({
+      read_file: { kind: "any" },
+      list_dir: { kind: "any" },
+      edit_file: { kind: "any" },
+      bash: { kind: "commands", patterns: ["git diff:*", "npm test"] },
+      mcp_github_get_issue: { kind: "any" },
+      WebFetch: { kind: "any" },
+      grep: { kind: "any" },
+    });
+    expect(grants.passedThrough).toEqual(["WebFetch"]);
+    // Plain Bash wins over any pattern; an app may add its own aliases.
+    expect(grantsOf(["Bash(ls:*)", "Bash"]).tools.get("bash")).toEqual({ kind: "any" });
+    expect(Object.fromEntries(grantsOf(["Read"], { read: ["read_hashline"] }).tools)).toEqual({
+      read_hashline: { kind: "any" },
+    });
+  });
+
+  it("matches Bash specifiers on one plain command only", () => {
+    expect(commandMatches("git diff", "git diff:*")).toBe(true);
+    expect(commandMatches("git   diff --stat", "git diff:*")).toBe(true);
+    expect(commandMatches("git diffx", "git diff:*")).toBe(false);
+    expect(commandMatches("npm test", "npm test")).toBe(true);
+    expect(commandMatches("npm test -- -u", "npm test")).toBe(false);
+    expect(commandMatches("npm run lint", "npm run *")).toBe(true);
+    expect(commandMatches('git commit -m "fix it"', "git commit:*")).toBe(true);
+    for (const sneaky of [
+      "git diff; rm -rf ~",
+      "git diff && curl x",
+      "git diff | sh",
+      "git diff $(rm x)",
+      "git diff `rm x`",
+      "git diff > /etc/x",
+      "git diff\nrm x",
+      "git diff *",
+    ]) {
+      expect(commandMatches(sneaky, "git diff:*"), sneaky).toBe(false);
+    }
+  });
+});
