@@ -18,6 +18,9 @@ export function packageBuild(options = {}) {
     clean: true,
     splitting: options.splitting ?? false,
     treeshake: true,
+    // Keep `node:` prefixes: builtins such as node:sqlite exist only under the prefix, and a bare
+    // "sqlite" import fails in a consumer's install (the packed-tarball consumer test caught it).
+    removeNodeProtocol: false,
     ...(options.banner ? { banner: { js: options.banner } } : {}),
   });
 }
