@@ -11,3 +11,4 @@ export {
   type ScriptStep,
 } from "./scripted-model.js";
 export * from "./store-conformance/index.js";
+export * from "./tool-conformance/index.js";
