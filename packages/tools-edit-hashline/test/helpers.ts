@@ -15,6 +15,15 @@ export interface Harnessless {
   edit(args: Record<string, unknown>, runId?: string): Promise<CallResult>;
 }
 
+/** What the harness hands a tool, for calling one directly. */
+export function toolContext(
+  workspace: Workspace,
+  runId = "run-1",
+  signal: AbortSignal = new AbortController().signal,
+): ToolContext {
+  return { signal, workspace, runId, toolCallId: "call_1", progress: () => {} };
+}
+
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
@@ -29,13 +38,7 @@ export async function setup(options: HashlineOptions = {}): Promise<Harnessless>
   const call = async (tool: Tool<z.ZodType, unknown>, args: Record<string, unknown>, runId: string) => {
     const parsed = parseToolArguments(tool.inputSchema, JSON.stringify(args));
     if (!parsed.ok) return { ok: false as const, kind: "InvalidInput", text: parsed.problems.join("; ") };
-    const ctx: ToolContext = {
-      signal: new AbortController().signal,
-      workspace,
-      runId,
-      toolCallId: "call_1",
-      progress: () => {},
-    };
+    const ctx = toolContext(workspace, runId);
     try {
       const output = await tool.execute(parsed.value, ctx);
       return { ok: true as const, text: String(output.content), details: output.details };

@@ -1,11 +1,11 @@
 import { readFile, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type ToolContext, Workspace } from "@bridle/core";
+import { Workspace } from "@bridle/core";
 import { tempWorkspace } from "@bridle/testing";
 import { createFsTools } from "@bridle/tools-fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHashlineTools } from "../src/index.js";
-import { expectOk, hashlines, setup, tagOf } from "./helpers.js";
+import { expectOk, hashlines, setup, tagOf, toolContext } from "./helpers.js";
 
 let cleanup: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -19,13 +19,7 @@ describe("beside @bridle/tools-fs", () => {
     cleanup = made.cleanup;
     const fs = createFsTools();
     const [readFileTool, editFileTool] = createHashlineTools({ tracker: fs.tracker });
-    const ctx: ToolContext = {
-      signal: new AbortController().signal,
-      workspace: new Workspace(made.dir),
-      runId: "run-1",
-      toolCallId: "c",
-      progress: () => {},
-    };
+    const ctx = toolContext(new Workspace(made.dir));
     const file = join(made.dir, "notes.md");
     await writeFile(file, "# Notes\nfirst\n");
 
@@ -126,13 +120,7 @@ describe("abort", () => {
     cleanup = made.cleanup;
     const [readFileTool, editFileTool] = createHashlineTools();
     const controller = new AbortController();
-    const ctx: ToolContext = {
-      signal: controller.signal,
-      workspace: new Workspace(made.dir),
-      runId: "run-1",
-      toolCallId: "c",
-      progress: () => {},
-    };
+    const ctx = toolContext(new Workspace(made.dir), "run-1", controller.signal);
     const file = join(made.dir, "a.txt");
     await writeFile(file, "keep\n");
     const read = await readFileTool.execute({ path: "a.txt" }, ctx);
