@@ -122,9 +122,11 @@ export class ShellEnvironment {
     if (!this.policy) return true;
     try {
       return (await this.verdict(args, workspace))?.decision === "ask";
-    } catch {
+    } catch (error) {
       // A cwd outside the workspace: execution refuses it with a clear failure, nothing to approve.
-      return false;
+      // Anything else propagates, and core counts a throwing needsApproval as "needs approval".
+      if (error instanceof ToolFailure) return false;
+      throw error;
     }
   }
 
