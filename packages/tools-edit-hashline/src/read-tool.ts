@@ -75,7 +75,7 @@ export function createReadTool(options: ResolvedOptions) {
           "[not valid UTF-8: each byte is shown as one character (Latin-1), and edits are written the same way]",
         );
       }
-      if (file.bytes.length === 0) notes.push("[empty file: replace line 1 to give it content]");
+      if (doc.empty) notes.push("[empty file: replace line 1 to give it content]");
       return {
         content: [...out, ...notes].join("\n"),
         details: {
