@@ -347,6 +347,9 @@ describe("modes, cwd and budget", () => {
       `${"! ".repeat(7000)}ls`,
       Array.from({ length: 5000 }, () => "a").join("|"),
       `cat ${"a ".repeat(7000)}`,
+      `${"find . -exec ".repeat(1000)}ls${" ;".repeat(1000)}`,
+      `${"xargs ".repeat(2000)}ls`,
+      `${"env ".repeat(3000)}rm src/a.ts`,
     ];
     for (const input of inputs) {
       const result = await checkCommand(input, { workspace: dir });

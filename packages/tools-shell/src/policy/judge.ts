@@ -208,6 +208,10 @@ function judgeInner(
   state: JudgeState,
   issues: string[],
 ): void {
+  if ((verdict.nested.length > 0 || verdict.scripts.length > 0) && depth + 1 > state.budget.maxDepth) {
+    state.budget.exhausted = `nesting deeper than ${state.budget.maxDepth} levels`;
+    return;
+  }
   for (const nested of verdict.nested) {
     judgeArgv(
       nested.words,
