@@ -6,19 +6,24 @@ export function isNativeReasoning(part: ReasoningPart, provider: string): boolea
 }
 
 /**
- * The conversation as another provider can take it: reasoning that `provider` cannot replay natively
+ * The conversation as `provider` (running `model`) can take it: reasoning it cannot replay natively
  * becomes a `<thinking>`-tagged text at its place (its opaque token dropped), and reasoning with no
- * readable text is left out. Messages with nothing to convert are returned as they are.
+ * readable text is left out. Reasoning is native when the same provider produced it with a replay token
+ * and, when both are known, the same model: replay tokens are not portable across models.
  */
-export function degradeForeignReasoning(messages: readonly Message[], provider: string): readonly Message[] {
+export function degradeForeignReasoning(
+  messages: readonly Message[],
+  provider: string,
+  model?: string,
+): readonly Message[] {
   return messages.map((message) => {
     if (message.role !== "assistant") return message;
-    if (!message.content.some((part) => part.type === "reasoning" && !isNativeReasoning(part, provider))) {
-      return message;
-    }
+    const otherModel = model !== undefined && message.model !== undefined && message.model !== model;
+    const native = (part: ReasoningPart) => !otherModel && isNativeReasoning(part, provider);
+    if (!message.content.some((part) => part.type === "reasoning" && !native(part))) return message;
     const content: AssistantContent[] = [];
     for (const part of message.content) {
-      if (part.type !== "reasoning" || isNativeReasoning(part, provider)) content.push(part);
+      if (part.type !== "reasoning" || native(part)) content.push(part);
       else if (part.text.trim())
         content.push({ type: "text", text: `<thinking>\n${part.text}\n</thinking>` });
     }

@@ -60,4 +60,19 @@ describe("degradeForeignReasoning", () => {
       ],
     });
   });
+
+  it("degrades reasoning another model of the same provider produced, and keeps the same model's", () => {
+    const message = {
+      role: "assistant" as const,
+      model: "claude-opus-4-5",
+      content: [
+        { type: "reasoning" as const, text: "deep", provider: "anthropic", blob: { signature: "s" } },
+      ],
+    };
+    expect(degradeForeignReasoning([message], "anthropic", "claude-haiku-4-5")[0]).toMatchObject({
+      content: [{ type: "text", text: "<thinking>\ndeep\n</thinking>" }],
+    });
+    expect(degradeForeignReasoning([message], "anthropic", "claude-opus-4-5")[0]).toBe(message);
+    expect(degradeForeignReasoning([message], "anthropic")[0]).toBe(message);
+  });
 });

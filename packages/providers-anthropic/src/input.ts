@@ -42,7 +42,12 @@ export function toAnthropicBody(
   provider: string,
 ): MessageCreateParamsStreaming {
   const options = request.options ?? {};
-  const { system, messages } = toAnthropicMessages(request.system, request.messages, provider);
+  const { system, messages } = toAnthropicMessages(
+    request.system,
+    request.messages,
+    provider,
+    settings.model,
+  );
   const tools: Tool[] = request.tools.map((tool) => ({
     name: tool.name,
     description: tool.description,
@@ -97,6 +102,7 @@ export function toAnthropicMessages(
   systemPrompt: string | undefined,
   messages: readonly Message[],
   provider: string,
+  model?: string,
 ): { system: TextBlockParam[]; messages: MessageParam[] } {
   const system: TextBlockParam[] = systemPrompt ? [{ type: "text", text: systemPrompt }] : [];
   const out: MessageParam[] = [];
@@ -111,7 +117,7 @@ export function toAnthropicMessages(
       last.content = merged;
     } else out.push({ role, content: blocks });
   };
-  for (const message of degradeForeignReasoning(messages, provider)) {
+  for (const message of degradeForeignReasoning(messages, provider, model)) {
     switch (message.role) {
       case "system":
         if (message.content) system.push({ type: "text", text: message.content });

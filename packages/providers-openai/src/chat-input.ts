@@ -21,6 +21,7 @@ export function toChatMessages(
   messages: readonly Message[],
   provider: string,
   compat: ChatCompat,
+  model?: string,
 ): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
   const systemRole = compat.systemRole ?? "system";
@@ -34,7 +35,7 @@ export function toChatMessages(
     ]);
     toolImages = [];
   };
-  for (const message of degradeForeignReasoning(messages, provider)) {
+  for (const message of degradeForeignReasoning(messages, provider, model)) {
     if (message.role !== "tool") flushImages();
     switch (message.role) {
       case "system":
@@ -125,7 +126,7 @@ export function toChatBody(
   const toolChoice = options.toolChoice;
   const body: ChatCompletionCreateParamsStreaming = {
     model,
-    messages: toChatMessages(request.system, request.messages, provider, compat),
+    messages: toChatMessages(request.system, request.messages, provider, compat, model),
     stream: true,
     ...((compat.streamUsage ?? true) ? { stream_options: { include_usage: true } } : {}),
     ...(tools.length > 0 ? { tools } : {}),

@@ -20,9 +20,13 @@ export function isResponsesReasoningBlob(blob: unknown): blob is ResponsesReason
 }
 
 /** The neutral conversation as Responses input items (stateless: the whole conversation every time). */
-export function toResponsesInput(messages: readonly Message[], provider: string): ResponseInputItem[] {
+export function toResponsesInput(
+  messages: readonly Message[],
+  provider: string,
+  model?: string,
+): ResponseInputItem[] {
   const items: ResponseInputItem[] = [];
-  for (const message of degradeForeignReasoning(messages, provider)) {
+  for (const message of degradeForeignReasoning(messages, provider, model)) {
     switch (message.role) {
       case "system":
         items.push({ role: "system", content: message.content });
@@ -107,7 +111,7 @@ export function toResponsesBody(
   }));
   const body: ResponseCreateParamsStreaming = {
     model: settings.model,
-    input: toResponsesInput(request.messages, provider),
+    input: toResponsesInput(request.messages, provider, settings.model),
     stream: true,
     // Stateless: nothing is kept server-side, so reasoning travels back as encrypted content.
     store: false,
