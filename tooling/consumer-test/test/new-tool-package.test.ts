@@ -1,0 +1,83 @@
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const execute = promisify(execFile);
+const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
+const generator = join(repoRoot, "tooling", "new-tool-package.mjs");
+const bin = (name: string) => join(repoRoot, "node_modules", ".bin", name);
+
+// Generated inside the repository (so the package's relative tsconfig and the root's tools resolve as
+// they do for packages/*), but in a folder no workspace glob matches: nobody's pnpm install picks it up.
+let parent: string;
+let packageDir: string;
+
+beforeAll(async () => {
+  parent = await mkdtemp(join(repoRoot, "tooling", "consumer-test", ".generated-"));
+  await execute(process.execPath, [generator, "line-stats", "--dir", parent, "--no-changeset"]);
+  packageDir = join(parent, "tools-line-stats");
+  await linkDependencies(packageDir);
+}, 60_000);
+
+afterAll(async () => {
+  if (parent) await rm(parent, { recursive: true, force: true });
+});
+
+/** What `pnpm install` would link for the generated package.json: its @bridle packages and zod. */
+async function linkDependencies(dir: string): Promise<void> {
+  const manifest = JSON.parse(await readFile(join(dir, "package.json"), "utf8")) as {
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+  };
+  const names = [...Object.keys(manifest.dependencies), ...Object.keys(manifest.devDependencies)];
+  expect(names.sort()).toEqual(["@bridle/core", "@bridle/testing", "@bridle/tooling", "zod"]);
+  await mkdir(join(dir, "node_modules", "@bridle"), { recursive: true });
+  const targets: Record<string, string> = {
+    "@bridle/core": join(repoRoot, "packages", "core"),
+    "@bridle/testing": join(repoRoot, "packages", "testing"),
+    "@bridle/tooling": join(repoRoot, "tooling"),
+    zod: join(repoRoot, "packages", "core", "node_modules", "zod"),
+  };
+  for (const name of names) await symlink(targets[name] as string, join(dir, "node_modules", name), "dir");
+}
+
+describe("pnpm new-tool", () => {
+  it("writes a package whose lint, typecheck and tests (the tool conformance suite) pass unedited", async () => {
+    await execute(bin("biome"), ["check", "."], { cwd: packageDir });
+    await execute(bin("tsc"), ["-p", "tsconfig.json"], { cwd: packageDir });
+    const { stdout } = await execute(bin("vitest"), ["run", "--reporter=verbose"], {
+      cwd: packageDir,
+      env: { ...process.env, NO_COLOR: "1" },
+    });
+    expect(stdout).toContain("Tool conformance: line_stats");
+    expect(stdout).toContain("refuses invalid arguments with InvalidInput");
+    expect(stdout).toMatch(/Tests\s+\d+ passed/);
+    expect(stdout).not.toMatch(/\d+ failed/);
+  });
+
+  it("names the package, the tool and its factory from one kebab-case name", async () => {
+    const manifest = JSON.parse(await readFile(join(packageDir, "package.json"), "utf8")) as {
+      name: string;
+      peerDependencies: Record<string, string>;
+      files: string[];
+    };
+    expect(manifest.name).toBe("@bridle/tools-line-stats");
+    expect(manifest.peerDependencies).toEqual({ "@bridle/core": "workspace:^" });
+    expect(manifest.files).toContain("LICENSE");
+    const source = await readFile(join(packageDir, "src", "tool.ts"), "utf8");
+    expect(source).toContain('name: "line_stats"');
+    expect(source).toContain("export function createLineStatsTool");
+  });
+
+  it("refuses a name that is not kebab-case, and an existing folder", async () => {
+    await expect(execute(process.execPath, [generator, "Line_Stats", "--dir", parent])).rejects.toThrow(
+      /not a kebab-case name/,
+    );
+    await expect(
+      execute(process.execPath, [generator, "line-stats", "--dir", parent, "--no-changeset"]),
+    ).rejects.toThrow(/already exists/);
+  });
+});
