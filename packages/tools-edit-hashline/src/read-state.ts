@@ -36,10 +36,8 @@ export class ReadState {
     files.set(realPath, tags);
     if (files.size > MAX_FILES_PER_RUN) files.delete(files.keys().next().value as string);
 
-    for (const [tag, line] of lines) {
-      tags.delete(tag);
-      tags.set(tag, line);
-    }
+    // set() alone: re-reading a file updates its tags in place (delete-then-set would churn the table).
+    for (const [tag, line] of lines) tags.set(tag, line);
     if (tags.size > MAX_SHOWN_TAGS) {
       let excess = tags.size - MAX_SHOWN_TAGS;
       for (const tag of tags.keys()) {

@@ -77,7 +77,7 @@ export function createReadTool(options: ResolvedOptions) {
       }
       if (doc.empty) notes.push("[empty file: replace line 1 to give it content]");
       return {
-        content: [...out, ...notes].join("\n"),
+        content: notes.length === 0 ? out.join("\n") : `${out.join("\n")}\n${notes.join("\n")}`,
         details: {
           path: file.shown,
           totalLines: total,
