@@ -1,4 +1,4 @@
-import type { ModelError, ModelEvent } from "@bridle/core";
+import type { ModelError, ModelEvent, Usage } from "@bridle/core";
 import { type ClassifiedError, classifyError } from "./errors.js";
 import { type RetryPolicy, retryDelay, sleep } from "./retry.js";
 
@@ -12,6 +12,8 @@ export interface StreamAttempt<Raw> {
   read(raw: Raw, out: ModelEvent[]): void;
   /** The terminal event for a stream that ended without saying so in an event (Chat Completions). */
   end?(): ModelEvent | undefined;
+  /** Usage known so far, reported with a failure: a stream cut off mid-answer was still billed. */
+  usage?(): Usage | undefined;
 }
 
 export interface RetryingStreamOptions<Raw> {
@@ -43,13 +45,14 @@ export async function* retryingStream<Raw>(
     let emitted = false;
     let failure: ClassifiedError | undefined;
     let done: ModelEvent | undefined;
+    let attempt: StreamAttempt<Raw> | undefined;
     try {
       if (signal.aborted) {
         yield abortedEvent();
         return;
       }
       watchdog.arm();
-      const attempt = await options.attempt(watchdog.signal, retry);
+      attempt = await options.attempt(watchdog.signal, retry);
       stream: for await (const raw of attempt.events) {
         if (watchdog.signal.aborted) break;
         // The clock stops while the caller consumes events: only the provider's silence counts.
@@ -72,7 +75,7 @@ export async function* retryingStream<Raw>(
       }
       if (!done && !failure && !watchdog.signal.aborted) done = attempt.end?.();
       if (signal.aborted) {
-        yield abortedEvent();
+        yield abortedEvent(attempt.usage?.());
         return;
       }
       if (watchdog.expired) failure = watchdog.failure();
@@ -90,8 +93,9 @@ export async function* retryingStream<Raw>(
     } finally {
       watchdog.dispose();
     }
+    const usage = attempt?.usage?.();
     if (failure.code === "aborted" || signal.aborted) {
-      yield abortedEvent();
+      yield abortedEvent(usage);
       return;
     }
     if (!emitted && failure.retryable) {
@@ -106,7 +110,7 @@ export async function* retryingStream<Raw>(
         continue;
       }
     }
-    yield { type: "error", error: publicError(failure, retry + 1) };
+    yield { type: "error", error: publicError(failure, retry + 1), ...(usage ? { usage } : {}) };
     return;
   }
 }
@@ -191,6 +195,7 @@ function publicError(failure: ClassifiedError, attempts: number): ModelError {
   };
 }
 
-function abortedEvent(): ModelEvent {
-  return { type: "error", error: { code: "aborted", message: "the request was aborted", retryable: false } };
+function abortedEvent(usage?: Usage): ModelEvent {
+  const error: ModelError = { code: "aborted", message: "the request was aborted", retryable: false };
+  return usage ? { type: "error", error, usage } : { type: "error", error };
 }

@@ -42,7 +42,7 @@ export class AnthropicModel extends ProviderModel<RawMessageStreamEvent> {
     const body = toAnthropicBody(this.#settings, request, this.provider);
     const events = await this.#client.messages.create(body, { signal });
     const reader = new AnthropicStreamReader(this.provider, this.model);
-    return { events, read: (event, out) => reader.read(event, out) };
+    return { events, read: (event, out) => reader.read(event, out), usage: () => reader.knownUsage() };
   }
 }
 
@@ -154,6 +154,11 @@ export class AnthropicStreamReader {
       total.output += count(item.output_tokens);
     }
     this.#usage = total;
+  }
+
+  /** Usage once the message started (input tokens are known from message_start on), else undefined. */
+  knownUsage(): Usage | undefined {
+    return this.#started ? this.usage() : undefined;
   }
 
   /** Usage so far, normalized: Anthropic's input_tokens leaves out cache reads and writes; core's includes them. */

@@ -189,3 +189,37 @@ describe("Anthropic requests", () => {
     expect(model.cost(usage)).toBeCloseTo(3 + 0.3 + 3.75 + 15, 6);
   });
 });
+
+describe("Anthropic usage on failure", () => {
+  it("reports the input tokens of a stream cut off mid-answer with its error", async () => {
+    const server = await FakeProviderServer.start();
+    try {
+      const events = anthropicMessagesFormat.events({
+        text: "a long answer that is cut",
+        chunkSize: 4,
+        usage: { inputTokens: 500, cacheReadTokens: 300, outputTokens: 9 },
+      });
+      server.enqueue({ kind: "stream", events, dropAfter: 5 });
+      const model = createAnthropicModel({
+        model: "claude-haiku-4-5",
+        apiKey: "k",
+        baseURL: server.url,
+        retry: { maxRetries: 0 },
+      });
+      let last: unknown;
+      for await (const event of model.stream({
+        messages: transcript.slice(0, 1),
+        tools: [],
+        signal: new AbortController().signal,
+      })) {
+        last = event;
+      }
+      expect(last).toMatchObject({
+        type: "error",
+        usage: { inputTokens: 500, cacheReadTokens: 300, cacheWriteTokens: 0 },
+      });
+    } finally {
+      await server.close();
+    }
+  });
+});
