@@ -96,6 +96,8 @@ export async function findFiles(
     onlyFiles: true,
     followSymbolicLinks: false,
     suppressErrors: true,
+    // Only alternatives ({a,b}, @(a|b)) can yield a path twice; de-duplication costs a third of the walk.
+    unique: /[{(]/.test(pattern),
     ignore: ["**/.git/**", ...gitignore.pruneGlobs(base)],
   }) as Readable;
   // fast-glob yields posix paths relative to base; display paths are then a prefix away.

@@ -62,6 +62,9 @@ describe("glob", () => {
     expect((await fx.call<GlobDetails>(fx.kit.glob, { pattern: "**/*.yml" })).details?.files).toEqual([
       ".github/workflows/ci.yml",
     ]);
+    // Overlapping alternatives list a file once.
+    const overlapping = await fx.call<GlobDetails>(fx.kit.glob, { pattern: "{src,src/gen}/**/*.ts" });
+    expect(overlapping.details?.files).toEqual(["src/a.ts", "src/b.test.ts", "src/gen/index.ts"]);
     const scoped = await fx.call<GlobDetails>(fx.kit.glob, { pattern: "*.ts", path: "src" });
     expect(scoped.details?.files).toEqual(["src/a.ts", "src/b.test.ts"]);
     expect(text(await fx.call(fx.kit.glob, { pattern: "**/*.rs" }))).toBe(
