@@ -1,4 +1,4 @@
-import type { Dirent } from "node:fs";
+import type { Dirent, Stats } from "node:fs";
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { isErrno } from "@bridle/core";
@@ -19,7 +19,18 @@ export interface DiscoverOptions {
   readonly maxDepth?: number;
   /** A SKILL.md larger than this is skipped (default 1 MiB). */
   readonly maxFileBytes?: number;
+  /**
+   * Parsed files from an earlier discovery, reused while a file's size and mtime are unchanged (YAML
+   * parsing is most of the cost); discovery updates it. SkillRegistry keeps one across reloads.
+   */
+  readonly cache?: DiscoveryCache;
 }
+
+/** What discovery remembers of a SKILL.md between runs. */
+export type DiscoveryCache = Map<
+  string,
+  { readonly size: number; readonly mtimeMs: number; readonly loaded: LoadedSkill }
+>;
 
 export interface Discovery {
   readonly skills: readonly Skill[];
@@ -52,7 +63,11 @@ export async function discoverSkills(options: DiscoverOptions): Promise<Discover
     }),
   );
   const files = perFolder.flat();
-  const parsed = await Promise.all(files.map((file) => loadSkill(file, maxBytes)));
+  const parsed = await Promise.all(files.map((file) => loadSkill(file, maxBytes, options.cache)));
+  if (options.cache) {
+    const current = new Set(files);
+    for (const file of options.cache.keys()) if (!current.has(file)) options.cache.delete(file);
+  }
   const skills: Skill[] = [];
   const duplicates: DuplicateSkill[] = [];
   const byName = new Map<string, Skill>();
@@ -124,16 +139,40 @@ async function collect(
   return false;
 }
 
-type Loaded = { readonly skill: Skill } | { readonly warning: SkillWarning };
+/** One SKILL.md's outcome: the skill, or why it was skipped. */
+export type LoadedSkill = { readonly skill: Skill } | { readonly warning: SkillWarning };
 
-async function loadSkill(file: string, maxBytes: number): Promise<Loaded> {
-  const fail = (code: SkillWarning["code"], message: string): Loaded => ({
-    warning: { code, file, message: `${file}: ${message}; skipped` },
-  });
+async function loadSkill(
+  file: string,
+  maxBytes: number,
+  cache: DiscoveryCache | undefined,
+): Promise<LoadedSkill> {
+  let info: Stats;
+  try {
+    info = await stat(file);
+  } catch (error) {
+    return skipped(
+      file,
+      "unreadable",
+      `cannot read it (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
+  }
+  const known = cache?.get(file);
+  if (known && known.size === info.size && known.mtimeMs === info.mtimeMs) return known.loaded;
+  const loaded = await parseSkillFile(file, info.size, maxBytes);
+  cache?.set(file, { size: info.size, mtimeMs: info.mtimeMs, loaded });
+  return loaded;
+}
+
+function skipped(file: string, code: SkillWarning["code"], message: string): LoadedSkill {
+  return { warning: { code, file, message: `${file}: ${message}; skipped` } };
+}
+
+async function parseSkillFile(file: string, size: number, maxBytes: number): Promise<LoadedSkill> {
+  const fail = (code: SkillWarning["code"], message: string): LoadedSkill => skipped(file, code, message);
+  if (size > maxBytes) return fail("too_large", `SKILL.md is ${size} bytes (limit ${maxBytes})`);
   let text: string;
   try {
-    const info = await stat(file);
-    if (info.size > maxBytes) return fail("too_large", `SKILL.md is ${info.size} bytes (limit ${maxBytes})`);
     text = await readFile(file, "utf8");
   } catch (error) {
     return fail("unreadable", `cannot read it (${(error as NodeJS.ErrnoException).code ?? String(error)})`);

@@ -5,7 +5,14 @@ export {
 } from "./activation.js";
 export { parseAllowedTools } from "./allowed-tools.js";
 export { type CatalogOptions, DEFAULT_CATALOG_HEADER, skillCatalog } from "./catalog.js";
-export { type DiscoverOptions, type Discovery, discoverSkills, SKILL_FILE } from "./discover.js";
+export {
+  type DiscoverOptions,
+  type Discovery,
+  type DiscoveryCache,
+  discoverSkills,
+  type LoadedSkill,
+  SKILL_FILE,
+} from "./discover.js";
 export { type FileListing, listSkillFiles, resolveInSkill } from "./files.js";
 export { type FrontMatterResult, parseFrontMatter } from "./front-matter.js";
 export { SkillRegistry, type SkillRegistryOptions } from "./registry.js";

@@ -1,6 +1,6 @@
 import { ToolFailure } from "@bridle/core";
 import { type CatalogOptions, skillCatalog } from "./catalog.js";
-import { type DiscoverOptions, discoverSkills } from "./discover.js";
+import { type DiscoverOptions, type DiscoveryCache, discoverSkills } from "./discover.js";
 import type { DuplicateSkill, Skill, SkillWarning } from "./skill.js";
 
 export interface SkillRegistryOptions extends DiscoverOptions {
@@ -11,6 +11,7 @@ export interface SkillRegistryOptions extends DiscoverOptions {
 /** The skills of the configured folders, by name. Load it at start; `reload` picks up edits. */
 export class SkillRegistry {
   readonly #options: SkillRegistryOptions;
+  readonly #cache: DiscoveryCache = new Map();
   #byName = new Map<string, Skill>();
   #warnings: readonly SkillWarning[] = [];
   #duplicates: readonly DuplicateSkill[] = [];
@@ -26,7 +27,7 @@ export class SkillRegistry {
   }
 
   async reload(): Promise<void> {
-    const found = await discoverSkills(this.#options);
+    const found = await discoverSkills({ ...this.#options, cache: this.#cache });
     this.#byName = new Map(found.skills.map((skill) => [skill.name, skill]));
     this.#warnings = found.warnings;
     this.#duplicates = found.duplicates;

@@ -1,4 +1,4 @@
-import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { tempWorkspace } from "@bridle/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -129,6 +129,24 @@ describe("discovery", () => {
     ]);
     expect(parseAllowedTools(undefined)).toEqual([]);
     expect(parseAllowedTools(7)).toEqual({ problem: "allowed-tools must be a string or a list of strings" });
+  });
+
+  it("reload picks up edited, added and removed skills", async () => {
+    const root = join(dir, "skills");
+    await writeSkill(root, "one", "name: one\ndescription: First version.");
+    await writeSkill(root, "two", "name: two\ndescription: Two.");
+    const registry = await SkillRegistry.load({ folders: [root] });
+    const before = registry.get("two");
+    await writeSkill(root, "one", "name: one\ndescription: Second version, longer.");
+    await rm(join(root, "two"), { recursive: true });
+    await writeSkill(root, "three", "name: three\ndescription: Three.");
+    await registry.reload();
+    expect(registry.skills.map((skill) => skill.name).sort()).toEqual(["one", "three"]);
+    expect(registry.get("one").description).toBe("Second version, longer.");
+    await writeSkill(root, "two", "name: two\ndescription: Two.");
+    await registry.reload();
+    expect(registry.get("two")).not.toBe(before);
+    expect(registry.get("two").description).toBe("Two.");
   });
 
   it("answers an unknown skill with NotFound listing what exists", async () => {
