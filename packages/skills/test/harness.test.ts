@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { defineTool, Harness, type Message, type ToolResultMessage, textOf } from "@bridle/core";
 import { ScriptedModel, tempWorkspace } from "@bridle/testing";
@@ -136,5 +137,43 @@ describe("allowed-tools in a run", () => {
     expect(result(messages, "write").errorKind).toBe("Denied");
     expect(ran).toEqual([]);
     expect(model.requests[0]?.system).toContain("- lint: Lints.");
+  });
+
+  it("sends skill_run to the approver by default: with none, the call is refused and nothing runs", async () => {
+    const skillsDir = join(dir, "run-skills");
+    await writeSkill(skillsDir, "marker", "name: marker\ndescription: Leaves a file.", "x\n", {
+      "scripts/mark.sh": "touch marked\n",
+    });
+    const registry = await SkillRegistry.load({ folders: [skillsDir] });
+    const skills = await createSkillTools(registry);
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          { name: "skill_run", id: "run", arguments: { skill: "marker", script: "scripts/mark.sh" } },
+        ],
+      },
+      { text: "done" },
+    ]);
+    const harness = new Harness({ model, workspace: dir, tools: skills.tools, hooks: skills.hooks });
+    const { messages } = await harness.run({ prompt: "mark" });
+    expect(result(messages, "run").errorKind).toBe("Denied");
+    expect(existsSync(join(dir, "marked"))).toBe(false);
+    const approving = new Harness({
+      model: new ScriptedModel([
+        {
+          toolCalls: [
+            { name: "skill_run", id: "run", arguments: { skill: "marker", script: "scripts/mark.sh" } },
+          ],
+        },
+        { text: "done" },
+      ]),
+      workspace: dir,
+      tools: skills.tools,
+      hooks: skills.hooks,
+      approver: { decide: async () => ({ approved: true }) },
+    });
+    const approved = await approving.run({ prompt: "mark" });
+    expect(result(approved.messages, "run").isError).toBe(false);
+    expect(existsSync(join(dir, "marked"))).toBe(true);
   });
 });

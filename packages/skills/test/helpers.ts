@@ -12,9 +12,10 @@ export async function call(
   args: Record<string, unknown>,
   workspace: string | Workspace,
   runId = "run-test",
+  signal: AbortSignal = new AbortController().signal,
 ): Promise<ToolOutput & { text: string }> {
   const output = await tool.execute(tool.inputSchema.parse(args), {
-    signal: new AbortController().signal,
+    signal,
     workspace: typeof workspace === "string" ? new Workspace(workspace) : workspace,
     runId,
     toolCallId: `call_${++calls}`,

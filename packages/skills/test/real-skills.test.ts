@@ -1,4 +1,5 @@
 import { cp, readFile, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { estimateTextTokens } from "@bridle/core";
 import { tempWorkspace } from "@bridle/testing";
@@ -126,4 +127,58 @@ describe("the public Agent Skills fixtures", () => {
     expect(invalid).toMatchObject({ exit_code: 1, success: false });
     expect(invalid.stdout).toMatch(/Broken_Name.*kebab-case/);
   });
+
+  it("skill_run runs webapp-testing's with_server.py: a real server started, used and stopped", async () => {
+    const registry = await SkillRegistry.load({ folders: [FIXTURES] });
+    const { tools } = await createSkillTools(registry);
+    const run = tools.find((tool) => tool.name === "skill_run");
+    if (!run) throw new Error("no skill_run");
+    const help = JSON.parse(
+      (await call(run, { skill: "webapp-testing", script: "scripts/with_server.py", args: ["--help"] }, dir))
+        .text,
+    ) as SkillRunResult;
+    expect(help.exit_code).toBe(0);
+    expect(help.stdout).toMatch(/usage: with_server.py/);
+
+    const port = String(await freePort());
+    await writeFile(join(dir, "index.html"), "served from the workspace\n");
+    const fetchPage = `import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:${port}/index.html').read().decode().strip())`;
+    const served = JSON.parse(
+      (
+        await call(
+          run,
+          {
+            skill: "webapp-testing",
+            script: "scripts/with_server.py",
+            args: [
+              "--server",
+              `python3 -m http.server ${port} --bind 127.0.0.1`,
+              "--port",
+              port,
+              "--",
+              "python3",
+              "-c",
+              fetchPage,
+            ],
+          },
+          dir,
+        )
+      ).text,
+    ) as SkillRunResult;
+    expect(served.exit_code).toBe(0);
+    expect(served.stdout).toContain("served from the workspace");
+    // The skill's script stops its server on the way out.
+    await expect(freePort(Number(port))).resolves.toBe(Number(port));
+  });
 });
+
+function freePort(port = 0): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolvePort(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}

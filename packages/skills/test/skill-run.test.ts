@@ -25,6 +25,7 @@ beforeEach(async () => {
     "scripts/cwd.sh": 'pwd\necho "$#:$1"\n',
     "scripts/loud.py": "import sys\nsys.stdout.write('y' * 200000)\nsys.stderr.write('done')\n",
     "scripts/tool.rb": "puts 1\n",
+    "scripts/sleep.sh": "echo started\nsleep 30 & wait\n",
     "data/input.txt": "skill data\n",
   });
   await writeFile(join(outside.dir, "evil.py"), "print('ran a script from outside the skill')\n");
@@ -185,6 +186,26 @@ describe("skill_run", () => {
       }
     },
   );
+});
+
+describe("skill_run stops scripts", () => {
+  it("at its timeout, and when the run is aborted, with the whole process tree", async () => {
+    const run = await runTool();
+    const timed = parsed(
+      (await call(run, { skill: "tools", script: "scripts/sleep.sh", timeout_ms: 500 }, dir)).text,
+    );
+    expect(timed).toMatchObject({ timed_out: true, success: false, stdout: "started\n" });
+    expect(timed.message).toMatch(/timed out after 500 ms/);
+
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 500);
+    const aborted = parsed(
+      (await call(run, { skill: "tools", script: "scripts/sleep.sh" }, dir, "run-abort", controller.signal))
+        .text,
+    );
+    expect(aborted.success).toBe(false);
+    expect(aborted.message).toMatch(/the run was aborted/);
+  });
 });
 
 describe("skill_run and the workspace", () => {
