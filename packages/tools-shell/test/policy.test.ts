@@ -13,6 +13,7 @@ beforeAll(async () => {
   await writeFile(join(dir, "src", "a.ts"), "export {};\n");
   await writeFile(join(dir, ".env"), "TOKEN=x\n");
   await symlink("/etc", join(dir, "etc-link"));
+  await symlink("/etc/bridle-dangling-target", join(dir, "dangling"));
 });
 afterAll(() => cleanup());
 
@@ -79,6 +80,9 @@ const CASES: readonly (readonly [string, Decision])[] = [
   ["cat src/a.ts > ../outside.txt", "deny"],
   ["cat < /etc/shadow", "ask"],
   ["echo x > etc-link/hosts", "deny"],
+  ["echo x > dangling", "deny"],
+  ["echo x > etc-link/../bridle-x", "deny"],
+  ["cat etc-link/../src/a.ts", "ask"],
   ["{ ls; } > /tmp/x", "deny"],
   // assignment prefixes
   ["PATH=/tmp/evil:$PATH ls", "ask"],
@@ -315,6 +319,7 @@ describe("modes, cwd and budget", () => {
     expect((await checkCommand("(cd src); cat ../x", { workspace: dir })).decision).toBe("ask");
     expect((await checkCommand("cd $DIR && cat a.ts", { workspace: dir })).decision).toBe("ask");
     expect((await checkCommand("cd /etc && cat passwd", { workspace: dir })).decision).toBe("ask");
+    expect((await checkCommand("cd etc-link/.. && cat x", { workspace: dir })).decision).toBe("ask");
     expect((await checkCommand("pushd src && cat a.ts && popd", { workspace: dir })).decision).toBe("allow");
     expect((await checkCommand("pushd src; popd; cat a.ts", { workspace: dir })).decision).toBe("ask");
     const allowPushd = new CommandPolicy({ rules: [{ decision: "allow", argv: ["pushd"] }] });

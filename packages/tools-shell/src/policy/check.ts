@@ -85,6 +85,7 @@ export class CommandPolicy {
       rules: this.rules,
       cwds: new Set([cwd ?? ws.root]),
       pathChecks: { left: 512 },
+      realCache: new Map(),
       budget: walk,
       reports: [],
       unsaveable: [],

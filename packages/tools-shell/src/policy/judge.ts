@@ -1,8 +1,8 @@
-import { basename, resolve } from "node:path";
+import { basename } from "node:path";
 import { parseArgs } from "./argv.js";
 import { type Decomposition, isSensitiveVariable, type RawCommand, type WalkBudget } from "./decompose.js";
 import { judgeGit } from "./git.js";
-import { checkPath, type PathContext, resolveReal } from "./paths.js";
+import { checkPath, landing, type PathContext } from "./paths.js";
 import { canonicalArgs, matchingRule } from "./rules.js";
 import { type CommandSpec, DENIED, DESTRUCTIVE, READ_ONLY, specArgs, WORKSPACE_WRITERS } from "./specs.js";
 import type { Decision, PathUse, PolicyMode, PolicyRule, SubcommandReport } from "./types.js";
@@ -412,7 +412,7 @@ function finish(
     if (verdict.cd === null) state.cwds.add(null);
     else
       for (const cwd of [...state.cwds])
-        if (cwd !== null) state.cwds.add(resolveReal(resolve(cwd, verdict.cd.value)));
+        if (cwd !== null) state.cwds.add(landing(cwd, verdict.cd.value, state.realCache));
   }
   const reasons: string[] = [];
   let decision: Decision = "allow";

@@ -1,5 +1,5 @@
-import { type Dirent, existsSync, readdirSync, realpathSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { type Dirent, lstatSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import type { Workspace } from "@bridle/core";
 import type { PathUse, PolicyMode } from "./types.js";
 import type { Verdict } from "./verdict.js";
@@ -16,12 +16,14 @@ export interface PathContext {
   readonly cwds: ReadonlySet<string | null>;
   /** Path checks left for this command line: each touches the file system, so they are bounded. */
   readonly pathChecks: { left: number };
+  /** Resolved paths of this check, by absolute path: sub-commands often name the same files. */
+  readonly realCache: Map<string, string>;
 }
 
 export function realRootsOf(workspace: Workspace): string[] {
   return workspace.roots.map((root) => {
     try {
-      return realpathSync(root);
+      return realpathSync.native(root);
     } catch {
       return root;
     }
@@ -29,20 +31,56 @@ export function realRootsOf(workspace: Workspace): string[] {
 }
 
 /** Resolve symlinks of the longest existing prefix: a path not yet created still lands where its parents point. */
-export function resolveReal(path: string): string {
-  let existing = path;
-  const missing: string[] = [];
-  while (!existsSync(existing)) {
-    const parent = dirname(existing);
-    if (parent === existing) return path;
-    missing.unshift(basename(existing));
-    existing = parent;
-  }
+export function resolveReal(path: string, cache?: Map<string, string>): string {
+  const known = cache?.get(path);
+  if (known !== undefined) return known;
+  let real: string;
   try {
-    return join(realpathSync(existing), ...missing);
+    // One syscall when the whole path exists; the kernel applies `..` after symlinks, as the shell will.
+    real = realpathSync.native(path);
   } catch {
-    return path;
+    real = walkComponents(path);
   }
+  cache?.set(path, real);
+  return real;
+}
+
+/**
+ * Resolve a path that does not fully exist, one component at a time: symlinks (dangling ones included)
+ * are followed where they stand, and `..` applies to the real folder reached so far, never lexically.
+ */
+function walkComponents(path: string): string {
+  const pending = path.split("/");
+  let current = "/";
+  let hops = 0;
+  while (pending.length > 0) {
+    const part = pending.shift() as string;
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      current = dirname(current);
+      continue;
+    }
+    const next = join(current, part);
+    let stats: ReturnType<typeof lstatSync> | undefined;
+    try {
+      stats = lstatSync(next);
+    } catch {
+      stats = undefined;
+    }
+    if (stats?.isSymbolicLink() && hops++ < 40) {
+      const target = readlinkSync(next);
+      pending.unshift(...target.split("/"));
+      if (target.startsWith("/")) current = "/";
+      continue;
+    }
+    current = next;
+  }
+  return current;
+}
+
+/** Where a path word lands from `cwd`: joined (not normalized) and resolved like the kernel would. */
+export function landing(cwd: string, value: string, cache?: Map<string, string>): string {
+  return resolveReal(isAbsolute(value) ? value : `${cwd}/${value}`, cache);
 }
 
 export function isInside(realPath: string, realRoots: readonly string[]): boolean {
@@ -86,8 +124,9 @@ export function checkPath(
       verdict.hard.push(`"${word.text}" is relative to a directory the policy cannot know (after cd)`);
       return;
     }
-    const absolute = resolve(cwd ?? "/", value);
-    const real = resolveReal(absolute);
+    // Joined, not resolved: `link/..` must climb from where the link points, not from the link.
+    const absolute = isAbsolute(value) ? value : `${cwd ?? "/"}/${value}`;
+    const real = resolveReal(absolute, context.realCache);
     const inside = isInside(real, context.realRoots);
     const secret = context.workspace.isSecret(absolute) || context.workspace.isSecret(real);
     uses.push({ path: word.text, resolved: real, access, inside, secret });
