@@ -11,8 +11,14 @@ export const CLAUDE_TOOL_NAMES: Readonly<Record<string, readonly string[]>> = {
   ls: ["list_dir"],
   glob: ["glob"],
   grep: ["grep"],
-  bash: ["bash"],
+  // Starting a background command takes the same specifier as bash; reading, listing and stopping
+  // the commands it started need none.
+  bash: ["bash", "bash_start", "bash_output", "bash_stop", "bash_list"],
+  webfetch: ["fetch"],
 };
+
+/** Tools whose `command` argument a `Bash(…)` specifier restricts. */
+const COMMAND_TOOLS = new Set(["bash", "bash_start"]);
 
 /** How one entry of allowed-tools grants a tool. */
 export type ToolGrant =
@@ -63,7 +69,7 @@ export function grantsOf(
     const targets = mapped ?? [mcpName(name) ?? name];
     if (!mapped && !name.startsWith("mcp__")) passedThrough.push(entry);
     for (const target of targets) {
-      if (target === "bash" && specifier) grant(target, { kind: "commands", patterns: [specifier] });
+      if (COMMAND_TOOLS.has(target) && specifier) grant(target, { kind: "commands", patterns: [specifier] });
       else grant(target, { kind: "any" });
     }
   }

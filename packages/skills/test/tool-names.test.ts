@@ -9,7 +9,7 @@ describe("allowed-tools names", () => {
       "Bash(git diff:*)",
       "Bash(npm test)",
       "mcp__github__get_issue",
-      "WebFetch",
+      "WebSearch",
       "grep",
     ]);
     expect(Object.fromEntries(grants.tools)).toEqual({
@@ -17,11 +17,16 @@ describe("allowed-tools names", () => {
       list_dir: { kind: "any" },
       edit_file: { kind: "any" },
       bash: { kind: "commands", patterns: ["git diff:*", "npm test"] },
+      bash_start: { kind: "commands", patterns: ["git diff:*", "npm test"] },
+      bash_output: { kind: "any" },
+      bash_stop: { kind: "any" },
+      bash_list: { kind: "any" },
       mcp_github_get_issue: { kind: "any" },
-      WebFetch: { kind: "any" },
+      WebSearch: { kind: "any" },
       grep: { kind: "any" },
     });
-    expect(grants.passedThrough).toEqual(["WebFetch"]);
+    expect(grants.passedThrough).toEqual(["WebSearch"]);
+    expect([...grantsOf(["WebFetch"]).tools.keys()]).toEqual(["fetch"]);
     // Plain Bash wins over any pattern; an app may add its own aliases.
     expect(grantsOf(["Bash(ls:*)", "Bash"]).tools.get("bash")).toEqual({ kind: "any" });
     expect(Object.fromEntries(grantsOf(["Read"], { read: ["read_hashline"] }).tools)).toEqual({
