@@ -20,6 +20,17 @@ describe("bubblewrap availability", () => {
   });
 });
 
+describe("a sandbox that cannot run", () => {
+  it("is detected and named, never silently replaced by the local runner", async () => {
+    const missing = await BubblewrapRunner.probe("/nonexistent/bwrap");
+    expect(missing.available).toBe(false);
+    expect(missing.reason).toMatch(/not installed or not runnable/);
+    await expect(
+      createShellTools({ runner: new BubblewrapRunner({ bwrap: "/nonexistent/bwrap" }) }),
+    ).rejects.toThrow(/bubblewrap runner cannot run here/);
+  });
+});
+
 describe.skipIf(!probe.available)(`BubblewrapRunner${why}`, () => {
   let dir: string;
   let fakeHome: string;
