@@ -102,6 +102,7 @@ const CASES: readonly (readonly [string, Decision])[] = [
   ["git -c core.pager='sh -c id' log", "ask"],
   ["git -c alias.x='!rm -rf src' x", "ask"],
   ["git diff --output=/tmp/leak", "deny"],
+  ["git diff --output /tmp/leak", "deny"],
   ["git log --output=log.txt", "allow"],
   ["git diff --ext-diff", "ask"],
   ["git push --force", "ask"],

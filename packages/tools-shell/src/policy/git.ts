@@ -58,6 +58,7 @@ const EXEC_FLAGS = [
   "--run",
 ];
 const SUBCOMMAND_VALUES = new Set([
+  "--output",
   "-n",
   "--max-count",
   "-U",
