@@ -1,5 +1,5 @@
 import type { ModelError } from "@bridle/core";
-import { type HeaderSource, retryAfterMs } from "./retry.js";
+import { type HeaderSource, headerValue, retryAfterMs } from "./retry.js";
 
 /** A classified failure, with the wait the server asked for when it sent one. */
 export interface ClassifiedError extends ModelError {
@@ -10,6 +10,8 @@ const overflowPattern =
   /context[_ ]length|context window|maximum context|prompt is too long|too many tokens|input is too long|reduce the length|exceeds? the (model'?s? )?(maximum|context)|input tokens exceed/i;
 
 const maxMessageLength = 600;
+
+const inputErrors = new Set<string>(["bad_request", "auth", "context_overflow"]);
 
 /**
  * Classifies a failure the openai or @anthropic-ai/sdk client threw (both are generated from the same
@@ -62,8 +64,21 @@ export interface HttpFailure {
   readonly body?: unknown;
 }
 
-/** Classifies an HTTP error response or an in-stream error event by status and provider error type. */
+/**
+ * Classifies an HTTP error response or an in-stream error event by status and provider error type. An
+ * `x-should-retry` header (OpenAI and Anthropic send one) can stop a retry, or allow one for anything but an
+ * input error.
+ */
 export function classifyHttpFailure(failure: HttpFailure): ClassifiedError {
+  const classified = classifyByStatus(failure);
+  const hint = failure.headers ? headerValue(failure.headers, "x-should-retry") : undefined;
+  if (hint === "false") return { ...classified, retryable: false };
+  // Input errors stay final whatever the header says: resending the same request cannot fix them.
+  if (hint === "true" && !inputErrors.has(classified.code)) return { ...classified, retryable: true };
+  return classified;
+}
+
+function classifyByStatus(failure: HttpFailure): ClassifiedError {
   const { status } = failure;
   const kind = errorKind(failure.body);
   const text = `${failure.message} ${kind ?? ""}`;

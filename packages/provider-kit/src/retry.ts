@@ -49,7 +49,8 @@ export type HeaderSource =
   | { get(name: string): string | null }
   | Readonly<Record<string, string | undefined>>;
 
-function headerValue(headers: HeaderSource, name: string): string | undefined {
+/** A header by lower-case name, from fetch `Headers` or a plain record. */
+export function headerValue(headers: HeaderSource, name: string): string | undefined {
   if (typeof headers.get === "function")
     return (headers as { get(name: string): string | null }).get(name) ?? undefined;
   const record = headers as Readonly<Record<string, string | undefined>>;

@@ -49,6 +49,19 @@ describe("classifyHttpFailure", () => {
     });
   });
 
+  it("lets the server's x-should-retry header stop a retry, or allow one except for input errors", () => {
+    const no = new Headers({ "x-should-retry": "false" });
+    expect(classifyHttpFailure({ status: 503, message: "", headers: no }).retryable).toBe(false);
+    const yes = { "X-Should-Retry": "true" };
+    expect(
+      classifyHttpFailure({ status: 418, message: "", body: { type: "odd" }, headers: yes }).retryable,
+    ).toBe(false);
+    expect(classifyHttpFailure({ message: "", body: { type: "odd" }, headers: yes })).toMatchObject({
+      code: "unknown",
+      retryable: true,
+    });
+  });
+
   it("keeps the Retry-After the server sent", () => {
     const headers = new Headers({ "retry-after": "3" });
     expect(classifyHttpFailure({ status: 429, message: "", headers }).retryAfterMs).toBe(3000);
