@@ -1,5 +1,6 @@
 import type { Dirent, Stats } from "node:fs";
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
+import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { isErrno } from "@bridle/core";
 import { parseAllowedTools } from "./allowed-tools.js";
@@ -12,7 +13,8 @@ export const SKILL_FILE = "SKILL.md";
 export interface DiscoverOptions {
   /**
    * Folders to search, in precedence order: when two skills share a name, the one found first is kept
-   * (list the project's folder before the user's). Each folder may be a skill itself or hold skills.
+   * (list the project's folder before the user's). Each folder may be a skill itself or hold skills;
+   * a leading `~/` is the user's home folder.
    */
   readonly folders: readonly string[];
   /** Folder levels searched below each configured folder (default 3: `skills/<group>/<skill>/SKILL.md`). */
@@ -49,7 +51,7 @@ export async function discoverSkills(options: DiscoverOptions): Promise<Discover
   const seen = new Set<string>();
   const perFolder = await Promise.all(
     options.folders.map(async (folder) => {
-      const root = resolve(folder);
+      const root = resolve(folder === "~" || folder.startsWith("~/") ? homedir() + folder.slice(1) : folder);
       const files: string[] = [];
       const missing = await collect(root, 0, maxDepth, files, seen);
       if (missing) {

@@ -103,6 +103,15 @@ describe("discovery", () => {
         message: `skills folder ${join(dir, "missing")} does not exist`,
       },
     ]);
+    // `~/` is the home folder, as in the usual ~/.claude/skills.
+    const home = process.env.HOME;
+    process.env.HOME = dir;
+    try {
+      const fromHome = await discoverSkills({ folders: ["~/skills/group"] });
+      expect(fromHome.skills.map((skill) => skill.file)).toContain(join(root, "group", "nested", "SKILL.md"));
+    } finally {
+      process.env.HOME = home;
+    }
     // A configured folder may be a skill itself.
     const single = await discoverSkills({ folders: [join(root, "group", "nested")] });
     expect(single.skills.map((skill) => skill.name)).toEqual(["nested"]);
