@@ -37,7 +37,8 @@ export async function composeTools(settings: Settings): Promise<Toolset> {
   const fs = createFsTools();
   if (settings.editFormat === "hashline") {
     const { createHashlineTools } = await import("@bridle/tools-edit-hashline");
-    const [readFile, editFile] = createHashlineTools();
+    // One read tracker for both packages: a file read with hashline read_file may then be overwritten by write_file.
+    const [readFile, editFile] = createHashlineTools({ tracker: fs.tracker });
     tools.push(readFile, fs.writeFile, editFile, fs.listDir, fs.glob, fs.grep);
   } else {
     tools.push(...fs.tools);

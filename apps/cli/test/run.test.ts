@@ -121,6 +121,12 @@ describe("bridle run", () => {
           }),
         ],
       },
+      // write_file shares the read tracker with the hashline pair: the file read and edited above may be rewritten.
+      {
+        toolCalls: [
+          call("c3", "write_file", { path: "src/greet.js", content: "export const greet = () => 1;\n" }),
+        ],
+      },
       { text: "Done." },
     ]);
     const run = await runCli(["run", "fix it", "--edit-format", "hashline", ...baseArgs(server)], {
@@ -128,7 +134,10 @@ describe("bridle run", () => {
       env,
     });
     expect(run.code).toBe(0);
-    expect(await readFile(join(repo, "src", "greet.js"), "utf8")).toBe(`${line.replace("Helo", "Hello")}\n`);
+    const outputs = JSON.stringify(server.requests.map((request) => request.body));
+    expect(outputs).toContain("Hello, ");
+    expect(toolOutputsSent(server).join("\n")).not.toMatch(/Conflict|InvalidInput/);
+    expect(await readFile(join(repo, "src", "greet.js"), "utf8")).toBe("export const greet = () => 1;\n");
     const firstOutputs = JSON.stringify(server.requests[1]?.body);
     expect(firstOutputs).toContain(`${lineTag(1, line)} |`);
   });
