@@ -7,7 +7,7 @@ export type FrontMatterResult =
 // The opening fence must be the file's first line; the closing one is the next line holding only `---`
 // (or `...`, YAML's document end). A BOM and CRLF line ends are accepted: skills are edited on Windows too.
 const FENCE = /^---[ \t]*\r?\n/;
-const CLOSE = /^(?:---|\.\.\.)[ \t]*$/m;
+const CLOSE = /^(?:---|\.\.\.)[ \t]*\r?$/m;
 
 /** Split a SKILL.md into its YAML front matter (a mapping) and the markdown body after it. */
 export function parseFrontMatter(text: string): FrontMatterResult {

@@ -129,6 +129,17 @@ describe("discovery", () => {
     expect(found.warnings.map((w) => w.code).sort()).toEqual(["invalid_yaml", "too_large"]);
   });
 
+  it("reads a SKILL.md with a byte-order mark and CRLF line ends", async () => {
+    await mkdir(join(dir, "crlf"));
+    await writeFile(
+      join(dir, "crlf", "SKILL.md"),
+      "\uFEFF---\r\nname: crlf\r\ndescription: Written on Windows.\r\n---\r\n\r\n# Body\r\n",
+    );
+    const found = await discoverSkills({ folders: [dir] });
+    expect(found.warnings).toEqual([]);
+    expect(found.skills[0]?.description).toBe("Written on Windows.");
+  });
+
   it("reads allowed-tools as a space list, a comma list or a YAML list, with parentheses kept whole", () => {
     expect(parseAllowedTools("Read Bash(git add:*) Grep")).toEqual(["Read", "Bash(git add:*)", "Grep"]);
     expect(parseAllowedTools("Read, Write,Edit")).toEqual(["Read", "Write", "Edit"]);
