@@ -34,18 +34,22 @@ function coldStart(): void {
   );
 }
 
+/** A fake OpenAI server whose model calls `bash echo ok` `turns` times, then answers. */
+async function shellTurnServer(turns: number): Promise<FakeProviderServer> {
+  const server = await FakeProviderServer.start();
+  const args = JSON.stringify({ command: "echo ok" });
+  for (let i = 0; i < turns; i++) {
+    const toolCalls = [{ id: `c${i}`, name: "bash", arguments: args }];
+    server.enqueue({ kind: "stream", events: openaiResponsesFormat.events({ toolCalls }) });
+  }
+  server.enqueue({ kind: "stream", events: openaiResponsesFormat.events({ text: "done" }) });
+  return server;
+}
+
 async function shellTurns(turns: number): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "bridle-bench-"));
   await writeFile(join(dir, "a.txt"), "hello\n");
-  const server = await FakeProviderServer.start();
-  for (let i = 0; i < turns; i++) {
-    const args = JSON.stringify({ command: "echo ok" });
-    server.enqueue({
-      kind: "stream",
-      events: openaiResponsesFormat.events({ toolCalls: [{ id: `c${i}`, name: "bash", arguments: args }] }),
-    });
-  }
-  server.enqueue({ kind: "stream", events: openaiResponsesFormat.events({ text: "done" }) });
+  const server = await shellTurnServer(turns);
   const inner = createOpenAIResponsesModel({
     model: "bench",
     apiKey: "bench",
@@ -105,15 +109,7 @@ async function cliPeakMemory(turns: number): Promise<void> {
     return;
   }
   const dir = await mkdtemp(join(tmpdir(), "bridle-bench-"));
-  const server = await FakeProviderServer.start();
-  for (let i = 0; i < turns; i++) {
-    const args = JSON.stringify({ command: "echo ok" });
-    server.enqueue({
-      kind: "stream",
-      events: openaiResponsesFormat.events({ toolCalls: [{ id: `c${i}`, name: "bash", arguments: args }] }),
-    });
-  }
-  server.enqueue({ kind: "stream", events: openaiResponsesFormat.events({ text: "done" }) });
+  const server = await shellTurnServer(turns);
   const args = [
     "-f",
     "%M",
