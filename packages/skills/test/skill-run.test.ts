@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { type AnyTool, Workspace } from "@bridle/core";
+import { type AnyTool, BridleError, Workspace } from "@bridle/core";
 import { tempWorkspace } from "@bridle/testing";
 import { BubblewrapRunner, ShellEnvironment } from "@bridle/tools-shell";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -186,6 +186,22 @@ describe("skill_run", () => {
       }
     },
   );
+});
+
+describe.skipIf(!probe.available)("skill_run under bubblewrap", () => {
+  it("ends the run with invalid_config for a skill kept under /tmp, which the sandbox cannot see", async () => {
+    const registry = await SkillRegistry.load({ folders: [skillsDir] });
+    const shell = await ShellEnvironment.create({ runner: new BubblewrapRunner() });
+    const { tools } = await createSkillTools(registry, { shell, trustScripts: true });
+    const run = tools.find((tool) => tool.name === "skill_run") as AnyTool;
+    const error = await call(run, { skill: "tools", script: "scripts/argv.py" }, dir).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(BridleError);
+    expect((error as BridleError).code).toBe("invalid_config");
+    expect((error as BridleError).message).toMatch(/under \/tmp, which the bubblewrap sandbox replaces/);
+  });
 });
 
 describe("skill_run stops scripts", () => {

@@ -16,6 +16,8 @@ export const DEFAULT_INTERPRETERS: Readonly<Record<string, readonly string[]>> =
 
 export interface ScriptPlan {
   readonly script: string;
+  /** The script's real path. */
+  readonly scriptPath: string;
   /** The words run, in order: interpreter, the script's real path, the arguments. */
   readonly argv: readonly string[];
   /** The same words, each single-quoted, as the one line the runner's shell reads. */
@@ -56,7 +58,7 @@ export async function planScript(
     }
   }
   const argv = [...interpreter, real, ...args];
-  return { script, argv, command: argv.map(shellQuote).join(" ") };
+  return { script, scriptPath: real, argv, command: argv.map(shellQuote).join(" ") };
 }
 
 /** The argument itself, and the value of an `--option=value` form. */

@@ -1,5 +1,6 @@
-import { type AnyTool, defineTool, type Workspace } from "@bridle/core";
+import { type AnyTool, BridleError, defineTool, type Workspace } from "@bridle/core";
 import {
+  BubblewrapRunner,
   type CommandExit,
   exitCodeOf,
   OutputCapture,
@@ -9,6 +10,7 @@ import {
 } from "@bridle/tools-shell";
 import { z } from "zod";
 import type { SkillActivations } from "../activation.js";
+import { inside } from "../files.js";
 import type { SkillRegistry } from "../registry.js";
 import { DEFAULT_INTERPRETERS, planScript, type ScriptPlan } from "./script-plan.js";
 
@@ -97,6 +99,7 @@ export function createSkillRunTool(
     execute: async (args, ctx) => {
       const skill = registry.get(args.skill);
       const plan = await planOf(args, ctx.workspace);
+      await assertVisible(env, plan, ctx.workspace);
       activations.activate(ctx.runId, skill);
       const { cwd, verdict } = await env.admit({ command: plan.command }, ctx.workspace);
       const maxMs = env.sandbox.max_execution_ms;
@@ -176,4 +179,17 @@ export function createSkillRunTool(
       return { content: JSON.stringify(result), details };
     },
   });
+}
+
+/**
+ * The bubblewrap runner gives each command an empty private /tmp, so a script kept under /tmp outside the
+ * workspace does not exist inside the sandbox. That is the app's configuration, not the model's to fix.
+ */
+async function assertVisible(env: ShellEnvironment, plan: ScriptPlan, workspace: Workspace): Promise<void> {
+  if (!(env.runner instanceof BubblewrapRunner)) return;
+  if (!inside("/tmp", plan.scriptPath) || (await workspace.contains(plan.scriptPath))) return;
+  throw new BridleError(
+    "invalid_config",
+    `the skill script ${plan.scriptPath} is under /tmp, which the bubblewrap sandbox replaces with an empty folder; keep skills inside the workspace or outside /tmp`,
+  );
 }
