@@ -9,7 +9,9 @@ import { fileURLToPath } from "node:url";
 const root = fileURLToPath(new URL("..", import.meta.url));
 
 function refExists(ref) {
-  return spawnSync("git", ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], { cwd: root }).status === 0;
+  return (
+    spawnSync("git", ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], { cwd: root }).status === 0
+  );
 }
 
 const base = process.env.BRIDLE_CHANGESET_BASE || (refExists("origin/main") ? "origin/main" : undefined);
@@ -27,7 +29,10 @@ if (head === baseCommit) {
   console.log(`changeset check: HEAD is ${base}; nothing to compare`);
   process.exit(0);
 }
-const result = spawnSync("pnpm", ["exec", "changeset", "status", `--since=${base}`], { cwd: root, stdio: "inherit" });
+const result = spawnSync("pnpm", ["exec", "changeset", "status", `--since=${base}`], {
+  cwd: root,
+  stdio: "inherit",
+});
 if (result.status !== 0) {
   console.error(
     `changeset check: packages changed since ${base} without a changeset. Run \`pnpm changeset\`, pick the packages and a bump, describe the change for users, commit the file.`,
