@@ -4,7 +4,7 @@
 // example tool is named <name> in snake_case. The package's test runs the tool conformance suite of
 // @bridle/testing and passes as generated.
 import { execFileSync } from "node:child_process";
-import { copyFile, mkdir, stat, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -66,12 +66,28 @@ export async function generateToolPackage(name, options = {}) {
     stdio: "pipe",
   });
   const written = [...Object.keys(files), "LICENSE"].map((path) => join(pkg.dir, path));
+  // Only a package in packages/ is public: the API report check builds and reads it from then on.
+  if (options.parentDir === undefined) {
+    await wireApiReport(pkg.packageName);
+    written.push(join(repoRoot, "tooling", "api-report", "package.json"));
+  }
   if (options.changeset !== false) {
     const path = join(repoRoot, ".changeset", `${pkg.folder}-initial.md`);
     await writeFile(path, templates.changeset(pkg));
     written.push(path);
   }
   return { pkg, written };
+}
+
+async function wireApiReport(packageName) {
+  const path = join(repoRoot, "tooling", "api-report", "package.json");
+  const manifest = JSON.parse(await readFile(path, "utf8"));
+  manifest.devDependencies = Object.fromEntries(
+    Object.entries({ ...manifest.devDependencies, [packageName]: "workspace:*" }).sort(([a], [b]) =>
+      a.localeCompare(b),
+    ),
+  );
+  await writeFile(path, `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
 async function main() {
@@ -93,6 +109,7 @@ async function main() {
 next:
   flock /tmp/bridle-pnpm.lock pnpm install   # or plain pnpm install when you work alone
   pnpm --filter ${pkg.packageName} test
+  pnpm --filter ${pkg.packageName} build && pnpm api:update   # its public API report, etc/${pkg.folder}.api.md
 then replace the example tool in ${relative(process.cwd(), join(pkg.dir, "src/tool.ts"))} with yours.`);
 }
 

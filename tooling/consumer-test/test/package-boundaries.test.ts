@@ -1,0 +1,96 @@
+import { readdir, readFile } from "node:fs/promises";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
+
+interface Manifest {
+  readonly name: string;
+  readonly dependencies?: Record<string, string>;
+  readonly peerDependencies?: Record<string, string>;
+  readonly exports?: Record<string, unknown>;
+}
+
+interface Workspace {
+  readonly dir: string;
+  readonly manifest: Manifest;
+}
+
+async function workspacePackages(): Promise<Workspace[]> {
+  const found: Workspace[] = [];
+  for (const group of ["packages", "apps"]) {
+    const entries = await readdir(join(repoRoot, group), { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      if (!entry.isDirectory()) continue;
+      const dir = join(repoRoot, group, entry.name);
+      const text = await readFile(join(dir, "package.json"), "utf8").catch(() => undefined);
+      if (text) found.push({ dir, manifest: JSON.parse(text) as Manifest });
+    }
+  }
+  return found;
+}
+
+async function sourceFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
+  return entries
+    .filter((entry) => entry.isFile() && /\.(ts|tsx|mts|js|mjs)$/.test(entry.name))
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)["']([^"']+)["']/gm;
+
+/**
+ * What users see of a package is its exports, resolved through its declared dependencies: a src/ import
+ * of another @bridle package that is undeclared, reaches a subpath that package does not export, or a
+ * relative path out of the package works in the workspace and breaks in an npm install.
+ */
+async function boundaryViolations(): Promise<{ violations: string[]; checked: number }> {
+  const packages = await workspacePackages();
+  const byName = new Map(packages.map((pkg) => [pkg.manifest.name, pkg]));
+  const violations: string[] = [];
+  let checked = 0;
+  for (const { dir, manifest } of packages) {
+    const declared = new Set([
+      ...Object.keys(manifest.dependencies ?? {}),
+      ...Object.keys(manifest.peerDependencies ?? {}),
+    ]);
+    for (const file of await sourceFiles(join(dir, "src"))) {
+      const shown = relative(repoRoot, file);
+      const text = await readFile(file, "utf8");
+      for (const match of text.matchAll(SPECIFIER)) {
+        const specifier = match[1] as string;
+        if (specifier.startsWith(".")) {
+          const target = resolve(dirname(file), specifier);
+          if (relative(dir, target).startsWith(".."))
+            violations.push(`${shown}: relative import out of its package: ${specifier}`);
+          continue;
+        }
+        const bridle = /^(@bridle\/[a-z0-9-]+)(\/.*)?$/.exec(specifier);
+        if (!bridle) continue;
+        checked++;
+        const [, name, subpath] = bridle as unknown as [string, string, string | undefined];
+        if (name === manifest.name) {
+          violations.push(`${shown}: imports its own package by name (${specifier})`);
+          continue;
+        }
+        if (!declared.has(name))
+          violations.push(`${shown}: imports ${name}, not in dependencies or peerDependencies`);
+        const target = byName.get(name);
+        if (subpath && !Object.hasOwn(target?.manifest.exports ?? {}, `.${subpath}`)) {
+          violations.push(`${shown}: imports ${specifier}, which ${name} does not export`);
+        }
+      }
+    }
+  }
+  return { violations, checked };
+}
+
+describe("package boundaries", () => {
+  it("src/ imports other packages only by their exports, through declared dependencies", async () => {
+    const { violations, checked } = await boundaryViolations();
+    expect(violations).toEqual([]);
+    // The scan really read the sources: every package imports core at least once.
+    expect(checked).toBeGreaterThan(20);
+  });
+});
