@@ -1,3 +1,4 @@
+import { realpath } from "node:fs/promises";
 import { relative, resolve, sep } from "node:path";
 import { defineTool, ToolFailure, type ToolOutput } from "@bridle/core";
 import { z } from "zod";
@@ -57,7 +58,8 @@ export function createGrepTool(settings: FsSettings) {
     async execute(args, ctx): Promise<ToolOutput<GrepDetails>> {
       if (args.pattern.includes("\0")) throw new ToolFailure("InvalidInput", "pattern contains a NUL byte");
       const target = await resolveExistingOrSuggest(ctx.workspace, args.path ?? ".");
-      const root = ctx.workspace.root;
+      // The target is a real path; compare it with the real root (the root itself may sit behind a symlink).
+      const root = await realpath(ctx.workspace.root).catch(() => ctx.workspace.root);
       const insideRoot = target === root || target.startsWith(root + sep);
       const cwd = insideRoot ? root : target;
       const rel = insideRoot ? relative(root, target) : "";

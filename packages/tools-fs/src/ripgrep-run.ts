@@ -102,14 +102,15 @@ export function runRipgrep(
     };
     const handle = (raw: string) => {
       if (raw === "" || truncated) return;
+      // Only matches and context carry lines; the rest is cheaper to recognise than to parse.
+      if (!raw.startsWith('{"type":"match"') && !raw.startsWith('{"type":"context"')) {
+        if (full && raw.startsWith('{"type":"begin"')) lastFile = "";
+        return;
+      }
       let message: RgMessage;
       try {
         message = JSON.parse(raw) as RgMessage;
       } catch {
-        return;
-      }
-      if (message.type !== "match" && message.type !== "context") {
-        if (message.type === "begin" && full) lastFile = "";
         return;
       }
       const file = textOf(message.data.path);
@@ -132,15 +133,22 @@ export function runRipgrep(
     };
     child.stdout.setEncoding("utf8");
     child.stdout.on("data", (chunk: string) => {
-      pending += chunk;
-      let newline = pending.indexOf("\n");
-      let start = 0;
-      while (newline !== -1) {
-        handle(pending.slice(start, newline));
-        start = newline + 1;
-        newline = pending.indexOf("\n", start);
+      // A minified file's match line can be hundreds of kilobytes: look for the newline in the new
+      // chunk only, never rescan what is already pending.
+      let newline = chunk.indexOf("\n");
+      if (newline === -1) {
+        pending += chunk;
+        return;
       }
-      pending = pending.slice(start);
+      handle(pending + chunk.slice(0, newline));
+      let start = newline + 1;
+      newline = chunk.indexOf("\n", start);
+      while (newline !== -1) {
+        handle(chunk.slice(start, newline));
+        start = newline + 1;
+        newline = chunk.indexOf("\n", start);
+      }
+      pending = chunk.slice(start);
     });
     child.stderr.setEncoding("utf8");
     child.stderr.on("data", (chunk: string) => {
