@@ -16,6 +16,9 @@ export interface StreamAttempt<Raw> {
   usage?(): Usage | undefined;
 }
 
+/** How long a stream may go on after its terminal event before it is cut off. */
+const drainGraceMs = 1000;
+
 export interface RetryingStreamOptions<Raw> {
   readonly signal: AbortSignal;
   readonly policy: RetryPolicy;
@@ -53,43 +56,50 @@ export async function* retryingStream<Raw>(
       }
       watchdog.arm();
       attempt = await options.attempt(watchdog.signal, retry);
-      stream: for await (const raw of attempt.events) {
+      for await (const raw of attempt.events) {
         if (watchdog.signal.aborted) break;
+        // Past the terminal event the rest is drained, not read: a stream that ends on its own leaves its
+        // connection to be reused, where breaking off would close it.
+        if (done || failure) continue;
         // The clock stops while the caller consumes events: only the provider's silence counts.
         watchdog.pause();
         out.length = 0;
         attempt.read(raw, out);
         for (const event of out) {
-          if (event.type === "error") {
-            failure = { ...event.error };
-            break stream;
+          if (event.type === "error") failure = { ...event.error };
+          else if (event.type === "done") done = event;
+          else {
+            emitted = true;
+            yield event;
+            continue;
           }
-          if (event.type === "done") {
-            done = event;
-            break stream;
-          }
-          emitted = true;
-          yield event;
+          watchdog.drain(drainGraceMs);
+          break;
         }
-        watchdog.arm();
+        if (!done && !failure) watchdog.arm();
       }
       if (!done && !failure && !watchdog.signal.aborted) done = attempt.end?.();
       if (signal.aborted) {
         yield abortedEvent(attempt.usage?.());
         return;
       }
-      if (watchdog.expired) failure = watchdog.failure();
       if (done) {
         yield done;
         return;
       }
+      if (!failure && watchdog.expired) failure = watchdog.failure();
       failure ??= {
         code: "bad_response",
         message: "the provider's stream ended before the turn was complete",
         retryable: false,
       };
     } catch (error) {
-      failure = watchdog.expired ? watchdog.failure() : classify(error, signal);
+      // A turn already complete stands, whatever happened to the connection while it drained.
+      if (done && !signal.aborted) {
+        yield done;
+        return;
+      }
+      failure ??= watchdog.expired ? watchdog.failure() : classify(error, signal);
     } finally {
       watchdog.dispose();
     }
@@ -147,6 +157,13 @@ class IdleWatchdog {
     this.#last = performance.now();
     this.#paused = false;
     if (this.#timer === undefined) this.#schedule(this.#timeoutMs);
+  }
+
+  /** The turn is complete: the rest of the stream gets `ms` to end before the attempt is cut off. */
+  drain(ms: number): void {
+    this.#paused = true;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.#controller.abort(new Error("drained")), ms);
   }
 
   /** Stops the clock while the caller handles events. */

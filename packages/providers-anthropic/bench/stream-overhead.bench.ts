@@ -1,6 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { type ModelRequest, userText } from "@bridle/core";
-import { anthropicMessagesFormat, FakeProviderServer } from "@bridle/testing";
+import { anthropicMessagesFormat, FakeProviderServer, formatTimings, timeInterleaved } from "@bridle/testing";
 import { afterAll, bench, describe } from "vitest";
 import { createAnthropicModel } from "../src/index.js";
 
@@ -49,11 +49,11 @@ async function adapter(): Promise<void> {
   check(text);
 }
 
-// Warm both paths (JIT, sockets) before measuring, or whichever runs second looks faster.
-for (let i = 0; i < 15; i++) {
-  await bare();
-  await adapter();
-}
+// Interleaved medians first: vitest's blocks below run one variant after the other, which on a busy machine
+// skews whichever runs second; alternating every round does not.
+console.log(
+  `Anthropic Messages, ${deltas} deltas, interleaved:\n${formatTimings(await timeInterleaved({ "bare @anthropic-ai/sdk": bare, "Bridle adapter": adapter }), deltas)}`,
+);
 
 describe(`Anthropic Messages: one answer of ${deltas} deltas`, () => {
   bench("bare @anthropic-ai/sdk", bare, options);

@@ -1,5 +1,11 @@
 import { type Model, type ModelRequest, userText } from "@bridle/core";
-import { FakeProviderServer, openaiChatFormat, openaiResponsesFormat } from "@bridle/testing";
+import {
+  FakeProviderServer,
+  formatTimings,
+  openaiChatFormat,
+  openaiResponsesFormat,
+  timeInterleaved,
+} from "@bridle/testing";
 import { OpenAI } from "openai";
 import { afterAll, bench, describe } from "vitest";
 import { createOpenAIChatModel, createOpenAIResponsesModel } from "../src/index.js";
@@ -67,13 +73,18 @@ async function viaAdapter(model: Model): Promise<void> {
   check(text);
 }
 
-// Warm every path (JIT, sockets) before measuring, or whichever runs second looks faster.
-for (let i = 0; i < 15; i++) {
-  await bareResponses();
-  await viaAdapter(responsesModel);
-  await bareChat();
-  await viaAdapter(chatModel);
-}
+// Interleaved medians first: vitest's blocks below run one variant after the other, which on a busy machine
+// skews whichever runs second; alternating every round does not.
+const responsesTimings = await timeInterleaved({
+  "bare openai SDK": bareResponses,
+  "Bridle adapter": () => viaAdapter(responsesModel),
+});
+console.log(`Responses, ${deltas} deltas, interleaved:\n${formatTimings(responsesTimings, deltas)}`);
+const chatTimings = await timeInterleaved({
+  "bare openai SDK": bareChat,
+  "Bridle adapter": () => viaAdapter(chatModel),
+});
+console.log(`Chat Completions, ${deltas} deltas, interleaved:\n${formatTimings(chatTimings, deltas)}`);
 
 describe(`Responses: one answer of ${deltas} deltas`, () => {
   bench("bare openai SDK", bareResponses, options);
