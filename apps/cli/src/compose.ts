@@ -2,6 +2,7 @@
 // is imported when first needed, so commands that do not need a provider or the shell never load them.
 import { join } from "node:path";
 import {
+  type AnyHook,
   type AnyTool,
   type Approver,
   Harness,
@@ -15,6 +16,10 @@ import type { Settings } from "./config.js";
 
 export interface Toolset {
   readonly tools: readonly AnyTool[];
+  /** Hooks the tools need on the run (skills enforce their allowed-tools with one). */
+  readonly hooks: readonly AnyHook[];
+  /** Added to the system prompt (the skills catalog). */
+  readonly instructions: string;
   close(): Promise<void>;
 }
 
@@ -46,8 +51,19 @@ export async function composeTools(settings: Settings): Promise<Toolset> {
   const shell = await shellTools(settings);
   tools.push(shell.bash);
   closers.push(() => shell.stopAll());
+  const hooks: AnyHook[] = [];
+  let instructions = "";
   if (settings.skills) {
-    throw new CliError("--skills needs @bridle/skills, which this build does not include yet");
+    const { SkillRegistry, createSkillTools } = await import("@bridle/skills");
+    const registry = await SkillRegistry.load({
+      folders: [settings.skills],
+      onWarning: (warning) => process.stderr.write(`skills: ${warning.message}\n`),
+    });
+    // skill_run goes through the same runner and command policy as bash, so --sandbox covers skills too.
+    const skills = await createSkillTools(registry, { shell: shell.environment });
+    tools.push(...skills.tools);
+    hooks.push(...skills.hooks);
+    instructions = registry.catalog();
   }
   if (settings.mcp) {
     const { McpServers } = await import("@bridle/tools-mcp");
@@ -62,13 +78,15 @@ export async function composeTools(settings: Settings): Promise<Toolset> {
   }
   return {
     tools,
+    hooks,
+    instructions,
     close: async () => {
       for (const close of closers) await close();
     },
   };
 }
 
-async function shellTools(settings: Settings): Promise<{ bash: AnyTool; stopAll(): Promise<void> }> {
+async function shellTools(settings: Settings) {
   const { BubblewrapRunner, createShellTools } = await import("@bridle/tools-shell");
   try {
     return await createShellTools(settings.sandbox === "bwrap" ? { runner: new BubblewrapRunner() } : {});
@@ -130,7 +148,8 @@ export async function composeAgent(settings: Settings, approver: Approver): Prom
     harness: new Harness({
       model: chosen,
       tools: toolset.tools,
-      system: SYSTEM_PROMPT,
+      system: toolset.instructions ? `${SYSTEM_PROMPT}\n\n${toolset.instructions}` : SYSTEM_PROMPT,
+      hooks: toolset.hooks,
       workspace: new Workspace(settings.cwd),
       approver,
       limits: { maxModelRequests: settings.maxTurns },

@@ -1,5 +1,6 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { type FakeProviderServer, openaiResponsesFormat, tempWorkspace } from "@bridle/testing";
 import { lineTag } from "@bridle/tools-edit-hashline";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -220,6 +221,27 @@ describe("the other commands", () => {
     const bad = await runCli(["tools", "list"], { cwd: repo, env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/store/);
+  });
+
+  it("offers the public skills with --skills: catalog in the system prompt, skill_read reads one", async () => {
+    const skills = fileURLToPath(new URL("../../../../shared/fixtures/agent-skills/", import.meta.url));
+    server = await fakeOpenAI([
+      { toolCalls: [call("c1", "skill_read", { skill: "brand-guidelines" })] },
+      { text: "Read the brand guidelines." },
+    ]);
+    const run = await runCli(["run", "what are our brand colours?", "--skills", skills, ...baseArgs(server)], {
+      cwd: dir,
+      env,
+    });
+    expect(run.code).toBe(0);
+    const first = JSON.stringify(server.requests[0]?.body);
+    for (const name of ["brand-guidelines", "mcp-builder", "skill-creator", "webapp-testing"]) {
+      expect(first).toContain(name);
+    }
+    expect(first).toContain('"skill_run"');
+    const outputs = toolOutputsSent(server).join("\n");
+    expect(outputs).not.toMatch(/^(NotFound|Denied|InvalidInput)/);
+    expect(outputs.length).toBeGreaterThan(200);
   });
 
   it("runs the demo end to end with no API key", async () => {
