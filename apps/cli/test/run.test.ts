@@ -229,10 +229,13 @@ describe("the other commands", () => {
       { toolCalls: [call("c1", "skill_read", { skill: "brand-guidelines" })] },
       { text: "Read the brand guidelines." },
     ]);
-    const run = await runCli(["run", "what are our brand colours?", "--skills", skills, ...baseArgs(server)], {
-      cwd: dir,
-      env,
-    });
+    const run = await runCli(
+      ["run", "what are our brand colours?", "--skills", skills, ...baseArgs(server)],
+      {
+        cwd: dir,
+        env,
+      },
+    );
     expect(run.code).toBe(0);
     const first = JSON.stringify(server.requests[0]?.body);
     for (const name of ["brand-guidelines", "mcp-builder", "skill-creator", "webapp-testing"]) {
