@@ -141,4 +141,41 @@ describe("retryingStream", () => {
     }
     expect(events.map((event) => event.type)).toEqual(["text_delta", "text_delta", "done"]);
   });
+
+  it("drains the stream after the terminal event instead of breaking it off, ignoring what follows", async () => {
+    let finished = false;
+    async function* source(): AsyncGenerator<Raw> {
+      yield done;
+      yield { type: "text_delta", delta: "after the end" };
+      finished = true;
+    }
+    const events = await collect(
+      retryingStream({
+        signal: new AbortController().signal,
+        policy,
+        attempt: async () => attemptOf(source()),
+      }),
+    );
+    expect(events).toEqual([done]);
+    expect(finished).toBe(true);
+  });
+
+  it("cuts off a stream held open after its terminal event, and still delivers the turn", async () => {
+    const held = (signal: AbortSignal): AsyncIterable<Raw> => ({
+      async *[Symbol.asyncIterator]() {
+        yield done;
+        await new Promise<void>((resolve) =>
+          signal.addEventListener("abort", () => resolve(), { once: true }),
+        );
+      },
+    });
+    const events = await collect(
+      retryingStream({
+        signal: new AbortController().signal,
+        policy,
+        attempt: async (signal) => attemptOf(held(signal)),
+      }),
+    );
+    expect(events).toEqual([done]);
+  });
 });
