@@ -62,6 +62,8 @@ export function createBashTool(env: ShellEnvironment): AnyTool {
       env.unenforcedNote(),
     inputSchema: bashInputSchema,
     annotations: { destructive: true, open_world: env.sandbox.network !== "disabled" },
+    // Commands may write what their siblings read (`cat f` beside `rm f`): a batch holding bash runs in order.
+    sequential: true,
     // Our own soft and hard timeouts fire first; core's is only the backstop.
     timeoutMs: maxMs + env.killGraceMs + 10_000,
     needsApproval: (args, context) => env.needsApproval(args, context.workspace),
