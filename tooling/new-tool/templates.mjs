@@ -33,7 +33,7 @@ export function packageJson(pkg) {
 
 export function tsconfig(pkg) {
   return `${JSON.stringify(
-    { extends: `${pkg.relativeRoot}/tooling/tsconfig.package.json`, include: ["src", "test"] },
+    { extends: `${pkg.relativeRoot}/tooling/tsconfig.package.json`, include: ["src", "test", "bench"] },
     null,
     2,
   )}\n`;
