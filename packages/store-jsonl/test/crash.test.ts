@@ -27,6 +27,9 @@ it("keeps every acknowledged append through 100 SIGKILLs, and loads cleanly afte
   });
   console.log("jsonl crash trials:", JSON.stringify(report));
   expect(report.trials).toBe(100);
-  expect(report.acknowledged).toBeGreaterThan(100);
+  // How much gets written between kills depends on the machine's load; the guarantee checked after every
+  // kill does not. These only make sure the trials exercised appends at all.
+  expect(report.acknowledged).toBeGreaterThan(0);
+  expect(report.killedBeforeReady).toBeLessThan(report.trials);
   expect(report.stored).toBeGreaterThanOrEqual(report.acknowledged + 1);
 }, 180_000);
