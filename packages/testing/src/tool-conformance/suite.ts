@@ -90,12 +90,20 @@ export function describeToolConformance(name: string, options: ToolConformanceOp
       expect(toolOutputProblems(output)).toEqual([]);
       expect(output.isError ?? false).toBe(false);
 
-      const observed = observe(tool);
-      const { run, results } = await runCalls(observed.tool, [JSON.stringify(args)], workspace);
-      expect(run.stopReason).toBe("completed");
-      expect(observed.executions).toHaveLength(1);
-      expect(results[0]?.errorKind).toBeUndefined();
-      expect(results[0]?.isError).toBe(false);
+      // A fresh tool in a fresh workspace: a tool that is not idempotent (write_file refusing to overwrite
+      // a file it did not read) must not see the direct call's effects.
+      const second = await tempWorkspace("bridle-tool-conformance-");
+      try {
+        const freshArgs = await options.validArgs(second.dir);
+        const observed = observe(await options.create());
+        const { run, results } = await runCalls(observed.tool, [JSON.stringify(freshArgs)], second.dir);
+        expect(run.stopReason).toBe("completed");
+        expect(observed.executions).toHaveLength(1);
+        expect(results[0]?.errorKind).toBeUndefined();
+        expect(results[0]?.isError).toBe(false);
+      } finally {
+        await second.cleanup();
+      }
     });
 
     it("leaves the workspace unchanged when it says read_only", async (context) => {
