@@ -8,7 +8,7 @@ import { CliError } from "./cli-error.js";
 export const DEFAULT_MODELS = {
   openai: "gpt-5-mini",
   "openai-chat": "gpt-4.1-mini",
-  anthropic: "claude-sonnet-4-5",
+  anthropic: "claude-sonnet-4-6",
 } as const;
 
 const settingsSchema = z
