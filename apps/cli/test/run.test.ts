@@ -1,7 +1,13 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type FakeProviderServer, openaiResponsesFormat, tempWorkspace } from "@bridle/testing";
+import {
+  anthropicMessagesFormat,
+  FakeProviderServer,
+  openaiChatFormat,
+  openaiResponsesFormat,
+  tempWorkspace,
+} from "@bridle/testing";
 import { lineTag } from "@bridle/tools-edit-hashline";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { call, fakeOpenAI, runCli, toolOutputsSent } from "./cli-harness.js";
@@ -161,6 +167,39 @@ describe("bridle run", () => {
     const run = await runCli(["run", "hello", ...baseArgs(server)], { cwd: dir, env });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/stopped: provider_error/);
+  });
+});
+
+describe("every provider", () => {
+  it.each([
+    ["openai-chat", openaiChatFormat],
+    ["anthropic", anthropicMessagesFormat],
+  ] as const)("--provider %s reads a file and answers over its own wire format", async (provider, format) => {
+    server = await FakeProviderServer.start();
+    server.enqueue(
+      {
+        kind: "stream",
+        events: format.events({ toolCalls: [call("c1", "read_file", { path: "src/greet.js" })] }),
+      },
+      { kind: "stream", events: format.events({ text: "It greets by name." }) },
+    );
+    const run = await runCli(
+      [
+        "run",
+        "what does greet do?",
+        "--provider",
+        provider,
+        "--model",
+        "m",
+        "--base-url",
+        format.baseUrl(server.url),
+      ],
+      { cwd: repo, env: { ...env, ANTHROPIC_API_KEY: "test-key" } },
+    );
+    expect(run.stderr).not.toMatch(/stopped:/);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("It greets by name.");
+    expect(JSON.stringify(server.requests[1]?.body)).toContain("Helo, ");
   });
 });
 
