@@ -16,9 +16,11 @@ if (!workspace || !dataDir) throw new Error("usage: node agent.mjs <workspace-fo
 // The endpoint and key come from the provider's usual environment variables (OPENAI_BASE_URL,
 // ANTHROPIC_BASE_URL, ...), so no line below names a provider.
 const model = createModel({ model: process.env.BRIDLE_MODEL ?? "test-model" });
-// SQLite keeps sessions in one file (`path`), JSONL in a folder (`dir`): name both, so this line stays.
+// The two stores name their location differently: SQLite a file (`path`), JSONL a folder (`dir`). One
+// options object carrying both keeps this line the same whichever store is imported.
 const location = join(dataDir, "sessions");
-const store = await SessionStore.open({ path: location, dir: location });
+const storeOptions = { path: location, dir: location };
+const store = await SessionStore.open(storeOptions);
 
 const session = await store.createSession({ title: "consumer test" });
 const sink = sessionSink(store, session.id);

@@ -13,6 +13,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConsumerProject, npmEnvironment } from "../src/consumer-project.js";
 import { packPackages } from "../src/pack.js";
+import { typecheckConsumer } from "../src/typecheck.js";
 import { formatWeight, installWeight } from "../src/weight.js";
 import { folderOf, readManifest, runtimeClosure } from "../src/workspace-packages.js";
 
@@ -92,6 +93,8 @@ describe("an npm project outside the workspace", () => {
 
     const report = await runAgent(join(consumerDir, "agent.mjs"), openaiResponsesFormat, "OPENAI");
     expect(report.provider).toBe("openai");
+    // The same script type-checks against the shipped declarations (the exports maps' `types`).
+    expect(await typecheckConsumer(project.dir, "agent.mjs")).toBe("");
   });
 
   it("swaps in providers-anthropic and store-jsonl by changing imports only", async () => {
@@ -101,6 +104,7 @@ describe("an npm project outside the workspace", () => {
     );
     const report = await runAgent(await swappedAgent(), anthropicMessagesFormat, "ANTHROPIC");
     expect(report.provider).toBe("anthropic");
+    expect(await typecheckConsumer(project.dir, "agent.mjs")).toBe("");
   });
 });
 
