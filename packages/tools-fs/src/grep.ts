@@ -88,6 +88,12 @@ export function createGrepTool(settings: FsSettings) {
         const message = result.stderr.trim() || "ripgrep failed";
         throw new ToolFailure("InvalidInput", `grep could not search: ${message}`);
       }
+      if (result.timedOut && result.matches.length === 0) {
+        throw new ToolFailure(
+          "Timeout",
+          `grep found nothing within ${settings.grepTimeoutMs / 1000} s and was stopped. Search a narrower path, or filter files with include.`,
+        );
+      }
       const shownPath = ctx.workspace.display(target);
       const display = (file: string) => ctx.workspace.display(resolve(cwd, file));
       const matches = result.matches.map((entry) => ({ ...entry, file: display(entry.file) })).sort(byPlace);

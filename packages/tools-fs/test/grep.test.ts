@@ -122,6 +122,14 @@ describe("grep", () => {
     });
     expect(text(out)).toContain("took longer than 0.3 s and was stopped; results are partial");
 
+    const silent = join(fx.outside, "silent-rg");
+    await writeFile(silent, "#!/bin/sh\nexec sleep 30\n");
+    await chmod(silent, 0o755);
+    const nothing = await fixture({ grepTimeoutMs: 300, ripgrepPath: silent });
+    const timeout = await nothing.fail(nothing.kit.grep, { pattern: "hit" });
+    expect(timeout.kind).toBe("Timeout");
+    expect(timeout.message).toContain("found nothing within 0.3 s");
+
     const patient = await fixture({ ripgrepPath: fake });
     const controller = new AbortController();
     const pending = patient.call(patient.kit.grep, { pattern: "hit" }, "run-1", controller.signal);
