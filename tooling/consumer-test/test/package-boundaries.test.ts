@@ -74,6 +74,8 @@ async function boundaryViolations(): Promise<{ violations: string[]; checked: nu
           violations.push(`${shown}: imports its own package by name (${specifier})`);
           continue;
         }
+        const layering = layerViolation(manifest.name, name, dir.includes(`${join(repoRoot, "apps")}`));
+        if (layering) violations.push(`${shown}: ${layering}`);
         if (!declared.has(name))
           violations.push(`${shown}: imports ${name}, not in dependencies or peerDependencies`);
         const target = byName.get(name);
@@ -86,8 +88,46 @@ async function boundaryViolations(): Promise<{ violations: string[]; checked: nu
   return { violations, checked };
 }
 
+/**
+ * The one-direction flow of docs/architecture.md: everything points at core; applications compose. A
+ * provider, a store or tracing is chosen by the application, so no library imports one; a store or a
+ * provider does not import a tool; nothing ships the test kit in its runtime code.
+ */
+export function layerViolation(from: string, to: string, fromApp: boolean): string | undefined {
+  const folder = (name: string) => name.replace(/^@bridle\//, "");
+  const source = folder(from);
+  const target = folder(to);
+  if (source === "core") return `core imports ${to}: core depends on no other package`;
+  // An application may run the fakes on purpose (the CLI's offline demo), declared as a dependency.
+  if (fromApp) return undefined;
+  if (target === "testing") return `imports ${to} at run time: the test kit is a devDependency`;
+  if (/^(providers-|store-)/.test(target) || target === "tracing-otel") {
+    return `imports ${to}: which provider, store or tracing to use is the application's choice`;
+  }
+  if (/^(providers-|store-|provider-kit$)/.test(source) && target.startsWith("tools-")) {
+    return `imports ${to}: providers and stores do not depend on tools`;
+  }
+  return undefined;
+}
+
 describe("package boundaries", () => {
-  it("src/ imports other packages only by their exports, through declared dependencies", async () => {
+  it("layering rules reject sideways imports", () => {
+    expect(layerViolation("@bridle/tools-fs", "@bridle/providers-openai", false)).toContain(
+      "application's choice",
+    );
+    expect(layerViolation("@bridle/store-jsonl", "@bridle/tools-fs", false)).toContain(
+      "do not depend on tools",
+    );
+    expect(layerViolation("@bridle/core", "@bridle/provider-kit", false)).toContain(
+      "core depends on no other",
+    );
+    expect(layerViolation("@bridle/tools-fetch", "@bridle/testing", false)).toContain("devDependency");
+    expect(layerViolation("@bridle/cli", "@bridle/store-sqlite", true)).toBeUndefined();
+    expect(layerViolation("@bridle/tools-edit-hashline", "@bridle/tools-fs", false)).toBeUndefined();
+    expect(layerViolation("@bridle/providers-openai", "@bridle/provider-kit", false)).toBeUndefined();
+  });
+
+  it("src/ imports other packages only by their exports, through declared dependencies, in one direction", async () => {
     const { violations, checked } = await boundaryViolations();
     expect(violations).toEqual([]);
     // The scan really read the sources: every package imports core at least once.
