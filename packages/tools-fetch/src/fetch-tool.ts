@@ -2,6 +2,7 @@ import { defineTool, errorMessage, ToolFailure } from "@bridle/core";
 import { z } from "zod";
 import { bodyText, readCapped } from "./body.js";
 import { HostAllowlist } from "./host-allowlist.js";
+import { htmlToText } from "./html-text.js";
 
 export interface FetchToolOptions {
   /**
@@ -55,6 +56,10 @@ export function createFetchTool(options: FetchToolOptions) {
       .max(maxBytes)
       .optional()
       .describe(`Most body bytes to read (default and most: ${maxBytes})`),
+    raw: z
+      .boolean()
+      .optional()
+      .describe("Return an HTML page's source instead of its readable text (default false)"),
   });
 
   return defineTool({
@@ -77,7 +82,13 @@ export function createFetchTool(options: FetchToolOptions) {
         const response = await request(url, options.headers, ctx.signal);
         const location = response.headers.get("location");
         if (!REDIRECT.has(response.status) || location === null) {
-          return render(args.url, url, response, args.max_bytes ?? maxBytes, redirects);
+          return render(
+            args.url,
+            url,
+            response,
+            { cap: args.max_bytes ?? maxBytes, raw: args.raw ?? false },
+            redirects,
+          );
         }
         await response.body?.cancel().catch(() => {});
         if (redirects.length >= maxRedirects) {
@@ -144,11 +155,11 @@ async function render(
   asked: string,
   url: URL,
   response: Response,
-  cap: number,
+  read: { readonly cap: number; readonly raw: boolean },
   redirects: readonly string[],
 ): Promise<{ content: string; details: FetchDetails; isError: boolean }> {
   const contentType = response.headers.get("content-type") ?? undefined;
-  const { bytes, truncated } = await readCapped(response.body, cap);
+  const { bytes, truncated } = await readCapped(response.body, read.cap);
   const details: FetchDetails = {
     url: asked,
     finalUrl: url.href,
@@ -163,7 +174,11 @@ async function render(
     ...(redirects.length > 0 ? [`url: ${url.href}`] : []),
     `content-type: ${contentType ?? "(none)"}`,
   ];
-  const text = bodyText(bytes, contentType);
+  const decoded = bodyText(bytes, contentType);
+  const html =
+    decoded !== undefined && !read.raw && /^(text\/html|application\/xhtml\+xml)/i.test(contentType ?? "");
+  if (html) head.push("(HTML shown as readable text; raw: true for the source)");
+  const text = html ? htmlToText(decoded) : decoded;
   let body: string;
   if (text === undefined)
     body = `(binary body, ${bytes.length} bytes${truncated ? " read before the cap" : ""}, not shown)`;

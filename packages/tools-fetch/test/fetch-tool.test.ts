@@ -127,6 +127,18 @@ describe("fetch", () => {
     expect(text(empty)).toContain("(empty body)");
   });
 
+  it("shows HTML pages as readable text unless raw is asked for", async () => {
+    const [readable, raw] = await callTool(
+      createFetchTool({ allowedHosts: [server.host] }),
+      { url: `${server.origin}/page` },
+      { url: `${server.origin}/page`, raw: true },
+    );
+    expect(text(readable)).toBe(
+      "HTTP 200 OK\ncontent-type: text/html; charset=utf-8\n(HTML shown as readable text; raw: true for the source)\n\n## Title\n\nBody & more",
+    );
+    expect(text(raw)).toContain("<h2>Title</h2>");
+  });
+
   it("marks HTTP errors as failed results the model can read", async () => {
     const [result] = await callTool(createFetchTool({ allowedHosts: [server.host] }), {
       url: `${server.origin}/teapot`,

@@ -45,6 +45,10 @@ export async function startServer(routes: Record<string, Route> = {}): Promise<L
 const defaultRoutes: Record<string, Route> = {
   "/text": (_req, res) =>
     res.writeHead(200, { "content-type": "text/plain; charset=utf-8" }).end("hello, world ✓\n"),
+  "/page": (_req, res) =>
+    res
+      .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+      .end("<html><head><title>x</title></head><body><h2>Title</h2><p>Body &amp; more</p></body></html>"),
   "/json": (_req, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}'),
   "/latin1": (_req, res) =>
     res
