@@ -23,7 +23,9 @@ afterEach(() => cleanup());
 const liar = (ack: number) => () =>
   spawn(
     process.execPath,
-    ["-e", `console.log("ready"); console.log("ack ${ack}"); setInterval(() => {}, 1000);`],
+    // The ack comes before "ready": the trial may kill the child as soon as it sees "ready", and the ack must
+    // have been read by then whatever chunks the pipe delivers the lines in.
+    ["-e", `console.log("ack ${ack}"); console.log("ready"); setInterval(() => {}, 1000);`],
     {
       stdio: ["ignore", "pipe", "pipe"],
     },
