@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import { lstat, mkdir, realpath } from "node:fs/promises";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { ToolFailure } from "./errors.js";
@@ -19,6 +20,7 @@ export class Workspace {
   readonly roots: readonly string[];
   readonly allowSecrets: boolean;
   #realRoots: Promise<string[]> | undefined;
+  #realRoot: string | undefined;
 
   constructor(options: WorkspaceOptions | string) {
     const opts = typeof options === "string" ? { roots: [options] } : options;
@@ -34,8 +36,15 @@ export class Workspace {
 
   /** The path as the model should see it: relative to the first root when inside it. */
   display(absolute: string): string {
-    const rel = relative(this.root, absolute);
-    return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? absolute : rel;
+    // Tools hand over real paths; when the root itself is reached through a symlink (/tmp on macOS, a
+    // symlinked checkout), its real path is what those paths start with.
+    this.#realRoot ??= realRootSync(this.root);
+    for (const root of [this.root, this.#realRoot]) {
+      const rel = relative(root, absolute);
+      if (rel === "") return ".";
+      if (!rel.startsWith("..") && !isAbsolute(rel)) return rel;
+    }
+    return absolute;
   }
 
   /** Resolve a path that must already exist inside the workspace. */
@@ -123,6 +132,14 @@ export class Workspace {
   #roots(): Promise<string[]> {
     this.#realRoots ??= Promise.all(this.roots.map((root) => realpath(root).catch(() => root)));
     return this.#realRoots;
+  }
+}
+
+function realRootSync(root: string): string {
+  try {
+    return realpathSync(root);
+  } catch {
+    return root;
   }
 }
 

@@ -77,6 +77,17 @@ describe("resolveExisting", () => {
   });
 });
 
+describe("display", () => {
+  it("shows real paths relative to a root reached through a symlink", async () => {
+    await symlink(root, join(base, "ws-link"));
+    const linked = new Workspace(join(base, "ws-link"));
+    const real = await linked.resolveExisting("src/a.ts");
+    expect(linked.display(real)).toBe("src/a.ts");
+    expect(linked.display(join(base, "ws-link", "src"))).toBe("src");
+    expect(linked.display(join(base, "outside.txt"))).toBe(join(base, "outside.txt"));
+  });
+});
+
 describe("resolveForWrite", () => {
   it("resolves a new file whose parent exists inside", async () => {
     expect(await ws.resolveForWrite("src/new.ts")).toMatch(/ws\/src\/new\.ts$/);
