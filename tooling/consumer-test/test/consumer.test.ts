@@ -80,6 +80,10 @@ describe("an npm project outside the workspace", () => {
     await project.install(MINIMAL);
     const weight = await installWeight(project.dir);
     console.log(formatWeight("minimal install (core, providers-openai, tools-fs, store-sqlite)", weight));
+    // A budget, not a measurement: generous headroom over today's ~36 MiB and 39 packages, so only a
+    // heavy new dependency (a second SDK, a native toolchain) trips it.
+    expect(weight.packages, "packages in the minimal install").toBeLessThan(80);
+    expect(weight.bytes, "bytes in the minimal install").toBeLessThan(80 * 1024 * 1024);
 
     const sources = await project.resolvedBridlePackages();
     expect(Object.keys(sources).sort()).toEqual(
