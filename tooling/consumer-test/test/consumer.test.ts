@@ -1,5 +1,7 @@
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,6 +24,7 @@ const consumerDir = fileURLToPath(new URL("../consumer/", import.meta.url));
 
 const MINIMAL = ["@bridle/core", "@bridle/providers-openai", "@bridle/tools-fs", "@bridle/store-sqlite"];
 const SWAPPED_IN = ["@bridle/providers-anthropic", "@bridle/store-jsonl"];
+const CONTRIBUTED = "@bridle/tools-fetch";
 const NOTE = "hello from outside the workspace";
 
 interface AgentReport {
@@ -42,7 +45,7 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "bridle-consumer-"));
   const destination = join(root, "tarballs");
   await mkdir(destination);
-  tarballs = await packPackages(await runtimeClosure([...MINIMAL, ...SWAPPED_IN]), destination);
+  tarballs = await packPackages(await runtimeClosure([...MINIMAL, ...SWAPPED_IN, CONTRIBUTED]), destination);
   project = new ConsumerProject(join(root, "app"), tarballs);
 }, 300_000);
 
@@ -109,6 +112,50 @@ describe("an npm project outside the workspace", () => {
     const report = await runAgent(await swappedAgent(), anthropicMessagesFormat, "ANTHROPIC");
     expect(report.provider).toBe("anthropic");
     expect(await typecheckConsumer(project.dir, "agent.mjs")).toBe("");
+  });
+});
+
+describe("a contributed tool package", () => {
+  it("installs from its tarball beside the others and runs in the consumer's agent", async () => {
+    await project.install([...MINIMAL, ...SWAPPED_IN, CONTRIBUTED]);
+    const page = createServer((_req, res) =>
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end("<h1>Release notes</h1><p>Bridle 0.1 is out.</p>"),
+    );
+    await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(page.address() as AddressInfo).port}/notes`;
+    const fake = await FakeProviderServer.start();
+    try {
+      fake.enqueue(
+        {
+          kind: "stream",
+          events: openaiResponsesFormat.events({
+            toolCalls: [{ id: "call_fetch_1", name: "fetch", arguments: JSON.stringify({ url }) }],
+          }),
+        },
+        { kind: "stream", events: openaiResponsesFormat.events({ text: "Bridle 0.1 is out." }) },
+      );
+      const script = await project.addScript(join(consumerDir, "fetch-agent.mjs"), "fetch-agent.mjs");
+      const { stdout } = await execute(process.execPath, [script, url], {
+        cwd: project.dir,
+        env: {
+          ...npmEnvironment(),
+          OPENAI_BASE_URL: openaiResponsesFormat.baseUrl(fake.url),
+          OPENAI_API_KEY: "test-key",
+        },
+        timeout: 60_000,
+      });
+      const report = JSON.parse(stdout.trim().split("\n").at(-1) ?? "") as AgentReport;
+      expect(report.stopReason).toBe("completed");
+      expect(report.toolResult?.isError).toBe(false);
+      expect(JSON.stringify(report.toolResult?.content)).toContain("# Release notes");
+      expect(await typecheckConsumer(project.dir, "fetch-agent.mjs")).toBe("");
+    } finally {
+      await fake.close();
+      page.closeAllConnections();
+      await new Promise<void>((resolve) => page.close(() => resolve()));
+    }
   });
 });
 
