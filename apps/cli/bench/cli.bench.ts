@@ -91,12 +91,16 @@ async function shellTurns(turns: number): Promise<void> {
   if (result.stopReason !== "completed") throw new Error(`run ended with ${result.stopReason}`);
   const early = gaps.slice(0, 50);
   const late = gaps.slice(-50);
+  // The harness's own share of each turn: the gap less that turn's tool call.
+  const own = gaps.map((gap, i) => gap - (commandMs[i] ?? 0));
+  const ownEarly = median(own.slice(0, 50));
+  const ownLate = median(own.slice(-50));
   console.log(
     [
       `${turns} shell tool turns: harness gap per turn (tool call included) median ${median(gaps).toFixed(2)} ms`,
       `  turns 1-50 ${median(early).toFixed(2)} ms, last 50 ${median(late).toFixed(2)} ms, ratio ${(median(late) / median(early)).toFixed(2)}`,
       `  bash tool call (spawn + policy + capture) median ${median(commandMs).toFixed(2)} ms`,
-      `  harness without the tool call: median ${(median(gaps) - median(commandMs)).toFixed(2)} ms`,
+      `  harness without the tool call: median ${median(own).toFixed(2)} ms; turns 1-50 ${ownEarly.toFixed(2)} ms, last 50 ${ownLate.toFixed(2)} ms, ratio ${(ownLate / ownEarly).toFixed(2)}`,
       `  first request ${firstRequestBytes} bytes`,
     ].join("\n"),
   );

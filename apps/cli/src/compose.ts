@@ -152,7 +152,8 @@ export async function composeAgent(settings: Settings, approver: Approver): Prom
       hooks: toolset.hooks,
       workspace: new Workspace(settings.cwd),
       approver,
-      limits: { maxModelRequests: settings.maxTurns },
+      // --max-turns bounds model requests; tool calls get room for several per turn.
+      limits: { maxModelRequests: settings.maxTurns, maxToolCalls: settings.maxTurns * 10 },
     }),
     store,
     model: chosen,

@@ -7,9 +7,10 @@ export const CLI = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 /**
  * The flags the bin's shebang passes to node. Liftoff only: V8's optimizing compiler spends about 500 MB
  * and seconds of CPU compiling tree-sitter's bash parser (wasm) once it is hot; the baseline compiler's
- * code parses a command in tens of microseconds with none of that.
+ * code parses a command in tens of microseconds with none of that. Optimize for size: V8 collects garbage
+ * sooner; a 500-turn session peaks at ~105 MB instead of ~190 MB for ~5% more wall time.
  */
-export const NODE_FLAGS = ["--liftoff-only"];
+export const NODE_FLAGS = ["--liftoff-only", "--optimize-for-size"];
 
 export interface CliRun {
   readonly code: number | null;
