@@ -54,7 +54,7 @@ afterAll(async () => {
 });
 
 describe("packed tarballs", () => {
-  it("hold every file their exports map names, and a README", async () => {
+  it("hold every file their exports map names, a README and the LICENSE", async () => {
     for (const [name, tarball] of tarballs) {
       const { stdout } = await execute("tar", ["-tzf", tarball]);
       const files = new Set(stdout.split("\n").map((line) => line.replace(/^package\//, "")));
@@ -67,6 +67,7 @@ describe("packed tarballs", () => {
         );
       }
       expect(files.has("README.md"), `${name}: README.md`).toBe(true);
+      expect(files.has("LICENSE"), `${name}: LICENSE`).toBe(true);
     }
   });
 
