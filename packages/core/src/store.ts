@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { BridleError } from "./errors.js";
 import type { RunEvent, RunEventType } from "./events.js";
-import { type Message, type ToolResultMessage, textOf, toolCallsOf } from "./messages.js";
+import { closeDanglingCalls } from "./history.js";
+import { type Message, textOf } from "./messages.js";
 import type { EventSink } from "./run-context.js";
 import { projectTranscript } from "./transcript.js";
 
@@ -139,38 +140,7 @@ export function sessionSink(store: SessionStore, sessionId: string): EventSink &
 export async function sessionTranscript(store: SessionStore, sessionId: string): Promise<Message[]> {
   const events: RunEvent[] = [];
   for await (const stored of store.read(sessionId)) events.push(stored.event);
-  return closeOpenToolCalls(projectTranscript(events));
-}
-
-function closeOpenToolCalls(messages: readonly Message[]): Message[] {
-  const out: Message[] = [];
-  for (let i = 0; i < messages.length; i++) {
-    const message = messages[i] as Message;
-    out.push(message);
-    if (message.role !== "assistant") continue;
-    const answered = new Set<string>();
-    let j = i + 1;
-    for (; j < messages.length; j++) {
-      const next = messages[j] as Message;
-      if (next.role !== "tool") break;
-      answered.add(next.toolCallId);
-      out.push(next);
-    }
-    for (const call of toolCallsOf(message)) {
-      if (answered.has(call.id)) continue;
-      const result: ToolResultMessage = {
-        role: "tool",
-        toolCallId: call.id,
-        toolName: call.name,
-        content: [{ type: "text", text: "Cancelled: the session ended before this call finished" }],
-        isError: true,
-        errorKind: "Cancelled",
-      };
-      out.push(result);
-    }
-    i = j - 1;
-  }
-  return out;
+  return [...closeDanglingCalls(projectTranscript(events))];
 }
 
 /** The text `search` looks in for one event, or undefined when the event carries none. */
