@@ -12,7 +12,11 @@ const packagesDir = fileURLToPath(new URL("../packages/", import.meta.url));
 export function packageTests(options = {}) {
   return defineConfig({
     resolve: {
-      alias: [{ find: /^@bridle\/([a-z0-9-]+)$/, replacement: `${packagesDir}$1/src/index.ts` }],
+      alias: [
+        { find: /^@bridle\/([a-z0-9-]+)$/, replacement: `${packagesDir}$1/src/index.ts` },
+        // A subpath in a package's exports map (`@bridle/testing/vitest`) is `src/<subpath>.ts` there.
+        { find: /^@bridle\/([a-z0-9-]+)\/([a-z0-9-]+)$/, replacement: `${packagesDir}$1/src/$2.ts` },
+      ],
     },
     test: {
       include: ["test/**/*.test.ts"],

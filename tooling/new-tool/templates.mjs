@@ -127,7 +127,8 @@ export function test(pkg) {
   return `import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Harness } from "@bridle/core";
-import { describeToolConformance, ScriptedModel, tempWorkspace } from "@bridle/testing";
+import { ScriptedModel, tempWorkspace } from "@bridle/testing";
+import { describeToolConformance } from "@bridle/testing/vitest";
 import { expect, it } from "vitest";
 import { ${pkg.factory} } from "../src/index.js";
 

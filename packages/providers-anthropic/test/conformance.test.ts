@@ -1,4 +1,5 @@
-import { anthropicMessagesFormat, describeProviderConformance } from "@bridle/testing";
+import { anthropicMessagesFormat } from "@bridle/testing";
+import { describeProviderConformance } from "@bridle/testing/vitest";
 import { createAnthropicModel } from "../src/index.js";
 
 describeProviderConformance({

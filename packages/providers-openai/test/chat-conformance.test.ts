@@ -1,4 +1,5 @@
-import { describeProviderConformance, openaiChatFormat } from "@bridle/testing";
+import { openaiChatFormat } from "@bridle/testing";
+import { describeProviderConformance } from "@bridle/testing/vitest";
 import { createOpenAIChatModel } from "../src/index.js";
 
 describeProviderConformance({

@@ -1,4 +1,5 @@
-import { describeProviderConformance, openaiResponsesFormat } from "@bridle/testing";
+import { openaiResponsesFormat } from "@bridle/testing";
+import { describeProviderConformance } from "@bridle/testing/vitest";
 import { createOpenAIResponsesModel } from "../src/index.js";
 
 describeProviderConformance({

@@ -1,4 +1,5 @@
-import { describeSessionStore, tempWorkspace } from "@bridle/testing";
+import { tempWorkspace } from "@bridle/testing";
+import { describeSessionStore } from "@bridle/testing/vitest";
 import { JsonlSessionStore } from "../src/index.js";
 
 describeSessionStore("JsonlSessionStore", async () => {

@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { describeSessionStore, tempWorkspace } from "@bridle/testing";
+import { tempWorkspace } from "@bridle/testing";
+import { describeSessionStore } from "@bridle/testing/vitest";
 import { SqliteSessionStore } from "../src/index.js";
 
 describeSessionStore("SqliteSessionStore", async () => {

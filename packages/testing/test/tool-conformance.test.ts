@@ -3,13 +3,8 @@ import { join } from "node:path";
 import { type AnyTool, defineTool, ToolFailure } from "@bridle/core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  describeToolConformance,
-  invalidCalls,
-  settlesWithin,
-  toolDeclarationProblems,
-  toolOutputProblems,
-} from "../src/index.js";
+import { invalidCalls, settlesWithin, toolDeclarationProblems, toolOutputProblems } from "../src/index.js";
+import { describeToolConformance } from "../src/vitest.js";
 
 /** A well-behaved tool: waits until a file exists, then returns its first line; abort stops the wait. */
 function waitForFileTool(): AnyTool {

@@ -1,5 +1,6 @@
 import { type AnyTool, Harness, type ToolResultMessage } from "@bridle/core";
-import { describeToolConformance, ScriptedModel, tempWorkspace } from "@bridle/testing";
+import { ScriptedModel, tempWorkspace } from "@bridle/testing";
+import { describeToolConformance } from "@bridle/testing/vitest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFetchTool, type FetchDetails } from "../src/index.js";
 import { type LoopbackServer, startServer } from "./loopback-server.js";

@@ -6,8 +6,9 @@ export const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 export const reportsDir = join(repoRoot, "etc");
 
 export interface PublicPackage {
+  /** The import specifier: the package name, or `name/subpath` for a subpath entry of its exports map. */
   readonly name: string;
-  /** Its folder under packages/, which also names its report: etc/<folder>.api.md. */
+  /** Its folder under packages/ (plus `-subpath`), which also names its report: etc/<folder>.api.md. */
   readonly folder: string;
   readonly dir: string;
   /** The built declarations its exports map points at. */
@@ -20,7 +21,7 @@ interface Manifest {
   readonly exports?: Record<string, { readonly types?: string }>;
 }
 
-/** Every package under packages/ that is published (not private), with its entry declarations. */
+/** Every entry point of every published (not private) package under packages/, with its declarations. */
 export async function publicPackages(): Promise<PublicPackage[]> {
   const found: PublicPackage[] = [];
   const root = join(repoRoot, "packages");
@@ -35,6 +36,17 @@ export async function publicPackages(): Promise<PublicPackage[]> {
     const types = manifest.exports?.["."]?.types;
     if (!types) throw new Error(`${manifest.name} has no exports["."].types: the API report needs one`);
     found.push({ name: manifest.name, folder: entry.name, dir, types: join(dir, types) });
+    // A subpath entry (`@bridle/testing/vitest`) is public API too: its own report, etc/testing-vitest.api.md.
+    for (const [key, target] of Object.entries(manifest.exports ?? {})) {
+      if (key === "." || !target.types) continue;
+      const subpath = key.replace(/^\.\//, "");
+      found.push({
+        name: `${manifest.name}/${subpath}`,
+        folder: `${entry.name}-${subpath.replaceAll("/", "-")}`,
+        dir,
+        types: join(dir, target.types),
+      });
+    }
   }
   return found.sort((a, b) => a.folder.localeCompare(b.folder));
 }

@@ -1,5 +1,5 @@
+import { AssertionError } from "node:assert";
 import type { Model, ModelEvent, ModelRequest } from "@bridle/core";
-import { expect } from "vitest";
 
 /** Everything one `Model.stream` call produced, with its terminal event split out. */
 export interface ModelRun {
@@ -39,13 +39,30 @@ export async function collectModelEvents(
   return { events, terminal, text, reasoning, argumentsByIndex };
 }
 
-/** Asserts the Model contract's ending: exactly one `done` or `error`, and it is the last event. */
+/**
+ * Asserts the Model contract's ending: exactly one `done` or `error`, and it is the last event. Throws
+ * node's `AssertionError` (no test runner needed), which every runner reports as a failed assertion.
+ */
 export function expectOneTerminal(
   events: readonly ModelEvent[],
 ): Extract<ModelEvent, { type: "done" | "error" }> {
   const terminals = events.filter((event) => event.type === "done" || event.type === "error");
-  expect(terminals, "exactly one terminal event").toHaveLength(1);
+  if (terminals.length !== 1) {
+    throw new AssertionError({
+      message: `exactly one terminal event: got ${terminals.length} (${events.map((e) => e.type).join(", ")})`,
+      actual: terminals.length,
+      expected: 1,
+      operator: "strictEqual",
+    });
+  }
   const last = events.at(-1);
-  expect(last?.type === "done" || last?.type === "error", "the terminal event comes last").toBe(true);
-  return last as Extract<ModelEvent, { type: "done" | "error" }>;
+  if (last?.type !== "done" && last?.type !== "error") {
+    throw new AssertionError({
+      message: `the terminal event comes last: the last event is ${last?.type ?? "none"}`,
+      actual: last?.type,
+      expected: terminals[0]?.type,
+      operator: "strictEqual",
+    });
+  }
+  return last;
 }

@@ -7,4 +7,4 @@ export {
   runCrashWriter,
 } from "./crash.js";
 export { numberedEvent, type SampleTurnOptions, sampleRunEvents } from "./events.js";
-export { describeSessionStore, readAll, type StoreLocation } from "./suite.js";
+export { readAll } from "./read-all.js";

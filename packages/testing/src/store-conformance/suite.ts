@@ -4,7 +4,6 @@ import {
   Harness,
   type RunEvent,
   type SessionStore,
-  type StoredEvent,
   sessionSink,
   sessionTranscript,
 } from "@bridle/core";
@@ -12,23 +11,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ScriptedModel } from "../scripted-model.js";
 import { numberedEvent, sampleRunEvents } from "./events.js";
+import { readAll } from "./read-all.js";
 
 /** A place a store keeps its data: open it (again and again), then remove it. */
 export interface StoreLocation {
   /** A store over this location. Called again after `close` to check what persisted. */
   open(): Promise<SessionStore>;
   cleanup(): Promise<void>;
-}
-
-/** Every event of a session from `fromSeq`. */
-export async function readAll(
-  store: SessionStore,
-  sessionId: string,
-  fromSeq?: number,
-): Promise<StoredEvent[]> {
-  const out: StoredEvent[] = [];
-  for await (const stored of store.read(sessionId, fromSeq)) out.push(stored);
-  return out;
 }
 
 async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {

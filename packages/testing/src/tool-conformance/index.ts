@@ -6,4 +6,3 @@ export {
   toolDeclarationProblems,
   toolOutputProblems,
 } from "./static-checks.js";
-export { describeToolConformance, type ToolConformanceOptions } from "./suite.js";
