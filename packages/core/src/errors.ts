@@ -45,6 +45,8 @@ export type BridleErrorCode =
   | "envelope_tools_changed"
   | "envelope_already_resumed"
   | "approval_decisions_mismatch"
+  | "approval_secret_insecure"
+  | "approval_secret_invalid"
   | "invalid_argument";
 
 /**

@@ -1,3 +1,4 @@
+import { loadOrCreateApprovalSecret } from "./approval-secret.js";
 import type { ApprovalDecisions, PendingApproval } from "./approvals.js";
 import type { Approver } from "./approver.js";
 import { type BatchOutcome, runBatch, type SettledApproval } from "./batch.js";
@@ -55,9 +56,9 @@ export interface HarnessOptions<O = unknown> {
   /** Structured output: how the final answer is asked for and validated. */
   readonly output?: OutputSpec<O>;
   /**
-   * Seals approval envelopes with HMAC-SHA256 under this secret, so that only holders of the secret can
-   * produce an envelope this harness accepts. Without it the seal is a plain SHA-256 digest, which catches
-   * edits and corruption but not a forger who recomputes it.
+   * Approval envelopes are sealed with HMAC-SHA256 under this secret, so that only holders of the secret
+   * can produce an envelope this harness accepts. Without it, the user's own secret is used, generated on
+   * the first pause or resume (`loadOrCreateApprovalSecret`).
    */
   readonly approvalSecret?: string;
   /**
@@ -168,6 +169,7 @@ export class Harness<O = unknown> {
   readonly #hooks: HookRunner;
   readonly #output: OutputPlan;
   readonly #resumedEnvelopes = new Set<string>();
+  #userSecret: string | undefined;
   readonly #context: ContextSettings;
   /** Estimated tokens of what every request carries besides the messages: the tool schemas. */
   readonly #schemaTokens: number;
@@ -187,6 +189,15 @@ export class Harness<O = unknown> {
       );
     }
     this.limits = parsed.data;
+    if (
+      options.approvalSecret !== undefined &&
+      (typeof options.approvalSecret !== "string" || options.approvalSecret.length === 0)
+    ) {
+      throw new BridleError(
+        "invalid_config",
+        "approvalSecret must be a non-empty string (omit it to use the user's own)",
+      );
+    }
     this.#context = contextSettings(options.context);
     for (const tool of options.tools ?? []) {
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(tool.name)) {
@@ -258,7 +269,7 @@ export class Harness<O = unknown> {
   ): RunStream<O> {
     const opened = openEnvelope(envelope, decisions, {
       toolset: this.#toolset,
-      secret: this.#options.approvalSecret,
+      secret: this.#approvalSecret(),
     });
     const { run, messages, usage, warnings, integrity } = opened.envelope;
     // A second resume of the same pause would run the approved calls again. Across processes, the
@@ -685,6 +696,13 @@ export class Harness<O = unknown> {
     };
   }
 
+  /** The key envelopes are sealed with: the configured one, else the user's, read once on first use. */
+  #approvalSecret(): string {
+    if (this.#options.approvalSecret !== undefined) return this.#options.approvalSecret;
+    this.#userSecret ??= loadOrCreateApprovalSecret();
+    return this.#userSecret;
+  }
+
   async #pause(
     state: RunState,
     calls: readonly ToolCallPart[],
@@ -692,6 +710,16 @@ export class Harness<O = unknown> {
     decided: ReadonlyMap<string, { readonly approved: boolean; readonly reason?: string }>,
   ): Promise<RunResult<O>> {
     const { context } = state;
+    let secret: string;
+    try {
+      secret = this.#approvalSecret();
+    } catch (error) {
+      // Nothing of the batch ran; without a seal there is no envelope to resume, so the run ends here.
+      return this.#finish(state, "tool_error", {
+        code: error instanceof BridleError ? error.code : "approval_secret_invalid",
+        message: `the run paused for approval but cannot seal its resume envelope: ${errorMessage(error)}`,
+      });
+    }
     // Sealed after the terminal event, so the resumed stream's sequence starts right after it.
     const seal = (): Pick<RunResult<O>, "pendingApprovals" | "resumeEnvelope"> => ({
       pendingApprovals: pending,
@@ -712,7 +740,7 @@ export class Harness<O = unknown> {
           warnings: [...context.emittedWarnings],
           toolset: this.#toolset,
         },
-        this.#options.approvalSecret,
+        secret,
       ),
     });
     const ids = pending.map((item) => item.toolCall.id).join(", ");

@@ -1,3 +1,4 @@
+export { type ApprovalSecretOptions, loadOrCreateApprovalSecret } from "./approval-secret.js";
 export {
   type ApprovalCandidate,
   type ApprovalDecisions,

@@ -12,7 +12,7 @@ export const APPROVAL_ENVELOPE_VERSION = 1;
 
 /**
  * Everything needed to pick a paused run up again, in this process or another: plain JSON, versioned,
- * and sealed with a digest over its canonical form. Store it as it is; an edited envelope is refused.
+ * and sealed with an HMAC over its canonical form. Store it as it is; an edited envelope is refused.
  * It holds the whole transcript (reasoning blobs included), so treat it as sensitive.
  */
 export interface ApprovalEnvelope {
@@ -43,7 +43,7 @@ export interface ApprovalEnvelope {
   readonly warnings: readonly string[];
   /** Digest of the tool names and schemas the run was using. */
   readonly toolset: string;
-  /** "sha256:<hex>" or, with a secret configured, "hmac-sha256:<hex>", over the other fields. */
+  /** "hmac-sha256:<hex>": the harness's approval secret over the canonical form of the other fields. */
   readonly integrity: string;
 }
 
@@ -115,7 +115,9 @@ export function canonicalJson(value: unknown): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value === null || typeof value !== "object") return value;
-  const out: Record<string, unknown> = {};
+  // No prototype: a "__proto__" key (JSON.parse makes it an own key) is then kept as data and sealed,
+  // instead of silently setting the prototype and dropping out of the sealed text.
+  const out: Record<string, unknown> = Object.create(null);
   for (const key of Object.keys(value).sort()) {
     const field = (value as Record<string, unknown>)[key];
     if (field !== undefined) out[key] = sortKeys(field);
@@ -129,17 +131,23 @@ export function toolsetDigest(schemas: readonly ToolSchema[]): string {
   return `sha256:${createHash("sha256").update(canonicalJson(sorted)).digest("hex")}`;
 }
 
-function seal(content: unknown, secret: string | undefined): string {
-  const text = canonicalJson(content);
-  return secret === undefined
-    ? `sha256:${createHash("sha256").update(text).digest("hex")}`
-    : `hmac-sha256:${createHmac("sha256", secret).update(text).digest("hex")}`;
+const SEAL_PREFIX = "hmac-sha256:";
+
+/** An HMAC over the canonical form: without the key, nobody can produce a seal this harness accepts. */
+function seal(content: unknown, secret: string): string {
+  if (typeof secret !== "string" || secret.length === 0) {
+    throw new BridleError("invalid_config", "sealing an approval envelope needs a non-empty secret");
+  }
+  return `${SEAL_PREFIX}${createHmac("sha256", secret).update(canonicalJson(content)).digest("hex")}`;
 }
 
-/** Builds and seals an envelope. The content goes through JSON, so what is sealed is what is stored. */
+/**
+ * Builds and seals an envelope with `secret` (HMAC-SHA256). The content goes through JSON, so what is
+ * sealed is what is stored.
+ */
 export function sealEnvelope(
   content: Omit<ApprovalEnvelope, "integrity" | "kind" | "version">,
-  secret: string | undefined,
+  secret: string,
 ): ApprovalEnvelope {
   const body = JSON.parse(
     JSON.stringify({ kind: APPROVAL_ENVELOPE_KIND, version: APPROVAL_ENVELOPE_VERSION, ...content }),
@@ -150,14 +158,14 @@ export function sealEnvelope(
 /**
  * Checks an envelope (as parsed JSON, or its text) and the decisions given for it. Throws a BridleError
  * with a stable code, before anything runs: `envelope_invalid` (not an envelope, or inconsistent),
- * `envelope_version` (a version this build does not read), `envelope_tampered` (the digest does not
- * match), `envelope_tools_changed` (the harness offers different tools) and `approval_decisions_mismatch`
+ * `envelope_version` (a version this build does not read), `envelope_tampered` (the seal does not
+ * match, or is not keyed), `envelope_tools_changed` (the harness offers different tools) and `approval_decisions_mismatch`
  * (decisions do not cover exactly the pending calls).
  */
 export function openEnvelope(
   raw: unknown,
   decisions: ApprovalDecisions,
-  options: { readonly toolset: string; readonly secret: string | undefined },
+  options: { readonly toolset: string; readonly secret: string },
 ): OpenedEnvelope {
   let input = raw;
   if (typeof raw === "string") {
@@ -195,25 +203,20 @@ export function openEnvelope(
   }
   const envelope = parsed.data as unknown as ApprovalEnvelope;
   const integrity = envelope.integrity;
-  // The digest is checked over the input as given, not over what the schema let through.
+  if (!integrity.startsWith(SEAL_PREFIX)) {
+    // An unkeyed digest ("sha256:…", what older builds wrote without a secret) is recomputable by anyone
+    // who edits the envelope, so it proves nothing: refused, whatever else the envelope holds.
+    throw new BridleError(
+      "envelope_tampered",
+      "the resume envelope is not sealed with a key (only hmac-sha256 seals are accepted); pause the run again to get a keyed envelope",
+    );
+  }
+  // The seal is checked over the input as given, not over what the schema let through.
   const { integrity: _sealed, ...body } = record;
-  const expected = seal(body, integrity.startsWith("hmac-sha256:") ? options.secret : undefined);
-  if (integrity.startsWith("hmac-sha256:") && options.secret === undefined) {
+  if (!sameText(seal(body, options.secret), integrity)) {
     throw new BridleError(
       "envelope_tampered",
-      "the resume envelope is sealed with a secret, and this harness has no approvalSecret to check it",
-    );
-  }
-  if (options.secret !== undefined && !integrity.startsWith("hmac-sha256:")) {
-    throw new BridleError(
-      "envelope_tampered",
-      "this harness requires envelopes sealed with its approvalSecret; this one carries a plain digest",
-    );
-  }
-  if (!sameText(expected, integrity)) {
-    throw new BridleError(
-      "envelope_tampered",
-      "the resume envelope's content does not match its integrity digest (it was edited or corrupted)",
+      "the resume envelope's content does not match its seal (it was edited, corrupted, or sealed with another key)",
     );
   }
   if (envelope.toolset !== options.toolset) {

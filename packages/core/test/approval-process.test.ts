@@ -1,13 +1,13 @@
 import { execFile } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import type { RunResult } from "@bridle/core";
+import { canonicalJson, type RunResult } from "@bridle/core";
 import { tempWorkspace } from "@bridle/testing";
-import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectWellFormed, resultText } from "./helpers.js";
+import { bundleChild, expectWellFormed, resultText } from "./helpers.js";
 
 const run = promisify(execFile);
 const childSource = fileURLToPath(new URL("./fixtures/approval-child.ts", import.meta.url));
@@ -18,22 +18,21 @@ let child: string;
 
 beforeAll(async () => {
   ({ dir, cleanup } = await tempWorkspace("bridle-approval-"));
-  // Bundle core's source with the child script, so the child is a plain node process on today's code.
   child = join(dir, "child.mjs");
-  await build({
-    entryPoints: [childSource],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node22",
-    outfile: child,
-    logLevel: "warning",
-  });
+  await bundleChild(childSource, child);
 });
 afterAll(() => cleanup());
 
+/** Runs the child as a user whose config folder (and so approval key) is `user`'s. */
 async function node(...args: string[]): Promise<void> {
-  await run(process.execPath, [child, ...args], { cwd: dir });
+  await nodeAs("alice", ...args);
+}
+
+async function nodeAs(user: string, ...args: string[]): Promise<void> {
+  await run(process.execPath, [child, ...args], {
+    cwd: dir,
+    env: { ...process.env, XDG_CONFIG_HOME: join(dir, `config-${user}`) },
+  });
 }
 
 async function readJson<T>(name: string): Promise<T> {
@@ -88,6 +87,41 @@ describe("approval round trip across processes", () => {
       text.replace('\\"service\\":\\"db\\"', '\\"service\\":\\"prod\\"'),
     );
     await node("resume", dir, JSON.stringify({ c1: { approved: true }, c3: { approved: true } }));
+    expect(await readJson<{ code: string }>("refused.json")).toMatchObject({ code: "envelope_tampered" });
+    expect(await readFile(join(dir, "executed.log"), "utf8")).toBe("");
+  });
+
+  it("refuses an edited envelope whose seal was recomputed without the key (the old unkeyed digest)", async () => {
+    await writeFile(join(dir, "executed.log"), "");
+    await rm(join(dir, "refused.json"), { force: true });
+    await node("pause", dir);
+    const envelope = await readJson<Record<string, unknown>>("envelope.json");
+    const { integrity: _old, ...body } = JSON.parse(
+      JSON.stringify(envelope).replace('\\"service\\":\\"db\\"', '\\"service\\":\\"prod\\"'),
+    ) as Record<string, unknown>;
+    expect(JSON.stringify(body)).toContain("prod");
+    const forged = {
+      ...body,
+      integrity: `sha256:${createHash("sha256").update(canonicalJson(body)).digest("hex")}`,
+    };
+    await writeFile(join(dir, "envelope.json"), JSON.stringify(forged));
+    await node("resume", dir, JSON.stringify({ c1: { approved: true }, c3: { approved: true } }));
+    const refused = await readJson<{ code: string; message: string }>("refused.json");
+    expect(refused).toMatchObject({ code: "envelope_tampered" });
+    expect(refused.message).toMatch(/not sealed with a key/);
+    expect(await readFile(join(dir, "executed.log"), "utf8")).toBe("");
+  });
+
+  it("refuses, in a process of another user (another key), an envelope this user paused", async () => {
+    await writeFile(join(dir, "executed.log"), "");
+    await rm(join(dir, "refused.json"), { force: true });
+    await node("pause", dir);
+    await nodeAs(
+      "mallory",
+      "resume",
+      dir,
+      JSON.stringify({ c1: { approved: true }, c3: { approved: true } }),
+    );
     expect(await readJson<{ code: string }>("refused.json")).toMatchObject({ code: "envelope_tampered" });
     expect(await readFile(join(dir, "executed.log"), "utf8")).toBe("");
   });

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import {
   type ApprovalEnvelope,
   type Approver,
@@ -16,10 +17,17 @@ import { eventTypes, expectWellFormed, resultText } from "./helpers.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
+const savedConfig = process.env.XDG_CONFIG_HOME;
 beforeEach(async () => {
   ({ dir, cleanup } = await tempWorkspace());
+  // Harnesses here give no approvalSecret: the user's key is made in this test's own config folder.
+  process.env.XDG_CONFIG_HOME = join(dir, ".config");
 });
-afterEach(() => cleanup());
+afterEach(async () => {
+  if (savedConfig === undefined) delete process.env.XDG_CONFIG_HOME;
+  else process.env.XDG_CONFIG_HOME = savedConfig;
+  await cleanup();
+});
 
 function tools(log: string[]) {
   const deploy = defineTool({
@@ -315,7 +323,7 @@ describe("refused resumes change nothing", () => {
     expect((await refused((e) => ({ ...e, batch: "c1" }))).code).toBe("envelope_invalid");
   });
 
-  it("with a secret, refuses envelopes sealed by anyone else", async () => {
+  it("with a given secret, refuses envelopes sealed under any other key", async () => {
     const model = new ScriptedModel(pausingScript());
     const sealed = new Harness({
       model,
@@ -329,11 +337,12 @@ describe("refused resumes change nothing", () => {
     expect(envelope.integrity).toMatch(/^hmac-sha256:/);
     const other = new Harness({ model, tools: tools([]), workspace: dir, approvalSecret: "other" });
     expect(() => other.resumeApprovals(envelope, { c1: { approved: true }, c3: { approved: true } })).toThrow(
-      /does not match its integrity digest/,
+      /does not match its seal/,
     );
+    // A harness on the user's own key is another key too.
     const plain = new Harness({ model, tools: tools([]), workspace: dir });
     expect(() => plain.resumeApprovals(envelope, { c1: { approved: true }, c3: { approved: true } })).toThrow(
-      /no approvalSecret/,
+      /does not match its seal/,
     );
     // And the right secret resumes it.
     const resumed = await sealed.resume(envelope, { c1: { approved: false }, c3: { approved: false } });

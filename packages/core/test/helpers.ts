@@ -1,4 +1,5 @@
 import { type AnyTool, defineTool, type Message, type RunEvent, toolCallsOf } from "@bridle/core";
+import { build } from "esbuild";
 import { expect } from "vitest";
 import { z } from "zod";
 
@@ -56,5 +57,18 @@ export function sleepTool(name: string, log: string[], options: { sequential?: b
       log.push(`end:${label}`);
       return { content: `slept ${label}` };
     },
+  });
+}
+
+/** Bundles a child script with core's source, so the child is a plain node process on today's code. */
+export async function bundleChild(source: string, outfile: string): Promise<void> {
+  await build({
+    entryPoints: [source],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node22",
+    outfile,
+    logLevel: "warning",
   });
 }
