@@ -1,16 +1,9 @@
-import { stat } from "node:fs/promises";
 import { defineTool, ToolFailure } from "@bridle/core";
-import {
-  commitWrite,
-  resolveExistingOrSuggest,
-  sameContent,
-  snapshotOf,
-  withFileLock,
-} from "@bridle/tools-fs";
+import { sameContent, updateFile } from "@bridle/tools-fs";
 import { applyChanges, assertEncodable, planEdits } from "./apply-edits.js";
 import { type LineSource, serializeDocument } from "./document.js";
-import { editFileSchema } from "./edit-schema.js";
-import { type LoadedFile, loadTextFile } from "./load-file.js";
+import { type EditFileArgs, editFileSchema } from "./edit-schema.js";
+import { type LoadedFile, textFile } from "./load-file.js";
 import type { ResolvedOptions } from "./options.js";
 import { GAP, renderLines, windows } from "./render.js";
 import { resolveTags } from "./resolve-tags.js";
@@ -45,81 +38,84 @@ export function createEditTool(options: ResolvedOptions) {
     inputSchema: editFileSchema,
     annotations: { destructive: true },
     async execute(args, ctx) {
-      const realPath = await resolveExistingOrSuggest(ctx.workspace, args.path);
-      return withFileLock(realPath, async () => {
-        const file = await loadTextFile(ctx.workspace, args.path, options.maxFileBytes, ctx.signal);
-        const seen = options.tracker.lastSeen(ctx.runId, file.realPath);
-        const shownTags = options.tags.shown(ctx.runId, file.realPath);
-        if (!seen || !shownTags) {
-          throw new ToolFailure(
-            "Conflict",
-            `${file.shown} has not been read in this run; call read_file on it first (edits name lines by the tags it shows)`,
-          );
-        }
-        const { doc } = file;
-        const { index, problems } = resolveTags(args.edits, doc, doc.encoding, shownTags);
-        const changedOnDisk = !sameContent(seen, file.snapshot);
-        if (problems.length > 0 || changedOnDisk) {
-          const validLines = problems.length > 0 ? [] : [...new Set(index.values())].map((i) => i + 1);
-          throw tagFailure({
-            file,
-            problems,
-            validLines,
-            changedOnDisk,
+      const outcome = await updateFile(
+        ctx.workspace,
+        args.path,
+        {
+          create: false,
+          maxBytes: options.maxFileBytes,
+          requireBytes: true,
+          tracker: options.tracker,
+          runId: ctx.runId,
+          signal: ctx.signal,
+        },
+        ({ real, shown, current }) => {
+          if (!current?.bytes) throw new ToolFailure("NotFound", `${shown}: no such file`);
+          return planFileEdit(
+            textFile(real, shown, current.bytes, current.snapshot),
+            args,
+            ctx.runId,
             options,
-            runId: ctx.runId,
-          });
-        }
-
-        const repairs: string[] = [];
-        const changes = planEdits(args.edits, index, repairs);
-        assertEncodable(doc, changes);
-        const applied = applyChanges(doc, changes);
-        const bytes = serializeDocument(applied.lines);
-        if (ctx.signal.aborted) throw new ToolFailure("Cancelled", "the edit was cancelled before writing");
-        await assertUnchangedSince(file);
-        // What was written is what the run now knows: its own edit never counts as a change on disk.
-        if (bytes.equals(file.bytes)) options.tracker.remember(ctx.runId, file.realPath, file.snapshot);
-        else await commitWrite(options.tracker, ctx.runId, file.realPath, bytes, ctx.signal);
-
-        const result = renderResult(
-          file.shown,
-          applied.lines,
-          doc.encoding,
-          applied,
-          args.edits.length,
+          );
+        },
+      );
+      const { file, applied, result, repairs } = outcome;
+      // Only now that the new bytes are on disk do their tags count as shown.
+      options.tags.saw(ctx.runId, file.realPath, result.shown);
+      return {
+        content: result.text,
+        details: {
+          path: file.shown,
+          editsApplied: args.edits.length,
+          linesRemoved: applied.linesRemoved,
+          linesAdded: applied.linesAdded,
+          totalLines: applied.lines.count,
+          regions: applied.regions,
           repairs,
-          options,
-        );
-        options.tags.saw(ctx.runId, file.realPath, result.shown);
-        return {
-          content: result.text,
-          details: {
-            path: file.shown,
-            editsApplied: args.edits.length,
-            linesRemoved: applied.linesRemoved,
-            linesAdded: applied.linesAdded,
-            totalLines: applied.lines.count,
-            regions: applied.regions,
-            repairs,
-          },
-        };
-      });
+        },
+      };
     },
   });
 }
 
 /**
- * The last look before the rename: another process may have written the file while the edit was planned.
- * The lock covers this process only, so compare what is on disk now with what was read.
+ * The edit worked out on the file as loaded under the lock: the tags must all be ones this run was shown
+ * and the file unchanged since its last read. The bytes are undefined when the edit changes nothing.
  */
-async function assertUnchangedSince(file: LoadedFile): Promise<void> {
-  if (!sameContent(file.snapshot, snapshotOf(await stat(file.realPath, { bigint: true })))) {
+function planFileEdit(file: LoadedFile, args: EditFileArgs, runId: string, options: ResolvedOptions) {
+  const seen = options.tracker.lastSeen(runId, file.realPath);
+  const shownTags = options.tags.shown(runId, file.realPath);
+  if (!seen || !shownTags) {
     throw new ToolFailure(
       "Conflict",
-      `${file.shown} changed on disk while this edit was being prepared; nothing was written. Read it again.`,
+      `${file.shown} has not been read in this run; call read_file on it first (edits name lines by the tags it shows)`,
     );
   }
+  const { doc } = file;
+  const { index, problems } = resolveTags(args.edits, doc, doc.encoding, shownTags);
+  const changedOnDisk = !sameContent(seen, file.snapshot);
+  if (problems.length > 0 || changedOnDisk) {
+    const validLines = problems.length > 0 ? [] : [...new Set(index.values())].map((i) => i + 1);
+    throw tagFailure({ file, problems, validLines, changedOnDisk, options, runId });
+  }
+  const repairs: string[] = [];
+  const changes = planEdits(args.edits, index, repairs);
+  assertEncodable(doc, changes);
+  const applied = applyChanges(doc, changes);
+  const bytes = serializeDocument(applied.lines);
+  const result = renderResult(
+    file.shown,
+    applied.lines,
+    doc.encoding,
+    applied,
+    args.edits.length,
+    repairs,
+    options,
+  );
+  return {
+    bytes: bytes.equals(file.bytes) ? undefined : bytes,
+    value: { file, applied, result, repairs },
+  };
 }
 
 function renderResult(

@@ -1,11 +1,9 @@
 import { defineTool, ToolFailure, type ToolOutput } from "@bridle/core";
 import { z } from "zod";
 import { lineOf, planEdit } from "./edit-match.js";
-import { commitWrite, loadCurrent } from "./file-io.js";
-import { withFileLock } from "./file-lock.js";
 import type { FsSettings } from "./options.js";
-import { resolveExistingOrSuggest } from "./paths.js";
 import { decodeText, encodeText, looksBinary } from "./text-format.js";
+import { updateFile } from "./update-file.js";
 
 export interface EditHunk {
   /** 1-based line in the new file where the replacement starts. */
@@ -48,57 +46,71 @@ export function createEditFileTool(settings: FsSettings) {
     annotations: { destructive: true },
     sequential: true,
     async execute(args, ctx): Promise<ToolOutput<EditFileDetails>> {
-      const real = await resolveExistingOrSuggest(ctx.workspace, args.path);
-      const shown = ctx.workspace.display(real);
-      return withFileLock(real, async () => {
-        const current = await loadCurrent(real, shown, settings.maxEditBytes, {
+      return updateFile(
+        ctx.workspace,
+        args.path,
+        {
+          create: false,
+          maxBytes: settings.maxEditBytes,
           requireBytes: true,
+          tracker: settings.tracker,
+          runId: ctx.runId,
           signal: ctx.signal,
-        });
-        if (!current?.bytes) throw new ToolFailure("NotFound", `${shown}: no such file`);
-        if (looksBinary(current.bytes)) {
-          throw new ToolFailure(
-            "InvalidInput",
-            `${shown} is a binary file; edit_file changes text files only.`,
-          );
-        }
-        settings.tracker.assertUnchanged(ctx.runId, real, current.snapshot, shown);
-        const { text, format } = decodeText(current.bytes);
-        const plan = planEdit(text, format, args.old_string, args.new_string, args.replace_all ?? false);
-        const bytes = encodeText(plan.text, format);
-        await commitWrite(settings.tracker, ctx.runId, real, bytes, ctx.signal);
-
-        const lines = plan.text.split("\n");
-        if (plan.text.endsWith("\n")) lines.pop();
-        const startLines = plan.starts.map((at) => lineOf(plan.text, at));
-        const hunks = startLines.slice(0, 20).map((line) => ({
-          line,
-          oldText: plan.search.slice(0, MAX_HUNK_CHARS),
-          newText: plan.replacement.slice(0, MAX_HUNK_CHARS),
-        }));
-        const count = plan.starts.length;
-        const out = [
-          `Edited ${shown}: ${count} replacement${count === 1 ? "" : "s"} (line${count === 1 ? "" : "s"} ${startLines.slice(0, 10).join(", ")}${count > 10 ? ", …" : ""}).`,
-        ];
-        if (plan.repairs.length > 0) out.push(`Note: ${plan.repairs.join("; ")}.`);
-        const addedLines = plan.replacement.split("\n").length;
-        for (const line of startLines.slice(0, MAX_SNIPPETS)) {
-          out.push("", snippet(lines, line, addedLines));
-        }
-        return {
-          content: out.join("\n"),
-          details: {
-            path: shown,
-            replacements: count,
-            hunks,
-            repairs: plan.repairs,
-            bytesBefore: current.bytes.length,
-            bytesAfter: bytes.length,
-          },
-        };
-      });
+        },
+        ({ real, shown, current }) => {
+          const before = current?.bytes;
+          if (!current || !before) throw new ToolFailure("NotFound", `${shown}: no such file`);
+          if (looksBinary(before)) {
+            throw new ToolFailure(
+              "InvalidInput",
+              `${shown} is a binary file; edit_file changes text files only.`,
+            );
+          }
+          settings.tracker.assertUnchanged(ctx.runId, real, current.snapshot, shown);
+          const { text, format } = decodeText(before);
+          const plan = planEdit(text, format, args.old_string, args.new_string, args.replace_all ?? false);
+          const bytes = encodeText(plan.text, format);
+          return { bytes, value: report(shown, plan, before.length, bytes.length) };
+        },
+      );
     },
   });
+}
+
+function report(
+  shown: string,
+  plan: ReturnType<typeof planEdit>,
+  bytesBefore: number,
+  bytesAfter: number,
+): ToolOutput<EditFileDetails> {
+  const lines = plan.text.split("\n");
+  if (plan.text.endsWith("\n")) lines.pop();
+  const startLines = plan.starts.map((at) => lineOf(plan.text, at));
+  const hunks = startLines.slice(0, 20).map((line) => ({
+    line,
+    oldText: plan.search.slice(0, MAX_HUNK_CHARS),
+    newText: plan.replacement.slice(0, MAX_HUNK_CHARS),
+  }));
+  const count = plan.starts.length;
+  const out = [
+    `Edited ${shown}: ${count} replacement${count === 1 ? "" : "s"} (line${count === 1 ? "" : "s"} ${startLines.slice(0, 10).join(", ")}${count > 10 ? ", …" : ""}).`,
+  ];
+  if (plan.repairs.length > 0) out.push(`Note: ${plan.repairs.join("; ")}.`);
+  const addedLines = plan.replacement.split("\n").length;
+  for (const line of startLines.slice(0, MAX_SNIPPETS)) {
+    out.push("", snippet(lines, line, addedLines));
+  }
+  return {
+    content: out.join("\n"),
+    details: {
+      path: shown,
+      replacements: count,
+      hunks,
+      repairs: plan.repairs,
+      bytesBefore,
+      bytesAfter,
+    },
+  };
 }
 
 /** The replaced region in the new file, numbered like read_file, with a little context. */

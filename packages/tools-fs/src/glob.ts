@@ -7,6 +7,7 @@ import { z } from "zod";
 import { GitignoreFilter } from "./gitignore.js";
 import type { FsSettings } from "./options.js";
 import { formatCount, resolveExistingOrSuggest } from "./paths.js";
+import { checkedWalkFs } from "./walk-fs.js";
 
 export interface GlobDetails {
   readonly pattern: string;
@@ -78,7 +79,8 @@ function checkPattern(pattern: string): string {
 
 /**
  * Walk `base` for files matching `pattern`, honouring .gitignore, and stop once `max` are found. Symbolic
- * links are not followed, so a link cannot lead the walk out of the workspace.
+ * links are not followed, and every folder is listed through a descriptor checked to be inside the
+ * workspace, so neither a link nor a folder swapped for one mid-walk can lead the walk out of it.
  */
 export async function findFiles(
   workspace: Workspace,
@@ -96,6 +98,7 @@ export async function findFiles(
     onlyFiles: true,
     followSymbolicLinks: false,
     suppressErrors: true,
+    fs: checkedWalkFs(roots) as unknown as Partial<fg.FileSystemAdapter>,
     // Only alternatives ({a,b}, @(a|b)) can yield a path twice; de-duplication costs a third of the walk.
     unique: /[{(]/.test(pattern),
     ignore: ["**/.git/**", ...gitignore.pruneGlobs(base)],

@@ -1,9 +1,10 @@
-import { realpath } from "node:fs/promises";
-import { relative, resolve, sep } from "node:path";
+import { dirname, resolve } from "node:path";
 import { defineTool, ToolFailure, type ToolOutput } from "@bridle/core";
 import { z } from "zod";
+import { throughDescriptorFor } from "./descriptor.js";
+import { openInside } from "./open-inside.js";
 import type { FsSettings } from "./options.js";
-import { formatCount, resolveExistingOrSuggest } from "./paths.js";
+import { formatCount } from "./paths.js";
 import { locateRipgrep } from "./ripgrep.js";
 import { type GrepLine, ripgrepArgs, runRipgrep } from "./ripgrep-run.js";
 
@@ -57,31 +58,37 @@ export function createGrepTool(settings: FsSettings) {
     timeoutMs: settings.grepTimeoutMs + 10_000,
     async execute(args, ctx): Promise<ToolOutput<GrepDetails>> {
       if (args.pattern.includes("\0")) throw new ToolFailure("InvalidInput", "pattern contains a NUL byte");
-      const target = await resolveExistingOrSuggest(ctx.workspace, args.path ?? ".");
-      // The target is a real path; compare it with the real root (the root itself may sit behind a symlink).
-      const root = await realpath(ctx.workspace.root).catch(() => ctx.workspace.root);
-      const insideRoot = target === root || target.startsWith(root + sep);
-      const cwd = insideRoot ? root : target;
-      const rel = insideRoot ? relative(root, target) : "";
-      const binary = await locateRipgrep(settings.ripgrepPath);
-      const result = await runRipgrep(
-        binary,
-        ripgrepArgs({
-          pattern: args.pattern,
-          ...(rel === "" ? {} : { target: rel }),
-          ...(args.include === undefined ? {} : { include: args.include }),
-          context: args.context ?? 0,
-          maxFileBytes: settings.grepMaxFileBytes,
-        }),
-        {
-          cwd,
-          maxMatches: args.max_matches ?? settings.grepDefaultMatches,
-          maxLineChars: MAX_GREP_LINE_CHARS,
-          timeoutMs: settings.grepTimeoutMs,
-          signal: ctx.signal,
-          accept: (file) => !ctx.workspace.isSecret(resolve(cwd, file)),
-        },
-      );
+      // rg starts from the opened, checked folder (its working folder is that folder's descriptor) or
+      // reads the opened file through its descriptor, so a link swapped in after the check cannot point
+      // it elsewhere; inside the walk rg follows no links.
+      const { handle, real: target, stats } = await openInside(ctx.workspace, args.path ?? ".");
+      const folder = stats.isDirectory();
+      const held = throughDescriptorFor(handle, target);
+      const place = (file: string) => (file === held ? target : resolve(target, file));
+      let result: Awaited<ReturnType<typeof runRipgrep>>;
+      try {
+        const binary = await locateRipgrep(settings.ripgrepPath);
+        result = await runRipgrep(
+          binary,
+          ripgrepArgs({
+            pattern: args.pattern,
+            ...(folder ? {} : { target: held }),
+            ...(args.include === undefined ? {} : { include: args.include }),
+            context: args.context ?? 0,
+            maxFileBytes: settings.grepMaxFileBytes,
+          }),
+          {
+            cwd: folder ? held : dirname(target),
+            maxMatches: args.max_matches ?? settings.grepDefaultMatches,
+            maxLineChars: MAX_GREP_LINE_CHARS,
+            timeoutMs: settings.grepTimeoutMs,
+            signal: ctx.signal,
+            accept: (file) => !ctx.workspace.isSecret(place(file)),
+          },
+        );
+      } finally {
+        await handle.close();
+      }
       // rg exits 2 both for a bad pattern and when every file was filtered out; only the first is the model's to fix.
       const nothingSearched = result.stderr.includes("No files were searched");
       if (result.exitCode === 2 && result.matches.length === 0 && !result.timedOut && !nothingSearched) {
@@ -95,7 +102,7 @@ export function createGrepTool(settings: FsSettings) {
         );
       }
       const shownPath = ctx.workspace.display(target);
-      const display = (file: string) => ctx.workspace.display(resolve(cwd, file));
+      const display = (file: string) => ctx.workspace.display(place(file));
       const matches = result.matches.map((entry) => ({ ...entry, file: display(entry.file) })).sort(byPlace);
       const context = result.context.map((entry) => ({ ...entry, file: display(entry.file) })).sort(byPlace);
       const files = new Set(matches.map((entry) => entry.file)).size;

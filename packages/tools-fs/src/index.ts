@@ -1,11 +1,9 @@
-export { type AtomicWriteOptions, writeFileAtomic } from "./atomic-write.js";
 export type { EditFileDetails, EditHunk } from "./edit-file.js";
-export { type CurrentFile, commitWrite, loadCurrent } from "./file-io.js";
-export { withFileLock } from "./file-lock.js";
 export { FileTracker, type FileTrackerOptions } from "./file-tracker.js";
 export type { GlobDetails } from "./glob.js";
 export type { GrepDetails } from "./grep.js";
 export type { DirEntry, EntryKind, ListDirDetails } from "./list-dir.js";
+export { type OpenedInside, openInside } from "./open-inside.js";
 export type { FsToolsOptions } from "./options.js";
 export { resolveExistingOrSuggest } from "./paths.js";
 export type { ReadFileDetails } from "./read-file.js";
@@ -21,4 +19,11 @@ export {
   withLineEndings,
 } from "./text-format.js";
 export { createFsTools, type FsToolkit } from "./toolkit.js";
+export {
+  type CurrentFile,
+  type FileChange,
+  type UpdateOptions,
+  type UpdateTarget,
+  updateFile,
+} from "./update-file.js";
 export type { WriteFileDetails } from "./write-file.js";

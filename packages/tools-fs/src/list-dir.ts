@@ -1,8 +1,11 @@
-import { readdir, stat } from "node:fs/promises";
+import type { Dirent } from "node:fs";
+import { readdir } from "node:fs/promises";
 import { defineTool, ToolFailure, type ToolOutput } from "@bridle/core";
 import { z } from "zod";
+import { throughDescriptor } from "./descriptor.js";
+import { openInside } from "./open-inside.js";
 import type { FsSettings } from "./options.js";
-import { formatCount, resolveExistingOrSuggest } from "./paths.js";
+import { formatCount } from "./paths.js";
 
 export type EntryKind = "file" | "dir" | "symlink" | "other";
 
@@ -29,14 +32,21 @@ export function createListDirTool(settings: FsSettings) {
     inputSchema,
     annotations: { read_only: true, idempotent: true },
     async execute(args, ctx): Promise<ToolOutput<ListDirDetails>> {
-      const real = await resolveExistingOrSuggest(ctx.workspace, args.path);
-      if (!(await stat(real)).isDirectory()) {
-        throw new ToolFailure(
-          "InvalidInput",
-          `${args.path} is a file, not a folder. Use read_file to read it.`,
-        );
+      // The folder listed is the one opened and checked: its entries are read through its descriptor, and
+      // a symbolic link among them is reported as one, never followed.
+      const { handle, real, stats } = await openInside(ctx.workspace, args.path);
+      let dirents: Dirent[];
+      try {
+        if (!stats.isDirectory()) {
+          throw new ToolFailure(
+            "InvalidInput",
+            `${args.path} is a file, not a folder. Use read_file to read it.`,
+          );
+        }
+        dirents = await readdir(throughDescriptor(handle, real), { withFileTypes: true });
+      } finally {
+        await handle.close();
       }
-      const dirents = await readdir(real, { withFileTypes: true });
       const all: DirEntry[] = dirents.map((dirent) => ({
         name: dirent.name,
         kind: dirent.isDirectory()

@@ -1,10 +1,17 @@
-import { open, readFile, stat } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { TextDecoder } from "node:util";
-import { defineTool, ToolFailure, type ToolOutput, type ToolResultContent } from "@bridle/core";
+import {
+  defineTool,
+  ToolFailure,
+  type ToolOutput,
+  type ToolResultContent,
+  type Workspace,
+} from "@bridle/core";
 import { z } from "zod";
 import { LinePager } from "./line-pager.js";
+import { type OpenedInside, openInside } from "./open-inside.js";
 import type { FsSettings } from "./options.js";
-import { formatCount, resolveExistingOrSuggest } from "./paths.js";
+import { formatCount } from "./paths.js";
 import { type FileSnapshot, snapshotOf } from "./snapshot.js";
 import { decodeText, looksBinary, sniffEncoding } from "./text-format.js";
 
@@ -44,113 +51,125 @@ export function createReadFileTool(settings: FsSettings) {
     inputSchema,
     annotations: { read_only: true, idempotent: true },
     async execute(args, ctx): Promise<ToolOutput<ReadFileDetails>> {
-      const real = await resolveExistingOrSuggest(ctx.workspace, args.path);
-      const stats = await stat(real, { bigint: true });
-      if (stats.isDirectory()) {
-        throw new ToolFailure(
-          "InvalidInput",
-          `${args.path} is a directory, not a file. Use list_dir to see what it holds.`,
-        );
+      const opened = await openInside(ctx.workspace, args.path);
+      try {
+        return await readOpened(opened, args, ctx.signal, ctx.runId, ctx.workspace, settings);
+      } finally {
+        await opened.handle.close();
       }
-      if (!stats.isFile()) throw new ToolFailure("InvalidInput", `${args.path} is not a regular file`);
-      const limits = {
-        offset: args.offset ?? 1,
-        limit: Math.min(args.limit ?? settings.readLimit, 100_000),
-        maxLineChars: settings.maxLineChars,
-        maxChars: settings.maxReadChars,
-      };
-      const pager = new LinePager(limits);
-      const size = Number(stats.size);
-      let snapshot: FileSnapshot;
-      let scannedBytes: number;
-      let encoding: string;
-      let wholeFile: boolean;
-      let head: Uint8Array;
-      if (size <= settings.wholeReadBytes) {
-        const bytes = await readFile(real, { signal: ctx.signal });
-        head = bytes.subarray(0, 8_192);
-        snapshot = snapshotOf(stats, bytes);
-        scannedBytes = bytes.length;
-        wholeFile = true;
-        if (!looksBinary(head)) {
-          const decoded = decodeText(bytes);
-          encoding = decoded.format.encoding;
-          pager.push(decoded.text);
-          pager.finish();
-        } else encoding = "binary";
-      } else {
-        const streamed = await pageLargeFile(real, pager, ctx.signal);
-        head = streamed.head;
-        snapshot = snapshotOf(stats);
-        scannedBytes = streamed.scannedBytes;
-        encoding = streamed.encoding;
-        wholeFile = streamed.scannedBytes >= size;
-      }
-      settings.tracker.remember(ctx.runId, real, snapshot);
-      const shown = ctx.workspace.display(real);
-
-      if (encoding === "binary") return binaryAnswer(real, shown, head, size, ctx.signal);
-      if (pager.lines.length === 0) {
-        const total = pager.linesSeen;
-        if (total === 0) {
-          return {
-            content: `${shown} is empty (0 lines).`,
-            details: { path: shown, size, totalLines: 0, startLine: 0, endLine: 0, scannedBytes, encoding },
-          };
-        }
-        throw new ToolFailure(
-          "InvalidInput",
-          `offset ${limits.offset} is past the end of ${shown}, which has ${formatCount(total)} lines. Use an offset from 1 to ${total}.`,
-        );
-      }
-      const first = pager.lines[0]!.number;
-      const last = pager.lines[pager.lines.length - 1]!.number;
-      const more = wholeFile ? pager.linesSeen > last : true;
-      const width = String(last).length;
-      let cutLines = 0;
-      const out: string[] = [];
-      for (const line of pager.lines) {
-        let text = line.text;
-        if (line.fullLength !== undefined) {
-          cutLines++;
-          text += ` … [line cut: ${formatCount(line.fullLength)} chars]`;
-        }
-        out.push(`${String(line.number).padStart(width, " ")}\t${text}`);
-      }
-      const totalLines = wholeFile ? pager.linesSeen : undefined;
-      if (more) {
-        const of =
-          totalLines === undefined ? `a ${formatCount(size)}-byte file` : `${formatCount(totalLines)}`;
-        out.push("", `[Showing lines ${first}-${last} of ${of}. Use offset=${last + 1} to continue.]`);
-      }
-      if (cutLines > 0)
-        out.push(`[${cutLines} line(s) longer than ${settings.maxLineChars} characters were cut.]`);
-      return {
-        content: out.join("\n"),
-        details: {
-          path: shown,
-          size,
-          startLine: first,
-          endLine: last,
-          ...(totalLines === undefined ? {} : { totalLines }),
-          ...(more ? { nextOffset: last + 1 } : {}),
-          ...(cutLines > 0 ? { cutLines } : {}),
-          encoding,
-          scannedBytes,
-        },
-      };
     },
   });
 }
 
+async function readOpened(
+  { handle, real, stats }: OpenedInside,
+  args: { path: string; offset?: number | undefined; limit?: number | undefined },
+  signal: AbortSignal,
+  runId: string,
+  workspace: Workspace,
+  settings: FsSettings,
+): Promise<ToolOutput<ReadFileDetails>> {
+  if (stats.isDirectory()) {
+    throw new ToolFailure(
+      "InvalidInput",
+      `${args.path} is a directory, not a file. Use list_dir to see what it holds.`,
+    );
+  }
+  if (!stats.isFile()) throw new ToolFailure("InvalidInput", `${args.path} is not a regular file`);
+  const limits = {
+    offset: args.offset ?? 1,
+    limit: Math.min(args.limit ?? settings.readLimit, 100_000),
+    maxLineChars: settings.maxLineChars,
+    maxChars: settings.maxReadChars,
+  };
+  const pager = new LinePager(limits);
+  const size = Number(stats.size);
+  let snapshot: FileSnapshot;
+  let scannedBytes: number;
+  let encoding: string;
+  let wholeFile: boolean;
+  let head: Uint8Array;
+  if (size <= settings.wholeReadBytes) {
+    const bytes = await handle.readFile({ signal });
+    head = bytes.subarray(0, 8_192);
+    snapshot = snapshotOf(stats, bytes);
+    scannedBytes = bytes.length;
+    wholeFile = true;
+    if (!looksBinary(head)) {
+      const decoded = decodeText(bytes);
+      encoding = decoded.format.encoding;
+      pager.push(decoded.text);
+      pager.finish();
+    } else encoding = "binary";
+  } else {
+    const streamed = await pageLargeFile(handle, pager, signal);
+    head = streamed.head;
+    snapshot = snapshotOf(stats);
+    scannedBytes = streamed.scannedBytes;
+    encoding = streamed.encoding;
+    wholeFile = streamed.scannedBytes >= size;
+  }
+  settings.tracker.remember(runId, real, snapshot);
+  const shown = workspace.display(real);
+
+  if (encoding === "binary") return binaryAnswer(handle, shown, head, size);
+  if (pager.lines.length === 0) {
+    const total = pager.linesSeen;
+    if (total === 0) {
+      return {
+        content: `${shown} is empty (0 lines).`,
+        details: { path: shown, size, totalLines: 0, startLine: 0, endLine: 0, scannedBytes, encoding },
+      };
+    }
+    throw new ToolFailure(
+      "InvalidInput",
+      `offset ${limits.offset} is past the end of ${shown}, which has ${formatCount(total)} lines. Use an offset from 1 to ${total}.`,
+    );
+  }
+  const first = pager.lines[0]!.number;
+  const last = pager.lines[pager.lines.length - 1]!.number;
+  const more = wholeFile ? pager.linesSeen > last : true;
+  const width = String(last).length;
+  let cutLines = 0;
+  const out: string[] = [];
+  for (const line of pager.lines) {
+    let text = line.text;
+    if (line.fullLength !== undefined) {
+      cutLines++;
+      text += ` … [line cut: ${formatCount(line.fullLength)} chars]`;
+    }
+    out.push(`${String(line.number).padStart(width, " ")}\t${text}`);
+  }
+  const totalLines = wholeFile ? pager.linesSeen : undefined;
+  if (more) {
+    const of = totalLines === undefined ? `a ${formatCount(size)}-byte file` : `${formatCount(totalLines)}`;
+    out.push("", `[Showing lines ${first}-${last} of ${of}. Use offset=${last + 1} to continue.]`);
+  }
+  if (cutLines > 0)
+    out.push(`[${cutLines} line(s) longer than ${settings.maxLineChars} characters were cut.]`);
+  return {
+    content: out.join("\n"),
+    details: {
+      path: shown,
+      size,
+      startLine: first,
+      endLine: last,
+      ...(totalLines === undefined ? {} : { totalLines }),
+      ...(more ? { nextOffset: last + 1 } : {}),
+      ...(cutLines > 0 ? { cutLines } : {}),
+      encoding,
+      scannedBytes,
+    },
+  };
+}
+
 /** Feed a large file to the pager chunk by chunk, stopping as soon as the page is full. */
 async function pageLargeFile(
-  path: string,
+  handle: FileHandle,
   pager: LinePager,
   signal: AbortSignal,
 ): Promise<{ head: Uint8Array; scannedBytes: number; encoding: string }> {
-  const handle = await open(path, "r");
-  try {
+  {
     const buffer = Buffer.alloc(STREAM_CHUNK_BYTES);
     let scannedBytes = 0;
     let head: Uint8Array | undefined;
@@ -178,8 +197,6 @@ async function pageLargeFile(
     if (decoder) pager.push(decoder.decode());
     pager.finish();
     return { head: head ?? new Uint8Array(), scannedBytes, encoding };
-  } finally {
-    await handle.close();
   }
 }
 
@@ -219,15 +236,17 @@ function ascii(bytes: Uint8Array, from: number, to: number): string {
 }
 
 async function binaryAnswer(
-  real: string,
+  handle: FileHandle,
   shown: string,
   head: Uint8Array,
   size: number,
-  signal: AbortSignal,
 ): Promise<ToolOutput<ReadFileDetails>> {
   const image = IMAGE_TYPES.find((type) => type.test(head));
   if (image && size <= MAX_IMAGE_BYTES) {
-    const data = (await readFile(real, { signal })).toString("base64");
+    // Read at offset 0 from the opened file: a read above may have left the position at the end.
+    const buffer = Buffer.alloc(size);
+    const { bytesRead } = await handle.read(buffer, 0, size, 0);
+    const data = buffer.subarray(0, bytesRead).toString("base64");
     const content: ToolResultContent[] = [
       { type: "text", text: `${shown} is a ${image.kind} (${formatCount(size)} bytes), shown below.` },
       { type: "image", mediaType: image.mediaType, data },

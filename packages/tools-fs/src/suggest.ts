@@ -1,8 +1,9 @@
-import { readdir } from "node:fs/promises";
+import { readdir, realpath } from "node:fs/promises";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import type { Workspace } from "@bridle/core";
 import fg from "fast-glob";
+import { checkedWalkFs } from "./walk-fs.js";
 
 const MAX_SUGGESTIONS = 5;
 const SEARCH_BUDGET_MS = 300;
@@ -86,8 +87,10 @@ export function editDistance(a: string, b: string, cap: number): number {
 }
 
 async function sameNameElsewhere(root: string, name: string): Promise<string[]> {
+  const real = await realpath(root).catch(() => root);
   const stream = fg.stream(`**/${fg.escapePath(name)}`, {
-    cwd: root,
+    cwd: real,
+    fs: checkedWalkFs([real]) as unknown as Partial<fg.FileSystemAdapter>,
     absolute: true,
     caseSensitiveMatch: false,
     dot: true,

@@ -1,10 +1,9 @@
 import { defineTool, ToolFailure, type ToolOutput } from "@bridle/core";
 import { z } from "zod";
-import { commitWrite, loadCurrent } from "./file-io.js";
-import { withFileLock } from "./file-lock.js";
 import type { FsSettings } from "./options.js";
 import { formatCount } from "./paths.js";
 import { decodeText, encodeText, looksBinary, type TextFormat, withLineEndings } from "./text-format.js";
+import { updateFile } from "./update-file.js";
 
 export interface WriteFileDetails {
   readonly path: string;
@@ -37,24 +36,32 @@ export function createWriteFileTool(settings: FsSettings) {
           `content is larger than the ${formatCount(settings.maxEditBytes)} bytes write_file accepts`,
         );
       }
-      const real = await ctx.workspace.resolveForWrite(args.path, { createParents: true });
-      const shown = ctx.workspace.display(real);
-      return withFileLock(real, async () => {
-        const current = await loadCurrent(real, shown, settings.maxEditBytes, {
+      const lines =
+        args.content === "" ? 0 : args.content.split("\n").length - (args.content.endsWith("\n") ? 1 : 0);
+      return updateFile(
+        ctx.workspace,
+        args.path,
+        {
+          create: true,
+          maxBytes: settings.maxEditBytes,
           requireBytes: false,
+          tracker: settings.tracker,
+          runId: ctx.runId,
           signal: ctx.signal,
-        });
-        settings.tracker.assertUnchanged(ctx.runId, real, current?.snapshot, shown);
-        const bytes = encodeLike(args.content, current?.bytes);
-        await commitWrite(settings.tracker, ctx.runId, real, bytes, ctx.signal);
-        const lines =
-          args.content === "" ? 0 : args.content.split("\n").length - (args.content.endsWith("\n") ? 1 : 0);
-        const created = current === undefined;
-        return {
-          content: `${created ? "Created" : "Overwrote"} ${shown} (${formatCount(bytes.length)} bytes, ${formatCount(lines)} lines).`,
-          details: { path: shown, created, bytes: bytes.length, lines },
-        };
-      });
+        },
+        ({ real, shown, current }) => {
+          settings.tracker.assertUnchanged(ctx.runId, real, current?.snapshot, shown);
+          const bytes = encodeLike(args.content, current?.bytes);
+          const created = current === undefined;
+          return {
+            bytes,
+            value: {
+              content: `${created ? "Created" : "Overwrote"} ${shown} (${formatCount(bytes.length)} bytes, ${formatCount(lines)} lines).`,
+              details: { path: shown, created, bytes: bytes.length, lines },
+            },
+          };
+        },
+      );
     },
   });
 }

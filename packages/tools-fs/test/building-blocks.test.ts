@@ -1,16 +1,18 @@
-import { readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { readdir, readFile, realpath, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { ToolFailure, Workspace } from "@bridle/core";
 import { tempWorkspace } from "@bridle/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { withFileLock } from "../src/file-lock.js";
 import {
   decodeText,
   encodeText,
   type FileSnapshot,
   FileTracker,
+  hashBytes,
   sameContent,
   statSnapshot,
-  withFileLock,
-  writeFileAtomic,
+  updateFile,
 } from "../src/index.js";
 
 let cleanup: (() => Promise<void>) | undefined;
@@ -56,21 +58,73 @@ describe("FileTracker", () => {
   });
 });
 
-describe("writeFileAtomic", () => {
-  it("replaces the file whole and leaves no temp file, even when it fails", async () => {
+describe("updateFile", () => {
+  it("replaces the file whole and leaves no temp or lock file, even when it fails", async () => {
     const dir = await tempDir();
+    const workspace = new Workspace(dir);
+    const tracker = new FileTracker();
     const target = join(dir, "a.txt");
     await writeFile(target, "old");
-    await writeFileAtomic(target, "new");
+    const options = { create: false, maxBytes: 1_000, requireBytes: true, tracker, runId: "r" };
+    const seen = await updateFile(workspace, "a.txt", options, ({ current }) => ({
+      bytes: Buffer.from("new"),
+      value: current?.bytes?.toString(),
+    }));
+    expect(seen).toBe("old");
     expect(await readFile(target, "utf8")).toBe("new");
+    // What was written is what the run now knows of the file.
+    expect(tracker.lastSeen("r", await realpath(target))?.hash).toBe(hashBytes(Buffer.from("new")));
     const controller = new AbortController();
     controller.abort(new Error("stop"));
-    await expect(writeFileAtomic(target, "never", { signal: controller.signal })).rejects.toThrow();
+    await expect(
+      updateFile(workspace, "a.txt", { ...options, signal: controller.signal }, () => ({
+        bytes: Buffer.from("never"),
+        value: 0,
+      })),
+    ).rejects.toThrow();
+    await expect(
+      updateFile(workspace, "a.txt", options, () => {
+        throw new Error("planning failed");
+      }),
+    ).rejects.toThrow("planning failed");
     expect(await readFile(target, "utf8")).toBe("new");
     expect(await readdir(dir)).toEqual(["a.txt"]);
-    await writeFileAtomic(join(dir, "fresh.sh"), "#!/bin/sh\n", { mode: 0o700 });
-    expect((await stat(join(dir, "fresh.sh"))).mode & 0o700).toBe(0o700);
+    await updateFile(workspace, "deep/er/fresh.sh", { ...options, create: true }, () => ({
+      bytes: Buffer.from("#!/bin/sh\n"),
+      value: undefined,
+    }));
+    expect(await readFile(join(dir, "deep/er/fresh.sh"), "utf8")).toBe("#!/bin/sh\n");
     expect((await statSnapshot(target)).size).toBe(3);
+  });
+
+  it("reports a Conflict, writing nothing, when the file changed between the read and the commit", async () => {
+    const dir = await tempDir();
+    const workspace = new Workspace(dir);
+    const target = join(dir, "a.txt");
+    await writeFile(target, "v1");
+    const options = {
+      create: true,
+      maxBytes: 1_000,
+      requireBytes: true,
+      tracker: new FileTracker(),
+      runId: "r",
+    };
+    const failure = await updateFile(workspace, "a.txt", options, async () => {
+      // Another writer (an editor, a shell) that takes no lock, same size and within the same clock tick.
+      await writeFile(target, "v2");
+      return { bytes: Buffer.from("mine"), value: 0 };
+    }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ToolFailure);
+    expect(failure).toMatchObject({ kind: "Conflict" });
+    expect((failure as Error).message).toMatch(/changed by someone else.*Read it again/);
+    expect(await readFile(target, "utf8")).toBe("v2");
+    const created = await updateFile(workspace, "b.txt", options, async () => {
+      await writeFile(join(dir, "b.txt"), "theirs");
+      return { bytes: Buffer.from("mine"), value: 0 };
+    }).catch((error: unknown) => error);
+    expect(created).toMatchObject({ kind: "Conflict" });
+    expect(await readFile(join(dir, "b.txt"), "utf8")).toBe("theirs");
+    expect((await readdir(dir)).sort()).toEqual(["a.txt", "b.txt"]);
   });
 });
 

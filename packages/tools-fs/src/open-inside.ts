@@ -1,0 +1,44 @@
+import type { BigIntStats } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
+import type { Workspace } from "@bridle/core";
+import { assertDescriptorInside, changedUnder, READ_FLAGS } from "./descriptor.js";
+import { resolveExistingOrSuggest } from "./paths.js";
+
+/** A file or folder opened for reading, whose descriptor was checked to be inside the workspace. */
+export interface OpenedInside {
+  readonly handle: FileHandle;
+  /** The real path of what was opened (the descriptor's, not the one asked for). */
+  readonly real: string;
+  readonly stats: BigIntStats;
+}
+
+// A path that keeps changing under us is retried this many times before the model is told so.
+const ATTEMPTS = 3;
+
+/**
+ * Open `path` for reading, the one way every reading tool does: resolve it through the workspace policy,
+ * open the resolved real path without following a link in its last component (and without blocking on a
+ * FIFO), then check the path the descriptor really has. A symbolic link or folder swapped between the
+ * check and the open therefore cannot lead the read outside. The caller closes the handle.
+ */
+export async function openInside(workspace: Workspace, path: string): Promise<OpenedInside> {
+  for (let attempt = 1; ; attempt++) {
+    const resolved = await resolveExistingOrSuggest(workspace, path);
+    let handle: FileHandle;
+    try {
+      handle = await open(resolved, READ_FLAGS);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code !== "ELOOP" && code !== "ENOENT" && code !== "ENOTDIR") throw error;
+      if (attempt < ATTEMPTS) continue;
+      throw changedUnder(path);
+    }
+    const real = await assertDescriptorInside(workspace, handle, resolved, path);
+    try {
+      return { handle, real, stats: await handle.stat({ bigint: true }) };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+}
