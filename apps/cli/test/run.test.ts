@@ -1,11 +1,11 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import {
   anthropicMessagesFormat,
   FakeProviderServer,
   openaiChatFormat,
   openaiResponsesFormat,
+  sharedFixtures,
   tempWorkspace,
 } from "@bridle/testing";
 import { lineTag } from "@bridle/tools-edit-hashline";
@@ -262,29 +262,56 @@ describe("the other commands", () => {
     expect(bad.stderr).toMatch(/store/);
   });
 
-  it("offers the public skills with --skills: catalog in the system prompt, skill_read reads one", async () => {
-    const skills = fileURLToPath(new URL("../../../../shared/fixtures/agent-skills/", import.meta.url));
-    server = await fakeOpenAI([
-      { toolCalls: [call("c1", "skill_read", { skill: "brand-guidelines" })] },
-      { text: "Read the brand guidelines." },
-    ]);
-    const run = await runCli(
-      ["run", "what are our brand colours?", "--skills", skills, ...baseArgs(server)],
-      {
-        cwd: dir,
-        env,
-      },
+  it("offers skills with --skills: catalog in the system prompt, skill_read reads one", async () => {
+    const skills = join(dir, "skills");
+    await mkdir(join(skills, "release-notes"), { recursive: true });
+    await writeFile(
+      join(skills, "release-notes", "SKILL.md"),
+      "---\nname: release-notes\ndescription: Write release notes from the merged changes.\n---\n# Release notes\n\nGroup the changes by package, newest first.\n",
     );
+    server = await fakeOpenAI([
+      { toolCalls: [call("c1", "skill_read", { skill: "release-notes" })] },
+      { text: "Grouped by package." },
+    ]);
+    const run = await runCli(["run", "write the release notes", "--skills", skills, ...baseArgs(server)], {
+      cwd: dir,
+      env,
+    });
     expect(run.code).toBe(0);
     const first = JSON.stringify(server.requests[0]?.body);
-    for (const name of ["brand-guidelines", "mcp-builder", "skill-creator", "webapp-testing"]) {
-      expect(first).toContain(name);
-    }
+    expect(first).toContain("release-notes: Write release notes from the merged changes.");
     expect(first).toContain('"skill_run"');
-    const outputs = toolOutputsSent(server).join("\n");
-    expect(outputs).not.toMatch(/^(NotFound|Denied|InvalidInput)/);
-    expect(outputs.length).toBeGreaterThan(200);
+    expect(toolOutputsSent(server).join("\n")).toContain("Group the changes by package, newest first.");
   });
+
+  // The public skills live beside the checkout (shared/fixtures): CI has them, a user's clone does not.
+  const publicSkills = sharedFixtures("agent-skills");
+  it.skipIf(!publicSkills.dir)(
+    `offers the public skills with --skills${publicSkills.reason ? ` (skipped: ${publicSkills.reason})` : ""}`,
+    async () => {
+      const skills = publicSkills.dir ?? "";
+      server = await fakeOpenAI([
+        { toolCalls: [call("c1", "skill_read", { skill: "brand-guidelines" })] },
+        { text: "Read the brand guidelines." },
+      ]);
+      const run = await runCli(
+        ["run", "what are our brand colours?", "--skills", skills, ...baseArgs(server)],
+        {
+          cwd: dir,
+          env,
+        },
+      );
+      expect(run.code).toBe(0);
+      const first = JSON.stringify(server.requests[0]?.body);
+      for (const name of ["brand-guidelines", "mcp-builder", "skill-creator", "webapp-testing"]) {
+        expect(first).toContain(name);
+      }
+      expect(first).toContain('"skill_run"');
+      const outputs = toolOutputsSent(server).join("\n");
+      expect(outputs).not.toMatch(/^(NotFound|Denied|InvalidInput)/);
+      expect(outputs.length).toBeGreaterThan(200);
+    },
+  );
 
   it("runs the demo end to end with no API key", async () => {
     const run = await runCli(["demo"], { cwd: dir, env: { XDG_DATA_HOME: join(dir, "data") } });

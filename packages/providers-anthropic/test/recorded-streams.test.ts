@@ -1,18 +1,13 @@
+import { fileURLToPath } from "node:url";
 import { textOf, toolCallsOf } from "@bridle/core";
-import {
-  anthropicMessagesFormat,
-  type ModelRun,
-  recordedStreamsDir,
-  replayRecordedStream,
-} from "@bridle/testing";
+import { anthropicMessagesFormat, type ModelRun, replayRecordedStream } from "@bridle/testing";
+import { describeWithSharedFixtures } from "@bridle/testing/vitest";
 import { describe, expect, it } from "vitest";
 import { createAnthropicModel } from "../src/index.js";
 
-const root = recordedStreamsDir();
-const dir = root && `${root}/anthropic-messages`;
+const ownStreams = fileURLToPath(new URL("./fixtures/streams/", import.meta.url));
 
-async function replay(file: string): Promise<ModelRun> {
-  if (!dir) throw new Error("no recorded streams");
+async function replay(file: string, dir: string): Promise<ModelRun> {
   const { runs } = await replayRecordedStream({
     dir,
     file,
@@ -29,10 +24,39 @@ function done(run: ModelRun) {
   return run.terminal;
 }
 
-// The recordings live beside the checkout (shared/fixtures); CI always has them.
-describe.skipIf(!dir && !process.env.CI)("recorded Anthropic streams", () => {
+// Short streams written here in the recorded format: they always run, in any clone.
+describe("own recorded Anthropic streams (test/fixtures)", () => {
+  it("text, then a tool call whose JSON arrives in pieces; cache reads and writes added into input", async () => {
+    const run = await replay("text-then-tool.chunks.txt", ownStreams);
+    const turn = done(run);
+    expect(textOf(turn.message.content)).toBe("Reading the config first.");
+    expect(run.text).toBe("Reading the config first.");
+    expect(toolCallsOf(turn.message)).toEqual([
+      { type: "tool_call", id: "toolu_own_1", name: "read_file", arguments: '{"path": "config.yaml"}' },
+    ]);
+    expect(turn.stopReason).toBe("tool_use");
+    expect(turn.usage).toEqual({
+      inputTokens: 40 + 200 + 10,
+      outputTokens: 31,
+      cacheReadTokens: 200,
+      cacheWriteTokens: 10,
+      reasoningTokens: 0,
+    });
+  });
+
+  it("a refusal with no content", async () => {
+    const turn = done(await replay("refusal.chunks.txt", ownStreams));
+    expect(turn.stopReason).toBe("refusal");
+    expect(turn.message.content).toEqual([]);
+  });
+});
+
+// Streams recorded from the real API, published beside the checkout (shared/fixtures): CI has them, a
+// user's clone does not, and there this suite reports itself skipped with the reason.
+describeWithSharedFixtures("provider-streams", "recorded Anthropic streams (shared/fixtures)", (root) => {
+  const dir = `${root}/anthropic-messages`;
   it("plain text", async () => {
-    const run = await replay("anthropic-text.chunks.txt");
+    const run = await replay("anthropic-text.chunks.txt", dir);
     const turn = done(run);
     expect(textOf(turn.message.content)).toBe(
       "Hello! I'm doing well, thank you for asking. How are you doing today? Is there anything I can help you with?",
@@ -49,7 +73,7 @@ describe.skipIf(!dir && !process.env.CI)("recorded Anthropic streams", () => {
   });
 
   it("a JSON tool call", async () => {
-    const turn = done(await replay("anthropic-json-tool.1.chunks.txt"));
+    const turn = done(await replay("anthropic-json-tool.1.chunks.txt", dir));
     expect(turn.stopReason).toBe("tool_use");
     expect(toolCallsOf(turn.message)).toEqual([
       {
@@ -64,7 +88,7 @@ describe.skipIf(!dir && !process.env.CI)("recorded Anthropic streams", () => {
   });
 
   it("a tool call with no arguments, after text", async () => {
-    const turn = done(await replay("anthropic-tool-no-args.chunks.txt"));
+    const turn = done(await replay("anthropic-tool-no-args.chunks.txt", dir));
     expect(textOf(turn.message.content)).toBe("I'll update the issue list for you.");
     expect(toolCallsOf(turn.message)).toEqual([
       { type: "tool_call", id: "toolu_01QE1WLsSVp5hy5Q3GmGTmjP", name: "updateIssueList", arguments: "{}" },
@@ -72,7 +96,7 @@ describe.skipIf(!dir && !process.env.CI)("recorded Anthropic streams", () => {
   });
 
   it("a signed thinking block kept for replay", async () => {
-    const run = await replay("anthropic-clear-thinking.1.chunks.txt");
+    const run = await replay("anthropic-clear-thinking.1.chunks.txt", dir);
     const turn = done(run);
     const [reasoning, text] = turn.message.content;
     expect(reasoning).toMatchObject({ type: "reasoning", provider: "anthropic" });
@@ -86,13 +110,13 @@ describe.skipIf(!dir && !process.env.CI)("recorded Anthropic streams", () => {
   });
 
   it("input tokens given late in message_delta", async () => {
-    const turn = done(await replay("anthropic-message-delta-input-tokens.chunks.txt"));
+    const turn = done(await replay("anthropic-message-delta-input-tokens.chunks.txt", dir));
     expect(textOf(turn.message.content)).toBe("pong");
     expect(turn.usage).toMatchObject({ inputTokens: 61, outputTokens: 2 });
   });
 
   it("prompt-cache usage added into input tokens, server tool blocks left out", async () => {
-    const turn = done(await replay("anthropic-code-execution-20260120-prompt-cache.1.chunks.txt"));
+    const turn = done(await replay("anthropic-code-execution-20260120-prompt-cache.1.chunks.txt", dir));
     expect(textOf(turn.message.content)).toBe(
       "The sum of the squares of the numbers 1 through 12 is **650**.",
     );
@@ -108,13 +132,13 @@ describe.skipIf(!dir && !process.env.CI)("recorded Anthropic streams", () => {
   });
 
   it("a refusal", async () => {
-    const turn = done(await replay("anthropic-refusal.chunks.txt"));
+    const turn = done(await replay("anthropic-refusal.chunks.txt", dir));
     expect(turn.stopReason).toBe("refusal");
     expect(turn.message.content).toEqual([]);
   });
 
   it("server-side compaction: the answer comes out and both iterations are counted", async () => {
-    const turn = done(await replay("anthropic-compaction.1.chunks.txt"));
+    const turn = done(await replay("anthropic-compaction.1.chunks.txt", dir));
     expect(textOf(turn.message.content)).toMatch(
       /^Based on the conversation history, you asked me to summarize/,
     );
@@ -122,13 +146,13 @@ describe.skipIf(!dir && !process.env.CI)("recorded Anthropic streams", () => {
   });
 
   it("a duplicated message_start still gives the one correct turn", async () => {
-    const turn = done(await replay("duplicate-message-start.chunks.txt"));
+    const turn = done(await replay("duplicate-message-start.chunks.txt", dir));
     expect(turn.message.content).toEqual([{ type: "text", text: "Hello, World!" }]);
     expect(turn.usage).toMatchObject({ inputTokens: 17, outputTokens: 227 });
   });
 
   it("a spliced message_start: the restarted message wins, the cut-off one is dropped", async () => {
-    const turn = done(await replay("spliced-message-start.chunks.txt"));
+    const turn = done(await replay("spliced-message-start.chunks.txt", dir));
     expect(turn.stopReason).toBe("tool_use");
     expect(turn.message.content).toEqual([
       {

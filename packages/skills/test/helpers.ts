@@ -1,8 +1,10 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { type AnyTool, ToolFailure, type ToolOutput, textOf, Workspace } from "@bridle/core";
 
-export const FIXTURES = new URL("../../../../shared/fixtures/agent-skills/", import.meta.url).pathname;
+/** Small skills written for these tests: they always run. */
+export const OWN_SKILLS = fileURLToPath(new URL("./fixtures/skills/", import.meta.url));
 
 let calls = 0;
 

@@ -10,5 +10,6 @@ export {
   type ScriptedTurn,
   type ScriptStep,
 } from "./scripted-model.js";
+export { type SharedFixtures, sharedFixtures } from "./shared-fixtures.js";
 export * from "./store-conformance/index.js";
 export * from "./tool-conformance/index.js";

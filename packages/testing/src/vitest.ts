@@ -4,5 +4,6 @@ export {
   describeProviderConformance,
   type ProviderConformanceOptions,
 } from "./provider-conformance/suite.js";
+export { describeWithSharedFixtures } from "./shared-fixtures-suite.js";
 export { describeSessionStore, type StoreLocation } from "./store-conformance/suite.js";
 export { describeToolConformance, type ToolConformanceOptions } from "./tool-conformance/suite.js";

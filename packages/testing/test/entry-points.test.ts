@@ -40,13 +40,14 @@ describe("entry points", () => {
     expect(externals).toContain("node:http");
   });
 
-  it("@bridle/testing/vitest holds the suites, and they are what needs vitest", async () => {
+  it("@bridle/testing/vitest holds the vitest suites, and they are what needs vitest", async () => {
     expect(reachableExternals("vitest.ts")).toContain("vitest");
     const suites = await import("../src/vitest.js");
     expect(Object.keys(suites).sort()).toEqual([
       "describeProviderConformance",
       "describeSessionStore",
       "describeToolConformance",
+      "describeWithSharedFixtures",
     ]);
     const kit = await import("../src/index.js");
     for (const name of Object.keys(suites)) expect(Object.keys(kit)).not.toContain(name);

@@ -1,18 +1,16 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import {
   anthropicMessagesFormat,
   type FakeTurn,
   type FakeWireFormat,
   openaiChatFormat,
   openaiResponsesFormat,
-  recordedStreamsDir,
 } from "../src/index.js";
+import { describeWithSharedFixtures } from "../src/vitest.js";
 
 type Json = Record<string, unknown>;
-
-const root = recordedStreamsDir();
 
 /** Every field path (a.b.c) a JSON value holds, with arrays looked into through their items. */
 function paths(value: unknown, prefix = ""): string[] {
@@ -31,10 +29,10 @@ function kindOf(event: Json): string {
   return typeof nested?.type === "string" ? `${type}/${nested.type}` : type;
 }
 
-function recorded(folder: string): Map<string, Set<string>> {
+function recorded(dir: string): Map<string, Set<string>> {
   const fields = new Map<string, Set<string>>();
-  for (const file of readdirSync(join(root ?? "", folder))) {
-    for (const line of readFileSync(join(root ?? "", folder, file), "utf8").split("\n")) {
+  for (const file of readdirSync(dir)) {
+    for (const line of readFileSync(join(dir, file), "utf8").split("\n")) {
       let event: Json;
       try {
         event = JSON.parse(line) as Json;
@@ -62,15 +60,16 @@ const turns: FakeTurn[] = [
   },
 ];
 
-// Each fake event must use only fields the provider really sends for that kind of event.
-describe.skipIf(!root && !process.env.CI)("fake wire formats match recorded real streams", () => {
+// Each fake event must use only fields the provider really sends for that kind of event. Only real
+// recordings can say that, so this runs where the shared fixtures are (CI) and is skipped elsewhere.
+describeWithSharedFixtures("provider-streams", "fake wire formats match recorded real streams", (root) => {
   const cases: Array<[FakeWireFormat, string, readonly string[]]> = [
     [anthropicMessagesFormat, "anthropic-messages", ["message.content", "content_block.input"]],
     [openaiResponsesFormat, "openai-responses", []],
     [openaiChatFormat, "openai-chat", []],
   ];
   it.each(cases)("%s", (format, folder) => {
-    const real = recorded(folder);
+    const real = recorded(join(root, folder));
     for (const turn of turns) {
       for (const event of format.events(turn)) {
         if (event.data === "[DONE]") continue;

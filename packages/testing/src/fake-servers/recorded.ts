@@ -1,5 +1,4 @@
-import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { sharedFixtures } from "../shared-fixtures.js";
 import type { SseEvent } from "./sse.js";
 import type { FakeWireFormat } from "./turn.js";
 
@@ -29,15 +28,9 @@ export function recordedReplies(text: string, format: FakeWireFormat["name"]): S
 }
 
 /**
- * The folder of recorded provider streams: BRIDLE_PROVIDER_STREAMS, else `shared/fixtures/provider-streams`
- * beside the checkout (found by walking up from the working directory). Undefined when neither exists.
+ * The folder of recorded provider streams: the shared fixtures' `provider-streams` (`sharedFixtures`:
+ * BRIDLE_SHARED_FIXTURES, else `shared/fixtures` beside the checkout). Undefined when absent.
  */
 export function recordedStreamsDir(from = process.cwd()): string | undefined {
-  const configured = process.env.BRIDLE_PROVIDER_STREAMS;
-  if (configured) return existsSync(configured) ? configured : undefined;
-  for (let dir = resolve(from); ; dir = dirname(dir)) {
-    const candidate = join(dir, "shared", "fixtures", "provider-streams");
-    if (existsSync(candidate)) return candidate;
-    if (dirname(dir) === dir) return undefined;
-  }
+  return sharedFixtures("provider-streams", from).dir;
 }
