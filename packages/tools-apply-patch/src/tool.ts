@@ -1,0 +1,109 @@
+import { defineTool, type Tool, type ToolOutput } from "@bridle/core";
+import { FileTracker } from "@bridle/tools-fs";
+import { z } from "zod";
+import { DEFAULT_MAX_FILE_BYTES, type PatchedFile, runPatch } from "./engine.js";
+import { APPLY_PATCH_LARK_GRAMMAR } from "./grammar.js";
+import type { Tolerance } from "./tolerance.js";
+
+export interface ApplyPatchToolOptions {
+  /**
+   * The read-before-write memory. Pass the fs toolkit's (`createFsTools().tracker`) so a read_file in
+   * the run lets the patch change that file. Default: a tracker of its own (then only files this tool
+   * wrote in the run may be changed).
+   */
+  readonly tracker?: FileTracker;
+  /** Largest file (in bytes) a patch may update. Default 16 MiB. */
+  readonly maxFileBytes?: number;
+  /** Longest patch accepted, in characters. Default 16 MiB. */
+  readonly maxPatchChars?: number;
+  /**
+   * "json" (default): arguments `{ input: patch }`, for every provider. "freeform": the same tool also
+   * declares the patch grammar, so a provider with free-form tools (OpenAI Responses custom tools) can
+   * have the model write the raw patch; other providers still see `{ input }`.
+   */
+  readonly form?: "json" | "freeform";
+}
+
+export interface ApplyPatchDetails {
+  readonly files: readonly PatchedFile[];
+  readonly tolerances: readonly Tolerance[];
+}
+
+const FORMAT = `Patch format (V4A):
+*** Begin Patch
+*** Add File: path/new.txt
++every line of the new file starts with +
+*** Delete File: path/old.txt
+*** Update File: path/file.py
+*** Move to: path/renamed.py   (optional)
+@@ def greet():                (an @@ line; its text, if any, names a line above the change)
+ context line (starts with a space), about 3 before and 3 after each change
+-removed line
++added line
+*** End of File                (optional: the chunk ends at the end of the file)
+*** End Patch
+Paths are relative to the workspace. Chunks of a file go top to bottom. Lines that only add need an @@ line or context to say where.
+The whole patch applies or nothing does: an error names the file, the chunk and the closest lines.`;
+
+/** The arguments both forms take: the patch, as one string. */
+export type ApplyPatchSchema = z.ZodObject<{ input: z.ZodString }>;
+
+function inputSchema(maxPatchChars: number): ApplyPatchSchema {
+  return z.object({
+    input: z
+      .string()
+      .max(
+        maxPatchChars,
+        `the patch is longer than ${maxPatchChars} characters; split it into several patches`,
+      )
+      .describe("The whole patch, from *** Begin Patch to *** End Patch"),
+  });
+}
+
+/** The free-form input a provider may offer instead of JSON: raw text in the patch grammar. */
+export interface ApplyPatchInputFormat {
+  readonly type: "grammar";
+  readonly syntax: "lark";
+  readonly definition: string;
+}
+
+export type ApplyPatchTool = Tool<ApplyPatchSchema, ApplyPatchDetails> & {
+  readonly format?: ApplyPatchInputFormat;
+};
+
+/**
+ * apply_patch: adds, deletes, updates and moves files with one V4A patch, checked in full before any
+ * file is written. Updating or deleting a file the run has not read (or that changed since) is a Conflict.
+ */
+export function createApplyPatchTool(options: ApplyPatchToolOptions = {}): ApplyPatchTool {
+  const tracker = options.tracker ?? new FileTracker();
+  const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const maxPatchChars = options.maxPatchChars ?? 16 * 1024 * 1024;
+  const freeform = options.form === "freeform";
+  const tool = defineTool({
+    name: "apply_patch",
+    description: `${
+      freeform
+        ? "Edit files with a patch. Where the tool takes free-form input, send the patch itself, not JSON."
+        : 'Edit files with a patch, given as {"input": "<the patch>"}.'
+    } Read a file in this run before updating or deleting it.\n${FORMAT}`,
+    inputSchema: inputSchema(maxPatchChars),
+    annotations: { destructive: true },
+    sequential: true,
+    async execute(args, ctx): Promise<ToolOutput<ApplyPatchDetails>> {
+      const result = await runPatch(args.input, {
+        workspace: ctx.workspace,
+        maxFileBytes,
+        signal: ctx.signal,
+        readGuard: { tracker, runId: ctx.runId },
+      });
+      return { content: result.summary, details: { files: result.files, tolerances: result.tolerances } };
+    },
+  });
+  return freeform
+    ? {
+        ...tool,
+        format: { type: "grammar" as const, syntax: "lark" as const, definition: APPLY_PATCH_LARK_GRAMMAR },
+      }
+    : tool;
+}

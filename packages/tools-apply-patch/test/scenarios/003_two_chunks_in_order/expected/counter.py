@@ -1,0 +1,6 @@
+def increment(value):
+    return value + step()
+
+
+def decrement(value):
+    return value - step()

@@ -1,0 +1,1 @@
+pub fn name() -> &'static str { "new" }

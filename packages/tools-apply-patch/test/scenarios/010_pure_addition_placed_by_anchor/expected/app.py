@@ -1,0 +1,10 @@
+import sys
+
+
+def main():
+    setup()
+    run()
+
+
+def other():
+    pass

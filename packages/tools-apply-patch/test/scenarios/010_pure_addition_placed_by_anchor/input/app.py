@@ -1,0 +1,9 @@
+import sys
+
+
+def main():
+    run()
+
+
+def other():
+    pass

@@ -1,0 +1,6 @@
+int a(void) {
+  return 0;
+}
+int b(void) {
+  return 0;
+}
