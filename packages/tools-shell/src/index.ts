@@ -14,6 +14,7 @@ export type {
 } from "./policy/types.js";
 export { type BubblewrapOptions, BubblewrapRunner, type SandboxProbe } from "./runners/bubblewrap.js";
 export { LocalRunner, type LocalRunnerOptions } from "./runners/local.js";
+export type { PidNamespaceProbe } from "./runners/pid-namespace.js";
 export {
   type CommandExit,
   type CommandRequest,
@@ -22,6 +23,7 @@ export {
   type OutputStream,
   type RunningCommand,
 } from "./runners/runner.js";
+export { type RunnerChoice, type SandboxMode, selectRunner } from "./runners/select.js";
 export {
   commandEnv,
   DEFAULT_ALLOWED_ENV,
@@ -32,6 +34,7 @@ export {
   sandboxPolicy,
   sandboxPolicySchema,
 } from "./sandbox/policy.js";
+export type { SandboxView } from "./sandbox/view.js";
 export { BackgroundCommands, type BackgroundStatus } from "./tools/background.js";
 export {
   type BashDetails,

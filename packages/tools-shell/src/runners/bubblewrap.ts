@@ -1,35 +1,21 @@
-import { existsSync, statSync } from "node:fs";
-import { homedir } from "node:os";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
-import { isInside } from "../policy/paths.js";
-import type { LimitEnforcement, SandboxPolicy } from "../sandbox/policy.js";
+import { type LimitEnforcement, type SandboxPolicy, sandboxPolicy } from "../sandbox/policy.js";
+import { type SandboxView, SYSTEM_TREES, unreadableByOthers, viewArgs } from "../sandbox/view.js";
 import { processLimits, setupLimits } from "./limits.js";
 import { launch, SHELL } from "./process-tree.js";
 import type { CommandRequest, CommandRunner, RunningCommand } from "./runner.js";
 
-// Credential stores in the home folder: hidden inside the sandbox even though the root is readable.
-const HOME_SECRETS = [
-  ".ssh",
-  ".aws",
-  ".gnupg",
-  ".docker",
-  ".kube",
-  ".azure",
-  ".config/gcloud",
-  ".config/gh",
-  ".netrc",
-  ".npmrc",
-  ".pypirc",
-  ".git-credentials",
-  ".pgpass",
-];
+const IS_ROOT = process.getuid?.() === 0;
+// System trees an administrator edits by hand, where new root-only files (keys, passwords) appear.
+const ADMIN_TREES = ["/etc", "/opt"];
+let packageTreesMasked: string[] | undefined;
 
-export interface BubblewrapOptions {
+export interface BubblewrapOptions extends SandboxView {
   /** The bwrap binary (default "bwrap" on PATH). */
   readonly bwrap?: string;
-  /** Extra folders to hide (replaced by an empty tmpfs). */
-  readonly hide?: readonly string[];
 }
 
 export interface SandboxProbe {
@@ -40,34 +26,42 @@ export interface SandboxProbe {
 }
 
 /**
- * Runs each command in a bubblewrap sandbox: the root file system read-only, the workspace roots
- * writable, a private /tmp, no network unless the policy allows it, its own pid namespace (killing
- * bwrap ends every process inside), and it dies with its parent.
+ * Runs each command in a bubblewrap sandbox built from nothing: the system trees read-only, the
+ * workspace roots writable with their agent configuration read-only, an empty home, private /tmp and
+ * /run (no host Unix sockets), no network unless the policy allows it, its own user, pid, ipc and uts
+ * namespaces (no other process, nor its environment, is visible), no capabilities, and it dies with
+ * its parent.
  */
 export class BubblewrapRunner implements CommandRunner {
   readonly name = "bubblewrap";
   readonly #bwrap: string;
-  readonly #hide: readonly string[];
-  static #probes = new Map<string, Promise<SandboxProbe>>();
+  readonly #view: SandboxView;
+  #masked: string[] | undefined;
+  #probe: Promise<SandboxProbe> | undefined;
 
   constructor(options: BubblewrapOptions = {}) {
-    this.#bwrap = options.bwrap ?? "bwrap";
-    this.#hide = options.hide ?? [];
+    const { bwrap, ...view } = options;
+    this.#bwrap = bwrap ?? "bwrap";
+    this.#view = view;
   }
 
-  /** Whether bwrap runs here (it needs user namespaces, or root). Cached per binary. */
+  /** Whether a default bubblewrap sandbox runs here (it needs user namespaces, or root). */
   static probe(bwrap = "bwrap"): Promise<SandboxProbe> {
-    let probe = BubblewrapRunner.#probes.get(bwrap);
-    if (!probe) {
-      probe = runProbe(bwrap);
-      BubblewrapRunner.#probes.set(bwrap, probe);
-    }
-    return probe;
+    return new BubblewrapRunner({ bwrap }).probe();
   }
 
-  /** Whether this runner's bwrap works here. */
+  /**
+   * Whether this runner works here: bwrap runs `true` with exactly the flags a command gets (namespaces,
+   * mounts, the dropped capabilities), in a throwaway workspace. Cached per runner.
+   */
   probe(): Promise<SandboxProbe> {
-    return BubblewrapRunner.probe(this.#bwrap);
+    this.#probe ??= runProbe(this);
+    return this.#probe;
+  }
+
+  /** The bwrap binary this runner starts. */
+  get bwrap(): string {
+    return this.#bwrap;
   }
 
   async enforcement(policy: SandboxPolicy): Promise<readonly LimitEnforcement[]> {
@@ -78,7 +72,7 @@ export class BubblewrapRunner implements CommandRunner {
           ? {
               limit: "network",
               enforced: true,
-              how: "a new network namespace with only loopback (--unshare-net)",
+              how: "a new network namespace with only loopback (--unshare-net); no abstract Unix sockets either",
             }
           : {
               limit: "network",
@@ -89,14 +83,22 @@ export class BubblewrapRunner implements CommandRunner {
       {
         limit: "filesystem",
         enforced: true,
-        how: "root read-only, workspace roots writable, private /tmp, credential folders of HOME hidden",
+        how:
+          "only the system trees (read-only) and the workspace (writable; bridle.config.*, .git/config, .git/hooks, .git/info read-only); " +
+          "an empty home, private /tmp and /run (no host Unix sockets)" +
+          (IS_ROOT ? ", root-only files masked, no capabilities" : ", no capabilities"),
       },
       network,
+      {
+        limit: "other_processes",
+        enforced: true,
+        how: "its own pid namespace and /proc: no other process, nor its environment or memory, is visible",
+      },
       { limit: "allowed_env", enforced: true, how: "the environment is cleared to the allowed names" },
       {
         limit: "max_execution_ms",
         enforced: true,
-        how: "SIGTERM then SIGKILL; its own pid namespace ends every process inside when bwrap dies",
+        how: "SIGTERM then SIGKILL; its own pid namespace ends every process inside when bwrap dies, and bwrap dies with the agent",
       },
       {
         limit: "output",
@@ -118,60 +120,57 @@ export class BubblewrapRunner implements CommandRunner {
   args(request: Pick<CommandRequest, "cwd" | "writableRoots">, policy: SandboxPolicy): string[] {
     const args = [
       "--die-with-parent",
+      "--unshare-user",
       "--unshare-pid",
       "--unshare-ipc",
       "--unshare-uts",
       "--unshare-cgroup-try",
     ];
     if (policy.network !== "enabled") args.push("--unshare-net");
-    args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
-    const home = homedir();
-    for (const hidden of [...HOME_SECRETS.map((name) => join(home, name)), ...this.#hide]) {
-      if (!existsSync(hidden) || isInside(hidden, request.writableRoots)) continue;
-      if (statSync(hidden).isDirectory()) args.push("--tmpfs", hidden);
-      else args.push("--ro-bind", "/dev/null", hidden);
+    // Owning a file needs no capability: a sandbox running as root still opens root's 0600 files, so
+    // those are masked. /etc and /opt are listed once per runner (tens of ms); the package-managed trees
+    // once per process (about a second for a large /usr).
+    if (IS_ROOT) {
+      packageTreesMasked ??= unreadableByOthers(SYSTEM_TREES.filter((tree) => !ADMIN_TREES.includes(tree)));
+      this.#masked ??= [...unreadableByOthers(ADMIN_TREES), ...packageTreesMasked];
     }
-    for (const root of request.writableRoots) args.push("--bind", root, root);
-    // As root, the sandbox would keep every capability (and could remount the root writable).
-    if (process.getuid?.() === 0) args.push("--cap-drop", "ALL");
-    args.push("--chdir", request.cwd);
+    args.push(
+      ...viewArgs(this.#view, {
+        writableRoots: request.writableRoots,
+        network: policy.network === "enabled",
+        masked: this.#masked ?? [],
+      }),
+    );
+    args.push("--cap-drop", "ALL", "--chdir", request.cwd);
     return args;
   }
 }
 
-async function runProbe(bwrap: string): Promise<SandboxProbe> {
-  const version = await execa(bwrap, ["--version"], { reject: false, timeout: 5_000 });
+async function runProbe(runner: BubblewrapRunner): Promise<SandboxProbe> {
+  const version = await execa(runner.bwrap, ["--version"], { reject: false, timeout: 5_000 });
   if (version.failed)
     return {
       available: false,
-      reason: `${bwrap} is not installed or not runnable (${version.shortMessage})`,
+      reason: `${runner.bwrap} is not installed or not runnable (${version.shortMessage})`,
     };
-  const trial = await execa(
-    bwrap,
-    [
-      "--die-with-parent",
-      "--unshare-pid",
-      "--unshare-net",
-      "--ro-bind",
-      "/",
-      "/",
-      "--dev",
-      "/dev",
-      "--proc",
-      "/proc",
-      "--",
-      "/bin/sh",
-      "-c",
-      "echo ok",
-    ],
-    { reject: false, timeout: 10_000 },
-  );
-  if (trial.failed || trial.stdout.trim() !== "ok") {
-    return {
-      available: false,
-      reason: `${bwrap} cannot create namespaces here (user namespaces disabled or restricted?): ${(trial.stderr || trial.shortMessage || "").trim().slice(0, 300)}`,
-      version: version.stdout.trim(),
-    };
+  const workspace = await mkdtemp(join(tmpdir(), "bridle-probe-"));
+  try {
+    const args = runner.args({ cwd: workspace, writableRoots: [workspace] }, sandboxPolicy());
+    const trial = await execa(runner.bwrap, [...args, "--", SHELL, "-c", "echo ok"], {
+      reject: false,
+      timeout: 10_000,
+      env: { PATH: "/usr/bin:/bin" },
+      extendEnv: false,
+    });
+    if (trial.failed || trial.stdout.trim() !== "ok") {
+      return {
+        available: false,
+        reason: `${runner.bwrap} cannot create its sandbox here (user namespaces disabled or restricted?): ${(trial.stderr || trial.shortMessage || "").trim().slice(0, 300)}`,
+        version: version.stdout.trim(),
+      };
+    }
+    return { available: true, version: version.stdout.trim() };
+  } finally {
+    await rm(workspace, { recursive: true, force: true });
   }
-  return { available: true, version: version.stdout.trim() };
 }

@@ -1,12 +1,14 @@
 import type { LimitEnforcement, SandboxPolicy } from "../sandbox/policy.js";
 import { processLimits, setupLimits, tracksTree } from "./limits.js";
+import {
+  deathSignalPrefix,
+  type PidNamespaceProbe,
+  pidNamespacePrefix,
+  probePrefix,
+} from "./pid-namespace.js";
 import { launch, SHELL } from "./process-tree.js";
 import type { CommandRequest, CommandRunner, RunningCommand } from "./runner.js";
 
-/**
- * Runs commands directly on the host (through execa), in their own process group, with a cleared
- * environment. It isolates nothing else: its `enforcement` says so.
- */
 export interface LocalRunnerOptions {
   /**
    * Put every command in its own cgroup, where one can be created, so a timeout, an abort or the end of
@@ -14,14 +16,37 @@ export interface LocalRunnerOptions {
    * cgroup migration per command (about 10 ms on cgroup v1).
    */
   readonly trackProcessTree?: boolean;
+  /**
+   * Run every command in its own pid namespace with a fresh /proc, where the system allows it (root, or
+   * unprivileged user namespaces): the command then sees no other process — not the agent, not its
+   * ancestors, not their environments (API keys) or memory. Default true; false runs commands as plain
+   * children of the agent, able to read /proc of every process of this user.
+   */
+  readonly pidNamespace?: boolean;
 }
 
+/**
+ * Runs commands on the host file system (through execa), in their own process group and, where the
+ * system allows, their own pid namespace, with a cleared environment; they die with the agent. It
+ * isolates nothing else: its `enforcement` says so.
+ */
 export class LocalRunner implements CommandRunner {
   readonly name = "local";
   readonly #track: boolean;
+  readonly #pidNamespace: boolean;
+  #probe: Promise<PidNamespaceProbe> | undefined;
 
   constructor(options: LocalRunnerOptions = {}) {
     this.#track = options.trackProcessTree ?? true;
+    this.#pidNamespace = options.pidNamespace ?? true;
+  }
+
+  /** Whether commands get their own pid namespace here (false when the option turned it off). */
+  probe(): Promise<PidNamespaceProbe> {
+    if (!this.#pidNamespace)
+      return Promise.resolve({ available: false, reason: "turned off (pidNamespace: false)" });
+    this.#probe ??= probePrefix(pidNamespacePrefix(), "unshare --pid (a pid namespace for each command)");
+    return this.#probe;
   }
 
   async enforcement(policy: SandboxPolicy): Promise<readonly LimitEnforcement[]> {
@@ -37,6 +62,17 @@ export class LocalRunner implements CommandRunner {
             limit: "network",
             enforced: false,
             how: "the local runner cannot cut the network off; use the bubblewrap runner",
+          },
+      (await this.probe()).available
+        ? {
+            limit: "other_processes",
+            enforced: true,
+            how: "its own pid namespace and /proc: no other process, nor its environment or memory, is visible",
+          }
+        : {
+            limit: "other_processes",
+            enforced: false,
+            how: `no pid namespace (${(await this.probe()).reason}): a command can read /proc of every process of this user, their environments and command lines included`,
           },
       { limit: "allowed_env", enforced: true, how: "the environment is cleared to the allowed names" },
       {
@@ -58,6 +94,9 @@ export class LocalRunner implements CommandRunner {
 
   async start(request: CommandRequest, policy: SandboxPolicy): Promise<RunningCommand> {
     const limits = await setupLimits(policy, { track: this.#track });
-    return launch(request, policy, { argv: [SHELL, "-c", request.command], ...limits });
+    const isolated = (await this.probe()).available;
+    const deathSignal = (await probePrefix(deathSignalPrefix(), "setpriv --pdeathsig")).available;
+    const prefix = isolated ? pidNamespacePrefix() : deathSignal ? deathSignalPrefix() : [];
+    return launch(request, policy, { argv: [...prefix, SHELL, "-c", request.command], ...limits });
   }
 }

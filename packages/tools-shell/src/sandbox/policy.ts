@@ -65,6 +65,7 @@ export interface LimitEnforcement {
     | "max_processes"
     | "max_memory_mb"
     | "allowed_env"
+    | "other_processes"
     | "output";
   readonly enforced: boolean;
   /** How it is enforced, or why it cannot be. */

@@ -1,0 +1,188 @@
+import {
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  type Stats,
+  statSync,
+} from "node:fs";
+import { homedir } from "node:os";
+import { delimiter, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { agentConfigMounts } from "./agent-config.js";
+
+/**
+ * What a sandboxed command sees of the host, built up from nothing: only the system trees (read-only),
+ * the workspace roots (writable, their agent configuration read-only) and what the caller lists.
+ * Everything else — the home folder, other users' homes, /root, /run and /var/run (the host's Unix
+ * sockets: dbus, ssh-agent, docker, X11), /srv, /var, /mnt, /media — is simply absent.
+ */
+export interface SandboxView {
+  /** Host folders visible read-only, beyond the system trees (toolchains, skill folders). */
+  readonly readable?: readonly string[];
+  /** Host folders visible and writable, beyond the workspace roots (a package cache). */
+  readonly writable?: readonly string[];
+  /** Files or folders inside the workspace kept read-only (an MCP configuration, a skills folder). */
+  readonly protect?: readonly string[];
+  /** Folders or files to hide even where the rest is visible. */
+  readonly hide?: readonly string[];
+}
+
+// Programs, libraries and their configuration: what a command needs to run at all.
+export const SYSTEM_TREES = [
+  "/usr",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/etc",
+  "/opt",
+  "/nix",
+];
+
+export interface ViewRequest {
+  readonly writableRoots: readonly string[];
+  readonly network: boolean;
+  /** Paths (files or folders) to replace with something empty: computed by `unreadableBy`. */
+  readonly masked?: readonly string[];
+}
+
+/** The bwrap arguments that build the file system of one command. */
+export function viewArgs(view: SandboxView, request: ViewRequest): string[] {
+  const args: string[] = [];
+  for (const tree of SYSTEM_TREES) {
+    const kind = kindOf(tree);
+    // Merged /usr (/bin -> usr/bin): the same link inside keeps every path identical inside and out.
+    if (kind === "link") args.push("--symlink", readlinkSync(tree), tree);
+    else if (kind === "dir") args.push("--ro-bind", tree, tree);
+  }
+  args.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", "/run");
+  args.push("--symlink", "../run", "/var/run");
+  if (request.network) args.push(...resolverArgs());
+  // An empty home, so tools that write dot-files there work; nothing of the real one unless allowed.
+  const home = homedir();
+  args.push("--tmpfs", home);
+  for (const path of pathEntriesIn(home)) args.push("--ro-bind", path, path);
+  for (const path of view.readable ?? []) if (existsSync(path)) args.push("--ro-bind", path, path);
+  for (const path of view.writable ?? []) if (existsSync(path)) args.push("--bind", path, path);
+  for (const root of request.writableRoots) {
+    args.push("--bind", root, root);
+    const config = agentConfigMounts(root);
+    for (const path of config.pinned) args.push("--bind", path, path);
+    for (const path of [...config.readOnly, ...(view.protect ?? [])]) {
+      if (existsSync(path) && isInsideFolder(path, root)) args.push("--ro-bind", path, path);
+    }
+  }
+  for (const path of [...(request.masked ?? []), ...(view.hide ?? [])]) args.push(...maskArgs(path));
+  return args;
+}
+
+function maskArgs(path: string): string[] {
+  const kind = kindOf(path);
+  if (kind === "dir") return ["--tmpfs", path, "--remount-ro", path];
+  if (kind === "file") return ["--ro-bind", "/dev/null", path];
+  return [];
+}
+
+function kindOf(path: string): "dir" | "file" | "link" | undefined {
+  try {
+    const stat = lstatSync(path);
+    if (stat.isSymbolicLink()) return "link";
+    return stat.isDirectory() ? "dir" : "file";
+  } catch {
+    return undefined;
+  }
+}
+
+// Per-user toolchain managers whose folders hold programs and their runtimes, not credentials. When PATH
+// leads into one, the whole folder is shown (read-only): a pyenv or rustup shim needs the rest of it.
+// ~/.cargo and ~/.local are not here: credentials.toml and keyrings live beside their bin folders.
+export const HOME_TOOLCHAINS = [
+  ".pyenv",
+  ".nvm",
+  ".rustup",
+  ".volta",
+  ".asdf",
+  ".bun",
+  ".sdkman",
+  ".elan",
+  ".ghcup",
+  ".local/share/fnm",
+  ".local/share/mise",
+  ".cache/bridle-toolchain",
+];
+
+/**
+ * What of the home folder PATH needs: for each PATH folder there, the toolchain folder holding it (see
+ * HOME_TOOLCHAINS) or else that folder alone — never its parent.
+ */
+function pathEntriesIn(home: string): string[] {
+  const out: string[] = [];
+  for (const entry of (process.env.PATH ?? "").split(delimiter)) {
+    if (!isAbsolute(entry) || !isInsideFolder(entry, home) || resolve(entry) === resolve(home)) continue;
+    const toolchain = HOME_TOOLCHAINS.map((name) => join(home, name)).find((root) =>
+      isInsideFolder(entry, root),
+    );
+    const shown = resolve(toolchain ?? entry);
+    try {
+      if (statSync(shown).isDirectory() && !out.includes(shown)) out.push(shown);
+    } catch {
+      // a PATH entry that does not exist
+    }
+  }
+  return out;
+}
+
+// /etc/resolv.conf is often a link into /run (systemd-resolved), which the sandbox replaces: with the
+// network allowed, the one file it points to is made visible so names still resolve.
+function resolverArgs(): string[] {
+  try {
+    const target = realpathSync("/etc/resolv.conf");
+    if (target === "/etc/resolv.conf" || !statSync(target).isFile()) return [];
+    if (SYSTEM_TREES.some((tree) => isInsideFolder(target, tree))) return [];
+    return ["--ro-bind", target, target];
+  } catch {
+    return [];
+  }
+}
+
+export function isInsideFolder(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
+}
+
+/**
+ * Files and folders under `trees` that only their owner (or group) may read, plus any Unix socket: for a
+ * sandbox that runs as root, these are the root-only files its own uid would still open (owning a file
+ * needs no capability), so they are masked. Symbolic links are not followed.
+ */
+export function unreadableByOthers(trees: readonly string[]): string[] {
+  const found: string[] = [];
+  const walk = (folder: string) => {
+    let entries: string[];
+    try {
+      entries = readdirSync(folder);
+    } catch {
+      return;
+    }
+    for (const name of entries) {
+      const path = join(folder, name);
+      let stat: Stats;
+      try {
+        stat = lstatSync(path);
+      } catch {
+        continue;
+      }
+      if (stat.isSymbolicLink()) continue;
+      const othersRead = (stat.mode & 0o004) !== 0;
+      if (stat.isDirectory()) {
+        if (!othersRead || (stat.mode & 0o001) === 0) found.push(path);
+        else walk(path);
+      } else if (stat.isSocket() || (stat.isFile() && !othersRead)) found.push(path);
+    }
+  };
+  for (const tree of trees) if (kindOf(tree) === "dir") walk(tree);
+  return found;
+}

@@ -1,0 +1,91 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const src = (path: string) => new URL(`../src/${path}`, import.meta.url).href;
+const packages = fileURLToPath(new URL("../../", import.meta.url));
+
+// Node 24 runs TypeScript by stripping types; this hook maps the sources' `./x.js` imports to `./x.ts`
+// and `@bridle/core` to its source, as the vitest alias does, so a plain node process runs them.
+const LOADER = `
+export async function resolve(specifier, context, next) {
+  const pkg = /^@bridle\\/([a-z0-9-]+)$/.exec(specifier);
+  if (pkg) return next(${JSON.stringify(`file://${packages}`)} + pkg[1] + "/src/index.ts", context);
+  try {
+    return await next(specifier, context);
+  } catch (error) {
+    if (specifier.startsWith(".") && specifier.endsWith(".js")) return next(specifier.slice(0, -3) + ".ts", context);
+    throw error;
+  }
+}`;
+const REGISTER = `import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(LOADER)}`)});`;
+
+export interface AgentOptions {
+  readonly runner: "local" | "bwrap";
+  readonly command: string;
+  readonly cwd: string;
+  /** The environment the agent process is started with (and so shows in /proc/<pid>/environ). */
+  readonly env: NodeJS.ProcessEnv;
+  /** Extra words on the agent's command line (so they show in /proc/<pid>/cmdline). */
+  readonly argv?: readonly string[];
+  readonly pidNamespace?: boolean;
+  /** Start it through `sh -c '…; true'`, so an ancestor holds the same environment. */
+  readonly throughShell?: boolean;
+}
+
+/**
+ * A real agent process: node running the runner from source, starting one command and echoing its
+ * output; it prints `exit <json>` to stderr when the command ends.
+ */
+export function startAgent(options: AgentOptions): ChildProcess {
+  const script = `
+    const { LocalRunner } = await import(${JSON.stringify(src("runners/local.ts"))});
+    const { BubblewrapRunner } = await import(${JSON.stringify(src("runners/bubblewrap.ts"))});
+    const { sandboxPolicy } = await import(${JSON.stringify(src("sandbox/policy.ts"))});
+    const runner = ${options.runner === "bwrap" ? "new BubblewrapRunner()" : `new LocalRunner({ pidNamespace: ${options.pidNamespace ?? true} })`};
+    const running = await runner.start({
+      command: ${JSON.stringify(options.command)},
+      cwd: ${JSON.stringify(options.cwd)},
+      writableRoots: [${JSON.stringify(options.cwd)}],
+      timeoutMs: 120000,
+      onOutput: (stream, chunk) => (stream === "stdout" ? process.stdout : process.stderr).write(chunk),
+    }, sandboxPolicy());
+    const exit = await running.done;
+    process.stderr.write("exit " + JSON.stringify(exit) + "\\n");
+  `;
+  const node = [
+    process.execPath,
+    "--no-warnings",
+    "--experimental-transform-types",
+    "--import",
+    `data:text/javascript,${encodeURIComponent(REGISTER)}`,
+    "--input-type=module",
+    "-e",
+    script,
+    "--",
+    ...(options.argv ?? []),
+  ];
+  const [file, ...args] = options.throughShell
+    ? ["/bin/sh", "-c", '"$@"; true', "sh", ...node]
+    : (node as [string, ...string[]]);
+  return spawn(file as string, args, { env: options.env, stdio: ["ignore", "pipe", "pipe"] });
+}
+
+/** Everything the process writes to stdout until `until` matches (or it exits). */
+export function readUntil(child: ChildProcess, until: RegExp): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    let stdout = "";
+    let stderr = "";
+    const check = () => {
+      if (until.test(stdout) || until.test(stderr)) resolve({ stdout, stderr });
+    };
+    child.stdout?.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+      check();
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+      check();
+    });
+    child.on("close", () => resolve({ stdout, stderr }));
+  });
+}
