@@ -101,6 +101,18 @@ export async function openOrChanged(path: string, flags: number, shown: string, 
   }
 }
 
+/** The policy's own resolution, with a path that vanished or changed kind half-way reported as such. */
+export async function raced<T>(shown: string, resolution: Promise<T>): Promise<T> {
+  try {
+    return await resolution;
+  } catch (error) {
+    if (isErrno(error, "ENOENT") || isErrno(error, "ENOTDIR") || isErrno(error, "ELOOP")) {
+      throw changedUnder(shown);
+    }
+    throw error;
+  }
+}
+
 export function changedUnder(shown: string): ToolFailure {
   return new ToolFailure(
     "Conflict",

@@ -1,7 +1,7 @@
 import type { BigIntStats } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import type { Workspace } from "@bridle/core";
-import { assertDescriptorInside, changedUnder, READ_FLAGS } from "./descriptor.js";
+import { assertDescriptorInside, changedUnder, READ_FLAGS, raced } from "./descriptor.js";
 import { resolveExistingOrSuggest } from "./paths.js";
 
 /** A file or folder opened for reading, whose descriptor was checked to be inside the workspace. */
@@ -23,7 +23,7 @@ const ATTEMPTS = 3;
  */
 export async function openInside(workspace: Workspace, path: string): Promise<OpenedInside> {
   for (let attempt = 1; ; attempt++) {
-    const resolved = await resolveExistingOrSuggest(workspace, path);
+    const resolved = await raced(path, resolveExistingOrSuggest(workspace, path));
     let handle: FileHandle;
     try {
       handle = await open(resolved, READ_FLAGS);

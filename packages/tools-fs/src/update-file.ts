@@ -3,7 +3,7 @@ import { lstat, mkdir } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { isErrno, ToolFailure, type Workspace } from "@bridle/core";
 import { replaceFile } from "./atomic-write.js";
-import { changedUnder, type HeldDir, holdDir, openInDir, within } from "./descriptor.js";
+import { changedUnder, type HeldDir, holdDir, openInDir, raced, within } from "./descriptor.js";
 import { lockAcross, withFileLock } from "./file-lock.js";
 import type { FileTracker } from "./file-tracker.js";
 import { formatCount, resolveExistingOrSuggest } from "./paths.js";
@@ -57,7 +57,7 @@ export async function updateFile<T>(
 ): Promise<T> {
   const resolved = options.create
     ? await resolveForCreate(workspace, path)
-    : await resolveExistingOrSuggest(workspace, path);
+    : await raced(path, resolveExistingOrSuggest(workspace, path));
   const name = basename(resolved);
   const dir = await holdDir(workspace, dirname(resolved), path);
   try {
@@ -135,7 +135,7 @@ async function loadCurrent(
  */
 async function resolveForCreate(workspace: Workspace, path: string): Promise<string> {
   try {
-    return await workspace.resolveForWrite(path);
+    return await raced(path, workspace.resolveForWrite(path));
   } catch (error) {
     if (!(error instanceof ToolFailure) || error.kind !== "NotFound") throw error;
   }
@@ -154,7 +154,7 @@ async function resolveForCreate(workspace: Workspace, path: string): Promise<str
     ancestor = up;
   }
   // The ancestor is checked by the policy first (it may be a link that leads in), then by descriptor.
-  const realAncestor = await workspace.resolveExisting(ancestor).catch((error: unknown) => {
+  const realAncestor = await raced(path, workspace.resolveExisting(ancestor)).catch((error: unknown) => {
     if (error instanceof ToolFailure && error.kind === "Denied") {
       throw new ToolFailure("Denied", `${path} is outside the workspace (${workspace.roots.join(", ")})`);
     }
@@ -173,5 +173,5 @@ async function resolveForCreate(workspace: Workspace, path: string): Promise<str
   } finally {
     await dir.handle.close();
   }
-  return workspace.resolveForWrite(join(dir.real, basename(absolute)));
+  return raced(path, workspace.resolveForWrite(join(dir.real, basename(absolute))));
 }

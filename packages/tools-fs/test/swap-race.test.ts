@@ -1,0 +1,164 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type AnyTool, ToolFailure } from "@bridle/core";
+import { afterEach, expect, it } from "vitest";
+import { type Fixture, fixture, text } from "./helpers.js";
+
+const SWAPPER = fileURLToPath(new URL("./fixtures/link-swapper.mjs", import.meta.url));
+const CANARY = "OUTSIDE-CANARY";
+const ROUNDS = 400;
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill("SIGKILL");
+});
+
+/** Start the swapper process; `stop` ends it and resolves to how many swaps it made. */
+async function startSwapper(ws: string, outside: string) {
+  const child = spawn(process.execPath, [SWAPPER, ws, outside], { stdio: ["ignore", "pipe", "inherit"] });
+  children.push(child);
+  let out = "";
+  child.stdout.setEncoding("utf8");
+  await new Promise<void>((resolve, reject) => {
+    child.once("error", reject);
+    child.stdout.on("data", (chunk: string) => {
+      out += chunk;
+      if (out.includes("ready\n")) resolve();
+    });
+  });
+  return {
+    async stop(): Promise<{ fileSwaps: number; dirSwaps: number }> {
+      // A swapper that died early (it crashed) made the race a sham: that fails the test.
+      expect(child.exitCode).toBeNull();
+      const closed = new Promise((resolve) => child.once("close", resolve));
+      child.kill("SIGTERM");
+      await closed;
+      return JSON.parse(out.slice(out.indexOf("ready\n") + 6).trim());
+    },
+  };
+}
+
+/** Every name, byte and modification time under the outside folder. */
+async function outsideState(dir: string): Promise<string> {
+  const entries = await readdir(dir, { recursive: true });
+  const state: string[] = [];
+  for (const name of entries.sort()) {
+    const path = join(dir, name);
+    const info = await stat(path, { bigint: true });
+    state.push(
+      `${name} ${info.mtimeNs} ${info.isFile() ? (await readFile(path)).toString("base64") : "dir"}`,
+    );
+  }
+  return state.join("\n");
+}
+
+/** Calls made, calls refused (by kind) and anything thrown that is not a ToolFailure. */
+class Tally {
+  readonly ok = new Map<string, number>();
+  readonly refused = new Map<string, number>();
+  readonly crashes: string[] = [];
+  async attempt(label: string, call: () => Promise<void>): Promise<void> {
+    try {
+      await call();
+      this.ok.set(label, (this.ok.get(label) ?? 0) + 1);
+    } catch (error) {
+      if (error instanceof ToolFailure) {
+        const key = `${label}: ${error.kind}`;
+        this.refused.set(key, (this.refused.get(key) ?? 0) + 1);
+      } else this.crashes.push(`${label}: ${String(error)}`);
+    }
+  }
+}
+
+/** Call a tool and check what it returned came from inside: no canary text, no outside-only name. */
+async function call(fx: Fixture, tool: AnyTool, args: Record<string, unknown>, run: string) {
+  const output = await fx.call<Record<string, unknown>>(tool, args, run);
+  const details = output.details ?? {};
+  // What the tool found, without the echo of the arguments (a grep for the canary names it in its answer).
+  const found =
+    tool.name === "grep"
+      ? JSON.stringify(details.matches)
+      : tool.name === "glob"
+        ? JSON.stringify(details.files)
+        : `${text(output)}\n${JSON.stringify(details)}`;
+  expect(found).not.toContain(CANARY);
+  expect(found).not.toContain("outside-only");
+  return text(output);
+}
+
+it("reads nothing and writes nothing outside while another process swaps links under the tools", async () => {
+  const fx = await fixture();
+  await fx.files({ "inside.txt": "inside text\n", "d/file.txt": "inside d\n" });
+  await writeFile(join(fx.outside, "canary.txt"), `${CANARY} link target\n`);
+  await writeFile(join(fx.outside, "file.txt"), `${CANARY} in the folder\n`);
+  await writeFile(join(fx.outside, "outside-only.txt"), `${CANARY} only here\n`);
+  await symlink(join(fx.dir, "inside.txt"), join(fx.dir, "link.txt"));
+  const before = await outsideState(fx.outside);
+  const { readFile: read, writeFile: write, editFile: edit, listDir, glob, grep } = fx.kit;
+
+  const swapper = await startSwapper(fx.dir, fx.outside);
+  const tally = new Tally();
+  for (let round = 0; round < ROUNDS; round++) {
+    const run = `run-${round}`;
+    const calls = [
+      tally.attempt("read_file link.txt", async () => {
+        await call(fx, read, { path: "link.txt" }, run);
+      }),
+      tally.attempt("read_file d/file.txt", async () => {
+        await call(fx, read, { path: "d/file.txt" }, run);
+      }),
+      tally.attempt("write_file d/new", async () => {
+        await call(fx, write, { path: `d/new-${round % 20}.txt`, content: `round ${round}\n` }, `${run}-w`);
+      }),
+      tally.attempt("write_file d/deeper/new", async () => {
+        await call(fx, write, { path: `d/deeper-${round}/x/new.txt`, content: "deep\n" }, run);
+      }),
+      tally.attempt("write_file link.txt", async () => {
+        await call(fx, read, { path: "link.txt" }, `${run}-l`);
+        await call(fx, write, { path: "link.txt", content: "inside text\n" }, `${run}-l`);
+      }),
+      tally.attempt("edit_file d/file.txt", async () => {
+        const shown = await call(fx, read, { path: "d/file.txt" }, `${run}-e`);
+        const [from, to] = shown.includes("inside d") ? ["inside d", "inside e"] : ["inside e", "inside d"];
+        await call(fx, edit, { path: "d/file.txt", old_string: from, new_string: to }, `${run}-e`);
+      }),
+      tally.attempt("list_dir d", async () => {
+        await call(fx, listDir, { path: "d" }, run);
+      }),
+      tally.attempt("glob d/**", async () => {
+        await call(fx, glob, { pattern: "d/**" }, run);
+      }),
+      tally.attempt("glob static", async () => {
+        await call(fx, glob, { pattern: "d/outside-only.txt" }, run);
+      }),
+    ];
+    if (round % 10 === 0) {
+      calls.push(
+        tally.attempt("grep d", async () => {
+          await call(fx, grep, { pattern: CANARY, path: "d" }, run);
+        }),
+        tally.attempt("grep link.txt", async () => {
+          await call(fx, grep, { pattern: CANARY, path: "link.txt" }, run);
+        }),
+      );
+    }
+    await Promise.all(calls);
+  }
+  const swaps = await swapper.stop();
+  console.log("swap race:", JSON.stringify({ swaps, ok: [...tally.ok], refused: [...tally.refused] }));
+
+  expect([...new Set(tally.crashes.map((crash) => crash.replace(/\/tmp\/\S+/g, "<path>")))]).toEqual([]);
+  expect(await outsideState(fx.outside)).toBe(before);
+  expect(swaps.fileSwaps + swaps.dirSwaps).toBeGreaterThan(2_000);
+  // The race was real: every kind of call got through some of the time.
+  for (const label of [
+    "read_file link.txt",
+    "read_file d/file.txt",
+    "write_file d/new",
+    "edit_file d/file.txt",
+  ]) {
+    expect(tally.ok.get(label) ?? 0).toBeGreaterThan(0);
+  }
+}, 120_000);
