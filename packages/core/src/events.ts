@@ -163,6 +163,16 @@ export interface RunFailedEvent extends EventBase {
   readonly usage: RunUsage;
 }
 
+/**
+ * Never emitted by a run: what a session store's `read` yields in place of an entry it could not read
+ * back (a line or row that does not parse), so the damage is seen where it happened. It carries the
+ * neighbouring entry's run id and time (its own are unreadable) and `seq` -1: it is no run's position.
+ */
+export interface StoreDamageEvent extends EventBase {
+  readonly type: "store_damage";
+  readonly message: string;
+}
+
 export type RunEvent =
   | RunStartedEvent
   | ModelRequestEvent
@@ -179,7 +189,8 @@ export type RunEvent =
   | OutputRetryEvent
   | CompactionEvent
   | RunCompletedEvent
-  | RunFailedEvent;
+  | RunFailedEvent
+  | StoreDamageEvent;
 
 export type RunEventType = RunEvent["type"];
 

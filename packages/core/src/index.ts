@@ -112,15 +112,18 @@ export {
   type EventRecord,
   type ForkOptions,
   fromEventRecord,
+  type RestoredEvent,
   type SearchHit,
   type SearchOptions,
   type SessionInfo,
   type SessionStore,
+  type StoreDamage,
   type StoredEvent,
   searchableText,
   searchTerms,
   sessionSink,
   sessionTranscript,
+  storeDamageEvent,
   toEventRecord,
 } from "./store.js";
 export { matchText, type TextMatch } from "./text-match.js";

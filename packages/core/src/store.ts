@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { BridleError } from "./errors.js";
-import type { RunEvent, RunEventType } from "./events.js";
+import type { RunEvent, RunEventType, StoreDamageEvent } from "./events.js";
 import { closeDanglingCalls } from "./history.js";
 import { type Message, textOf } from "./messages.js";
 import type { EventSink } from "./run-context.js";
@@ -19,10 +19,25 @@ export interface SessionInfo {
   readonly metadata?: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * What a store found wrong while reading one entry back. `unreadable`: the entry itself could not be read,
+ * and its event is a `store_damage` placeholder. `blob_missing` / `blob_mismatch`: a large output the
+ * entry references is gone, or no longer matches its hash; that text is replaced by a placeholder naming
+ * the blob, the rest of the entry is intact. `stray_lines`: the entry is intact, but unreadable data that
+ * stands for no entry lies just before it.
+ */
+export interface StoreDamage {
+  readonly kind: "unreadable" | "blob_missing" | "blob_mismatch" | "stray_lines";
+  /** For people: what is wrong and where (file and line, or table and row). */
+  readonly message: string;
+}
+
 /** An event as stored: the run's event plus the session's gapless sequence number. */
 export interface StoredEvent {
   readonly sessionSeq: number;
   readonly event: RunEvent;
+  /** Set when the store could not restore this entry exactly (never dropped silently: show it). */
+  readonly damage?: StoreDamage;
 }
 
 /** One search result. Results come best first; `score` only compares hits of the same search. */
@@ -67,6 +82,8 @@ export interface SearchOptions {
  *   summaries) across sessions: every query term must match the start of a word, case-insensitively.
  * - Unknown sessions fail with `BridleError` code `not_found`, a taken id or a session another writer
  *   holds with `store_conflict`, a malformed id or sequence with `invalid_argument`.
+ * - Damage found while reading (an entry that does not parse, a blob missing or not matching its hash) is
+ *   reported in place, in the entry's `damage`, and costs only that entry: the rest of the session loads.
  */
 export interface SessionStore {
   createSession(options?: CreateSessionOptions): Promise<SessionInfo>;
@@ -136,10 +153,19 @@ export function sessionSink(store: SessionStore, sessionId: string): EventSink &
 /**
  * The conversation a session holds, ready to pass as `history` when resuming it. A tool call that never got
  * a result (the process died while it ran) gets a `Cancelled` one, so the thread stays valid for providers.
+ * Entries the store found damaged are given to `onDamage` as they are read (show them: a damaged entry's
+ * message is missing from, or a placeholder in, the transcript).
  */
-export async function sessionTranscript(store: SessionStore, sessionId: string): Promise<Message[]> {
+export async function sessionTranscript(
+  store: SessionStore,
+  sessionId: string,
+  options: { readonly onDamage?: (stored: StoredEvent & { readonly damage: StoreDamage }) => void } = {},
+): Promise<Message[]> {
   const events: RunEvent[] = [];
-  for await (const stored of store.read(sessionId)) events.push(stored.event);
+  for await (const stored of store.read(sessionId)) {
+    if (stored.damage) options.onDamage?.({ ...stored, damage: stored.damage });
+    events.push(stored.event);
+  }
   return [...closeDanglingCalls(projectTranscript(events))];
 }
 
@@ -209,20 +235,74 @@ export function toEventRecord(event: RunEvent, threshold = DEFAULT_BLOB_THRESHOL
   return { event: split(event), blobs };
 }
 
-/** The event a record describes, with each `{ $blob }` reference replaced by the text `load` returns. */
-export function fromEventRecord(record: unknown, load: (hash: string) => string): RunEvent {
+/** An event read back from its record, and what could not be restored of it. */
+export interface RestoredEvent {
+  readonly event: RunEvent;
+  readonly damage?: StoreDamage;
+}
+
+const BLOB_HASH = /^[0-9a-f]{64}$/;
+
+/**
+ * The event a record describes, with each `{ $blob }` reference replaced by its text, checked against its
+ * hash: a blob `lookup` does not find (undefined), or whose text does not hash to its name, becomes a
+ * placeholder naming it, reported in `damage`; the rest of the event is restored. `lookup` is only asked
+ * for well-formed sha256 names, so a reference cannot name a path.
+ */
+export function fromEventRecord(
+  record: unknown,
+  lookup: (hash: string) => string | undefined,
+): RestoredEvent {
+  const missing: string[] = [];
+  const altered: string[] = [];
+  const restore = (hash: string): string => {
+    const text = BLOB_HASH.test(hash) ? lookup(hash) : undefined;
+    if (text === undefined) {
+      missing.push(hash);
+      return `[bridle: this output was stored as blob ${hash.slice(0, 80)}, which is missing from the session store]`;
+    }
+    if (createHash("sha256").update(text).digest("hex") !== hash) {
+      altered.push(hash);
+      return `[bridle: this output was stored as blob ${hash}, whose content no longer matches its hash (altered or corrupted); it is not shown]`;
+    }
+    return text;
+  };
   const join = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(join);
     if (value !== null && typeof value === "object") {
       const hash = (value as { $blob?: unknown }).$blob;
-      if (typeof hash === "string" && Object.keys(value).length === 1) return load(hash);
+      if (typeof hash === "string" && Object.keys(value).length === 1) return restore(hash);
       const out: Record<string, unknown> = {};
       for (const [key, inner] of Object.entries(value)) out[key] = join(inner);
       return out;
     }
     return value;
   };
-  return join(record) as RunEvent;
+  const event = join(record) as RunEvent;
+  if (missing.length === 0 && altered.length === 0) return { event };
+  const problems = [
+    missing.length > 0 ? `blob ${missing.join(", ")} missing` : "",
+    altered.length > 0 ? `blob ${altered.join(", ")} does not match its hash` : "",
+  ].filter(Boolean);
+  return {
+    event,
+    damage: {
+      kind: missing.length > 0 ? "blob_missing" : "blob_mismatch",
+      message: `${problems.join("; ")}: that output is replaced by a placeholder`,
+    },
+  };
+}
+
+/** The placeholder a store yields for an entry it cannot read: `neighbour` lends its run id and time. */
+export function storeDamageEvent(message: string, neighbour: RunEvent | undefined): StoreDamageEvent {
+  return {
+    type: "store_damage",
+    runId: neighbour?.runId ?? "",
+    seq: -1,
+    time: neighbour?.time ?? 0,
+    ...(neighbour?.sessionId === undefined ? {} : { sessionId: neighbour.sessionId }),
+    message,
+  };
 }
 
 function hasLongString(value: unknown, threshold: number): boolean {

@@ -1,7 +1,8 @@
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { link, mkdir, open, unlink } from "node:fs/promises";
+import { link, mkdir, open, readFile, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { BridleError, isErrno } from "@bridle/core";
+import { isErrno } from "@bridle/core";
 
 /**
  * Large tool outputs, one file per distinct content, named by its sha256: written once however many events
@@ -34,8 +35,10 @@ export class BlobDir {
     try {
       await link(temp, path);
     } catch (error) {
-      // Already stored (by us earlier, or another writer): same hash, same content.
       if (!isErrno(error, "EEXIST")) throw error;
+      // Already stored (by us earlier, or another writer); a copy that no longer matches its name is
+      // damaged, and this write is the chance to repair it.
+      if (!(await holds(path, hash))) await rename(temp, path);
     } finally {
       await unlink(temp).catch(() => {});
     }
@@ -43,15 +46,20 @@ export class BlobDir {
     this.#known.add(hash);
   }
 
-  get(hash: string): string {
+  /** The blob's text, or undefined when it is missing (the caller checks it against its hash). */
+  get(hash: string): string | undefined {
     try {
       return readFileSync(this.pathOf(hash), "utf8");
     } catch (error) {
-      throw new BridleError("store_corrupt", `blob ${hash} is referenced but missing from ${this.dir}`, {
-        cause: error,
-      });
+      if (isErrno(error, "ENOENT") || isErrno(error, "ENOTDIR") || isErrno(error, "EISDIR")) return undefined;
+      throw error;
     }
   }
+}
+
+async function holds(path: string, hash: string): Promise<boolean> {
+  const text = await readFile(path, "utf8").catch(() => undefined);
+  return text !== undefined && createHash("sha256").update(text).digest("hex") === hash;
 }
 
 /** Makes a new directory entry durable (the file's own fsync does not cover its name). */

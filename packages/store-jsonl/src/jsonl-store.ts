@@ -16,16 +16,19 @@ import {
   type SearchOptions,
   type SessionInfo,
   type SessionStore,
+  type StoreDamage,
   type StoredEvent,
   searchableText,
   searchTerms,
   toEventRecord,
 } from "@bridle/core";
 import { BlobDir, syncDir } from "./blob-dir.js";
+import { DamageTracker } from "./damage.js";
 import { WriterLock } from "./lock.js";
 import {
   type EntryLine,
   entryId,
+  entryLine,
   FORMAT,
   linesOf,
   parseEntry,
@@ -34,6 +37,7 @@ import {
   readTail,
   type SessionHeader,
   seqOfLine,
+  type Tail,
 } from "./session-file.js";
 
 /**
@@ -130,7 +134,7 @@ export class JsonlSessionStore implements SessionStore {
           ...(record.blobs.size > 0 ? { blobs: [...record.blobs.keys()] } : {}),
           event: record.event,
         };
-        lines.push(JSON.stringify(entry));
+        lines.push(entryLine(entry));
         seq++;
       }
       const buffer = Buffer.from(`${lines.join("\n")}\n`);
@@ -160,24 +164,38 @@ export class JsonlSessionStore implements SessionStore {
         yield stored;
       }
     }
-    let expected = parent ? parent.seq + 1 : 0;
-    for await (const line of linesOf(this.#path(sessionId), bytes)) {
-      // A torn, duplicated or foreign line is skipped, never fatal; a damaged line costs only itself.
-      const claimed = seqOfLine(line);
-      if (claimed === undefined || claimed < expected) continue;
-      if (claimed < fromSeq && line.endsWith("}")) {
-        expected = claimed + 1;
+    const path = this.#path(sessionId);
+    const damage = new DamageTracker(path, parent ? parent.seq + 1 : 0);
+    let lineNumber = 1;
+    for await (const line of linesOf(path, bytes)) {
+      lineNumber++;
+      const claimed = seqOfLine(line.text);
+      // Lines before `fromSeq` are skipped unparsed; damage there is not this reader's concern.
+      if (claimed !== undefined && claimed < fromSeq && damage.expects(claimed) && line.text.endsWith("}")) {
+        damage.skip(claimed);
         continue;
       }
-      const entry = parseEntry(line);
-      if (!entry) continue;
-      expected = entry.seq + 1;
+      const entry = parseEntry(line.text);
+      if (!entry) {
+        // A torn last line is a write that crashed before it was acknowledged: nothing was lost.
+        if (line.terminated) damage.line(lineNumber, "does not parse as an entry");
+        continue;
+      }
+      if (entry.seq < damage.expected) {
+        damage.line(lineNumber, `repeats entry ${entry.seq}`);
+        continue;
+      }
+      const { notices, stray } = damage.before(entry.seq);
+      for (const notice of notices) if (notice.sessionSeq >= fromSeq) yield notice;
       if (entry.seq < fromSeq) continue;
-      const event = entry.blobs
+      const restored = entry.blobs
         ? fromEventRecord(entry.event, (hash) => this.#blobs.get(hash))
-        : (entry.event as RunEvent);
-      yield { sessionSeq: entry.seq, event };
+        : { event: entry.event as RunEvent };
+      damage.seen(restored.event);
+      const found = mergeDamage(restored.damage, stray);
+      yield { sessionSeq: entry.seq, event: restored.event, ...(found ? { damage: found } : {}) };
     }
+    for (const notice of damage.atEnd()) if (notice.sessionSeq >= fromSeq) yield notice;
   }
 
   async get(sessionId: string): Promise<SessionInfo | undefined> {
@@ -227,7 +245,7 @@ export class JsonlSessionStore implements SessionStore {
     // One read per file: the header comes with the lines when it is not cached yet.
     let headerPending = cached === undefined;
     try {
-      for await (const line of linesOf(path, cached?.bytes ?? 0)) {
+      for await (const { text: line } of linesOf(path, cached?.bytes ?? 0)) {
         if (headerPending) {
           headerPending = false;
           this.#headers.set(sessionId, {
@@ -241,8 +259,9 @@ export class JsonlSessionStore implements SessionStore {
         if (!line.includes('"blobs":') && !terms.every((term) => lower.includes(term))) continue;
         const entry = parseEntry(line);
         if (!entry) continue;
+        // A damaged blob is searched as its placeholder: search reads, it does not report.
         const event = entry.blobs
-          ? fromEventRecord(entry.event, (hash) => this.#blobs.get(hash))
+          ? fromEventRecord(entry.event, (hash) => this.#blobs.get(hash)).event
           : (entry.event as RunEvent);
         const text = searchableText(event);
         const match = text === undefined ? undefined : matchText(text, terms);
@@ -334,8 +353,7 @@ export class JsonlSessionStore implements SessionStore {
       const handle = await open(path, "r");
       try {
         const { size } = await handle.stat();
-        const tail = await readTail(handle, size, bytes);
-        lastSeq = tail.lastSeq ?? header.parent?.seq ?? -1;
+        lastSeq = lastSeqOf(await readTail(handle, size, bytes), header);
       } finally {
         await handle.close();
       }
@@ -399,12 +417,13 @@ export class JsonlSessionStore implements SessionStore {
       const tail = await readTail(handle, size, bytes);
       let end = tail.goodEnd;
       // Under the lock, a torn tail is the remains of a write that was never acknowledged: drop it.
+      // Damaged whole lines stay, and keep their sequence numbers: readers report them.
       if (end < size) await handle.truncate(end);
       if (tail.unterminated) {
         await writeAll(handle, Buffer.from("\n"), end);
         end += 1;
       }
-      const lastSeq = tail.lastSeq ?? header.parent?.seq ?? -1;
+      const lastSeq = lastSeqOf(tail, header);
       const lastEntry = lastSeq < 0 ? null : entryId(await this.#owner(sessionId, lastSeq), lastSeq);
       return { handle, lock, lastSeq, lastEntry, size: end, dirty: false };
     } catch (error) {
@@ -474,6 +493,19 @@ async function writeAll(handle: FileHandle, buffer: Buffer, position: number): P
     const { bytesWritten } = await handle.write(buffer, written, buffer.length - written, position + written);
     written += bytesWritten;
   }
+}
+
+/** The session's last sequence number: its last good entry's, plus the damaged entries written after it. */
+function lastSeqOf(tail: Tail, header: SessionHeader): number {
+  return (tail.lastSeq ?? header.parent?.seq ?? -1) + tail.damagedAfter;
+}
+
+function mergeDamage(
+  first: StoreDamage | undefined,
+  second: StoreDamage | undefined,
+): StoreDamage | undefined {
+  if (!first || !second) return first ?? second;
+  return { kind: first.kind, message: `${first.message}; ${second.message}` };
 }
 
 function best(hits: SearchHit[], limit: number): SearchHit[] {

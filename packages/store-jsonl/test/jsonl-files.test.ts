@@ -88,13 +88,20 @@ describe("the session file", () => {
     });
   });
 
-  it("loses only a damaged line, never the good ones around it", async () => {
+  it("loses only a damaged line, never the good ones around it, and reports it in its place", async () => {
     await seed(4);
     const lines = (await readFile(sessionFile(), "utf8")).split("\n");
     lines[2] = `${(lines[2] as string).slice(0, 20)}#garbage#`;
     await writeFile(sessionFile(), lines.join("\n"));
     await withStore(async (store) => {
-      expect((await readAll(store, "s")).map((s) => s.sessionSeq)).toEqual([0, 2, 3]);
+      const loaded = await readAll(store, "s");
+      expect(loaded.map((s) => [s.sessionSeq, s.event.type])).toEqual([
+        [0, "model_response"],
+        [1, "store_damage"],
+        [2, "model_response"],
+        [3, "model_response"],
+      ]);
+      expect(loaded[1]?.damage?.kind).toBe("unreadable");
       expect((await readAll(store, "s", 2)).map((s) => s.sessionSeq)).toEqual([2, 3]);
     });
   });

@@ -17,6 +17,7 @@ import {
   type StoredEvent,
   searchableText,
   searchTerms,
+  storeDamageEvent,
   toEventRecord,
 } from "@bridle/core";
 import { migrate } from "./migrations.js";
@@ -220,6 +221,7 @@ export class SqliteSessionStore implements SessionStore {
       yield* this.#readUpTo(this.#require(row.parent_id), fromSeq, Math.min(toSeq, row.parent_seq));
     }
     let next = Math.max(fromSeq, row.parent_seq === null ? 0 : row.parent_seq + 1);
+    let last: RunEvent | undefined;
     for (;;) {
       const page = this.#sql.page.all(row.id, next, toSeq, PAGE) as unknown as {
         seq: number;
@@ -227,20 +229,32 @@ export class SqliteSessionStore implements SessionStore {
         has_blobs: number;
       }[];
       for (const { seq, body, has_blobs } of page) {
-        const parsed: unknown = JSON.parse(body);
-        const event = has_blobs ? fromEventRecord(parsed, (hash) => this.#blob(hash)) : (parsed as RunEvent);
-        yield { sessionSeq: seq, event };
+        const parsed = parseBody(body);
+        if (parsed === undefined) {
+          // A row that no longer parses costs only itself: reported in its place, the rest loads.
+          const message = `${this.path}: the event of session "${row.id}" at ${seq} is unreadable (not a JSON event)`;
+          yield {
+            sessionSeq: seq,
+            event: storeDamageEvent(message, last),
+            damage: { kind: "unreadable", message },
+          };
+          continue;
+        }
+        const restored = has_blobs
+          ? fromEventRecord(parsed, (hash) => this.#blob(hash))
+          : { event: parsed as unknown as RunEvent };
+        last = restored.event;
+        yield { sessionSeq: seq, ...restored };
       }
       if (page.length < PAGE) return;
       next = (page.at(-1)?.seq ?? next) + 1;
     }
   }
 
-  #blob(hash: string): string {
-    const row = this.#sql.blob.get(hash) as { content: string } | undefined;
-    if (!row)
-      throw new BridleError("store_corrupt", `blob ${hash} is referenced but missing from ${this.path}`);
-    return row.content;
+  /** The blob's text, or undefined when its row is gone (core checks the text against its hash). */
+  #blob(hash: string): string | undefined {
+    const row = this.#sql.blob.get(hash) as { content: unknown } | undefined;
+    return typeof row?.content === "string" ? row.content : undefined;
   }
 
   #create(
@@ -310,4 +324,18 @@ function toInfo(row: SessionRow): SessionInfo {
       : { parent: { sessionId: row.parent_id, seq: row.parent_seq } }),
     ...(row.metadata === null ? {} : { metadata: JSON.parse(row.metadata) as Record<string, unknown> }),
   };
+}
+
+/** A stored event body, or undefined when it is not a JSON object with a type. */
+function parseBody(body: unknown): Record<string, unknown> | undefined {
+  if (typeof body !== "string") return undefined;
+  try {
+    const value: unknown = JSON.parse(body);
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+    return typeof (value as { type?: unknown }).type === "string"
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
