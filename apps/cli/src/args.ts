@@ -17,6 +17,8 @@ export interface CliFlags {
   readonly skills?: string;
   readonly config?: string;
   readonly yes?: boolean;
+  /** Apply the workspace config's sensitive settings this run, without asking (see trust.ts). */
+  readonly trust?: boolean;
   readonly json?: boolean;
   readonly at?: string;
 }
@@ -48,6 +50,7 @@ const OPTIONS = {
   skills: { type: "string" },
   config: { type: "string" },
   yes: { type: "boolean", short: "y" },
+  trust: { type: "boolean" },
   json: { type: "boolean" },
   at: { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -69,6 +72,7 @@ const RUN_OPTIONS = `Options:
   --skills DIR                              folder of SKILL.md skills
   --config FILE                             config file (default: bridle.config.json|yaml here or in ~/.config/bridle)
   -y, --yes                                 approve every call that needs approval
+  --trust                                   apply the workspace config's sensitive settings this run, unasked
   --json                                    write the run's events as JSON lines on stdout
   -h, --help                                this help
 API keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY; base URLs also from OPENAI_BASE_URL / ANTHROPIC_BASE_URL.
@@ -133,6 +137,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     skills: values.skills,
     config: values.config,
     yes: values.yes,
+    trust: values.trust,
     json: values.json,
     at: values.at,
   });

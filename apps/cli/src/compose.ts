@@ -65,9 +65,10 @@ export async function composeTools(settings: Settings): Promise<Toolset> {
     hooks.push(...skills.hooks);
     instructions = registry.catalog();
   }
-  if (settings.mcp) {
+  if (settings.mcp && settings.mcpConfig !== undefined) {
     const { McpServers } = await import("@bridle/tools-mcp");
-    const servers = new McpServers(settings.mcp);
+    // The text read when the settings were loaded (McpServers takes JSON text, not a path).
+    const servers = new McpServers(settings.mcpConfig);
     closers.push(() => servers.close());
     try {
       tools.push(...(await servers.tools()));

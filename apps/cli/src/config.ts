@@ -1,9 +1,12 @@
-import { readFile } from "node:fs/promises";
+import { lstat, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
 import type { CliFlags } from "./args.js";
+import { type FileBytes, readRegularFile } from "./bounded-read.js";
 import { CliError } from "./cli-error.js";
+import { decideWorkspaceTrust, type TrustIo } from "./trust.js";
+import { TrustStore } from "./trust-store.js";
 
 export const DEFAULT_MODELS = {
   openai: "gpt-5-mini",
@@ -11,25 +14,57 @@ export const DEFAULT_MODELS = {
   anthropic: "claude-sonnet-4-6",
 } as const;
 
-const settingsSchema = z
-  .object({
-    provider: z.enum(["openai", "openai-chat", "anthropic"]).default("openai"),
-    model: z.string().min(1).optional(),
-    baseUrl: z.url().optional(),
-    cwd: z.string().min(1).optional(),
-    session: z.string().min(1).optional(),
-    resume: z.string().min(1).optional(),
-    store: z.enum(["jsonl", "sqlite"]).default("jsonl"),
-    storeDir: z.string().min(1).optional(),
-    maxTurns: z.coerce.number().int().positive().max(10_000).default(50),
-    editFormat: z.enum(["hashline", "replace"]).default("replace"),
-    sandbox: z.enum(["off", "bwrap"]).default("off"),
-    mcp: z.string().min(1).optional(),
-    skills: z.string().min(1).optional(),
-    yes: z.boolean().default(false),
-    json: z.boolean().default(false),
-  })
-  .strict();
+const settingsShape = {
+  provider: z.enum(["openai", "openai-chat", "anthropic"]).default("openai"),
+  model: z
+    .string()
+    .min(1)
+    .refine((name) => !/\p{Cc}/u.test(name), "must not contain control characters")
+    .optional(),
+  baseUrl: z.url().optional(),
+  cwd: z.string().min(1).optional(),
+  session: z.string().min(1).optional(),
+  resume: z.string().min(1).optional(),
+  store: z.enum(["jsonl", "sqlite"]).default("jsonl"),
+  storeDir: z.string().min(1).optional(),
+  maxTurns: z.coerce.number().int().positive().max(10_000).default(50),
+  editFormat: z.enum(["hashline", "replace"]).default("replace"),
+  sandbox: z.enum(["off", "bwrap"]).default("off"),
+  mcp: z.string().min(1).optional(),
+  skills: z.string().min(1).optional(),
+  yes: z.boolean().default(false),
+  json: z.boolean().default(false),
+};
+const settingsSchema = z.object(settingsShape).strict();
+
+export type SettingRisk = "harmless" | "sensitive" | "harmless-inside-workspace";
+
+/**
+ * What a setting can do when a workspace config (a file in the repository being worked on) sets it.
+ * Sensitive settings run commands, approve calls, decide where the API key goes or widen what the agent
+ * reaches; from a workspace they wait for the user's trust. A key missing here (a typo, a setting added
+ * later, "__proto__") is sensitive; `satisfies` stops a new setting from compiling until it is classified.
+ */
+export const WORKSPACE_SETTING_RISK = {
+  provider: "sensitive", // picks which API key is sent, possibly to a base URL set elsewhere
+  model: "harmless",
+  baseUrl: "sensitive", // where the API key goes
+  cwd: "sensitive", // the folder every tool is confined to
+  session: "sensitive", // records into, and replays, a stored session of any project
+  resume: "sensitive",
+  store: "harmless",
+  storeDir: "harmless-inside-workspace",
+  maxTurns: "harmless",
+  editFormat: "harmless",
+  sandbox: "sensitive", // whether shell commands are confined
+  mcp: "sensitive", // starts the commands it names
+  skills: "sensitive", // skills carry scripts the agent runs
+  yes: "sensitive", // approves every call
+  json: "harmless",
+} as const satisfies Record<keyof typeof settingsShape, SettingRisk>;
+
+/** Settings naming a file or folder: in a config file they are relative to that file's folder. */
+const PATH_SETTINGS = new Set(["cwd", "storeDir", "mcp", "skills"]);
 
 export type Settings = Omit<z.output<typeof settingsSchema>, "model" | "cwd" | "storeDir"> & {
   readonly model: string;
@@ -37,35 +72,62 @@ export type Settings = Omit<z.output<typeof settingsSchema>, "model" | "cwd" | "
   readonly cwd: string;
   /** Absolute folder holding the session store. */
   readonly storeDir: string;
+  /** The MCP config's text, read once at start: an edit during the run changes nothing until the next. */
+  readonly mcpConfig?: string;
   /** Which config files were read, for `--help`-style diagnostics. */
   readonly configFiles: readonly string[];
 };
 
 const CONFIG_NAMES = ["bridle.config.json", "bridle.config.yaml", "bridle.config.yml"];
+const MAX_CONFIG_BYTES = 1024 * 1024;
 
-/** Settings from, in rising precedence: the user's config, the project's config, the flags. */
-export async function loadSettings(flags: CliFlags, env: NodeJS.ProcessEnv = process.env): Promise<Settings> {
+interface ConfigFile {
+  readonly path: string;
+  readonly realPath: string;
+  readonly bytes: Buffer;
+  readonly values: Record<string, unknown>;
+}
+
+/**
+ * Settings from, in rising precedence: the user's config, the workspace's config, the flags. The workspace's
+ * sensitive settings (WORKSPACE_SETTING_RISK) apply only when the user trusts that config (see trust.ts).
+ * Everything is read here, once: nothing is read again from the workspace during the run.
+ */
+export async function loadSettings(
+  flags: CliFlags,
+  env: NodeJS.ProcessEnv = process.env,
+  io: TrustIo = terminalIo(),
+): Promise<Settings> {
   const cwd = resolve(flags.cwd ?? process.cwd());
+  const userDir = userConfigDir(env);
   const files: string[] = [];
   const layers: Record<string, unknown>[] = [];
   if (flags.config) {
-    layers.push(await readConfig(resolve(flags.config), true));
-    files.push(resolve(flags.config));
+    // Named on the command line: the user chose it, wherever it is.
+    const explicit = await readConfig(resolve(flags.config));
+    if (!explicit) throw new CliError(`cannot read config ${resolve(flags.config)}: no such file`, 2);
+    layers.push(explicit.values);
+    files.push(explicit.path);
   } else {
-    const userDir = join(env.XDG_CONFIG_HOME ?? join(homedir(), ".config"), "bridle");
-    for (const dir of [userDir, cwd]) {
-      for (const name of CONFIG_NAMES) {
-        const layer = await readConfig(join(dir, name), false);
-        if (layer) {
-          layers.push(layer);
-          files.push(join(dir, name));
-          break;
-        }
-      }
+    const user = await findConfig(userDir);
+    if (user) {
+      layers.push(user.values);
+      files.push(user.path);
+    }
+    // A workspace that is the user's config folder holds the user's own config, read above.
+    const workspace =
+      (await realOrSame(cwd)) === (await realOrSame(userDir)) ? undefined : await findConfig(cwd);
+    if (workspace) {
+      layers.push(await trustedValues(workspace, await realOrSame(cwd), flags.trust === true, userDir, io));
+      files.push(workspace.path);
     }
   }
-  const { config: _ignored, at: _at, ...flagSettings } = flags;
-  const merged = Object.assign({}, ...layers, flagSettings);
+  const { config: _config, at: _at, trust: _trust, ...flagSettings } = flags;
+  // Own properties only, in precedence order: a "__proto__" key stays a key (and is refused as unknown).
+  const merged = Object.fromEntries([
+    ...layers.flatMap((layer) => Object.entries(layer)),
+    ...Object.entries(flagSettings),
+  ]);
   const parsed = settingsSchema.safeParse(merged);
   if (!parsed.success) {
     const problems = parsed.error.issues.map(
@@ -80,20 +142,128 @@ export async function loadSettings(flags: CliFlags, env: NodeJS.ProcessEnv = pro
     model: settings.model ?? DEFAULT_MODELS[settings.provider],
     cwd: settings.cwd ? resolve(settings.cwd) : cwd,
     storeDir: resolve(cwd, settings.storeDir ?? join(dataHome, "bridle")),
+    ...(settings.mcp ? { mcpConfig: await readMcpConfig(resolve(settings.mcp)) } : {}),
     configFiles: files,
   };
 }
 
-async function readConfig(path: string, required: true): Promise<Record<string, unknown>>;
-async function readConfig(path: string, required: false): Promise<Record<string, unknown> | undefined>;
-async function readConfig(path: string, required: boolean): Promise<Record<string, unknown> | undefined> {
-  let text: string;
+/** The user's config folder: their config, and the trust they have given. */
+export function userConfigDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base =
+    env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : join(homedir(), ".config");
+  return join(base, "bridle");
+}
+
+/** The workspace config's values that apply: all of them if trusted, else only the harmless ones. */
+async function trustedValues(
+  config: ConfigFile,
+  workspace: string,
+  flag: boolean,
+  userDir: string,
+  io: TrustIo,
+): Promise<Record<string, unknown>> {
+  const harmless: Record<string, unknown> = {};
+  const sensitive: Record<string, unknown> = {};
+  const references: string[] = [];
+  for (const [key, value] of Object.entries(config.values)) {
+    const risk: SettingRisk = Object.hasOwn(WORKSPACE_SETTING_RISK, key)
+      ? WORKSPACE_SETTING_RISK[key as keyof typeof WORKSPACE_SETTING_RISK]
+      : "sensitive";
+    const applies =
+      risk === "harmless" ||
+      (risk === "harmless-inside-workspace" &&
+        typeof value === "string" &&
+        (await isInside(workspace, value)));
+    Object.defineProperty(applies ? harmless : sensitive, key, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+    // Their content is trusted with the config; by real path, so a workspace reached through a symlink is one.
+    if ((key === "mcp" || key === "skills") && typeof value === "string")
+      references.push(await realOrSame(value));
+  }
+  const verdict = await decideWorkspaceTrust(
+    { workspace, file: config.realPath, bytes: config.bytes, sensitive, references },
+    { flag, store: new TrustStore(userDir), io },
+  );
+  return verdict === "trusted" ? config.values : harmless;
+}
+
+/** Whether `path` (absolute) is inside the real `root`, through every symlink of the part that exists. */
+async function isInside(root: string, path: string): Promise<boolean> {
+  let existing = path;
+  const missing: string[] = [];
+  for (;;) {
+    try {
+      const real = join(await realpath(existing), ...missing);
+      const rel = relative(root, real);
+      return rel === "" || !(rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel));
+    } catch {
+      // It is there but has no real path: a dangling symlink (which the agent could point anywhere later),
+      // a loop or a folder we may not search. Not provably inside, so not inside.
+      if (
+        await lstat(existing).then(
+          () => true,
+          () => false,
+        )
+      )
+        return false;
+      const parent = dirname(existing);
+      if (parent === existing) return false;
+      missing.unshift(basename(existing));
+      existing = parent;
+    }
+  }
+}
+
+async function realOrSame(path: string): Promise<string> {
+  return realpath(path).catch(() => path);
+}
+
+function terminalIo(): TrustIo {
+  const warn = (line: string) => {
+    process.stderr.write(`${line}\n`);
+  };
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return { warn };
+  return {
+    warn,
+    ask: async (question) => {
+      const { askOnTerminal } = await import("./terminal.js");
+      return askOnTerminal(question, new AbortController().signal);
+    },
+  };
+}
+
+async function findConfig(dir: string): Promise<ConfigFile | undefined> {
+  for (const name of CONFIG_NAMES) {
+    const found = await readConfig(join(dir, name));
+    if (found) return found;
+  }
+  return undefined;
+}
+
+async function readMcpConfig(path: string): Promise<string> {
   try {
-    text = await readFile(path, "utf8");
+    return (await readRegularFile(path, MAX_CONFIG_BYTES)).bytes.toString("utf8");
   } catch (error) {
-    if (!required && (error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    if (error instanceof CliError) throw error;
+    throw new CliError(`cannot read the MCP config ${path}: ${(error as Error).message}`, 2);
+  }
+}
+
+/** A config file's values (keys in camelCase, paths made absolute), or undefined when there is none. */
+async function readConfig(path: string): Promise<ConfigFile | undefined> {
+  let file: FileBytes;
+  try {
+    file = await readRegularFile(path, MAX_CONFIG_BYTES);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new CliError(`cannot read config ${path}: ${(error as Error).message}`, 2);
   }
+  const text = file.bytes.toString("utf8");
   let value: unknown;
   try {
     value = path.endsWith(".json") ? JSON.parse(text) : (await import("yaml")).parse(text);
@@ -103,11 +273,15 @@ async function readConfig(path: string, required: boolean): Promise<Record<strin
       2,
     );
   }
-  if (value === null || value === undefined) return {};
+  if (value === null || value === undefined) value = {};
   if (typeof value !== "object" || Array.isArray(value))
     throw new CliError(`config ${path} must hold an object`, 2);
-  // The file may spell keys as the flags do (base-url) or in camelCase (baseUrl).
-  return Object.fromEntries(
-    Object.entries(value).map(([key, v]) => [key.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()), v]),
+  const values = Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([key, v]) => {
+      // The file may spell keys as the flags do (base-url) or in camelCase (baseUrl).
+      const name = key.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+      return [name, PATH_SETTINGS.has(name) && typeof v === "string" ? resolve(dirname(path), v) : v];
+    }),
   );
+  return { path, realPath: file.realPath, bytes: file.bytes, values };
 }

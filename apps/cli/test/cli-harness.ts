@@ -45,8 +45,13 @@ export function runCli(
 /** A fake OpenAI Responses server queued with these turns. */
 export async function fakeOpenAI(turns: readonly FakeTurn[]): Promise<FakeProviderServer> {
   const server = await FakeProviderServer.start();
-  for (const turn of turns) server.enqueue({ kind: "stream", events: openaiResponsesFormat.events(turn) });
+  queueTurns(server, turns);
   return server;
+}
+
+/** More turns for a fake OpenAI Responses server, answered in order. */
+export function queueTurns(server: FakeProviderServer, turns: readonly FakeTurn[]): void {
+  for (const turn of turns) server.enqueue({ kind: "stream", events: openaiResponsesFormat.events(turn) });
 }
 
 export function call(id: string, name: string, args: Record<string, unknown>) {

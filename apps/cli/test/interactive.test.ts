@@ -1,56 +1,26 @@
-import { execFileSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type FakeProviderServer, openaiResponsesFormat, tempWorkspace } from "@bridle/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CLI, call, fakeOpenAI, NODE_FLAGS, toolOutputsSent } from "./cli-harness.js";
+import { call, fakeOpenAI, toolOutputsSent } from "./cli-harness.js";
+import { TmuxCli } from "./tmux.js";
 
 // The interactive mode driven the way a person drives it: in a real terminal (tmux), typing keys and
 // reading the screen.
-const SESSION = `bridle-test-${process.pid}`;
+const terminal = new TmuxCli("bridle-test");
 let dir: string;
 let repo: string;
 let cleanup: () => Promise<void>;
 let server: FakeProviderServer | undefined;
 
-function tmux(...args: string[]): string {
-  return execFileSync("tmux", args, { encoding: "utf8" });
-}
-
-function screen(): string {
-  return tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", SESSION);
-}
-
-async function waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  let last = "";
-  while (Date.now() < deadline) {
-    last = screen();
-    if (pattern.test(last)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`screen never showed ${pattern}; it shows:\n${last}`);
-}
+const waitFor = (pattern: RegExp) => terminal.waitFor(pattern);
 
 function start(args: string[]): void {
-  const env = [
-    `OPENAI_API_KEY=test-key`,
-    `XDG_DATA_HOME=${join(dir, "data")}`,
-    `XDG_CONFIG_HOME=${join(dir, "config")}`,
-  ];
-  const command = [process.execPath, ...NODE_FLAGS, CLI, ...args].map((part) => `'${part}'`).join(" ");
-  tmux(
-    "new-session",
-    "-d",
-    "-s",
-    SESSION,
-    "-x",
-    "160",
-    "-y",
-    "50",
-    ...env.flatMap((e) => ["-e", e]),
-    `${command}; sleep 30`,
-  );
+  terminal.start(args, {
+    OPENAI_API_KEY: "test-key",
+    XDG_DATA_HOME: join(dir, "data"),
+    XDG_CONFIG_HOME: join(dir, "config"),
+  });
 }
 
 beforeEach(async () => {
@@ -60,11 +30,7 @@ beforeEach(async () => {
   await writeFile(join(repo, "notes.txt"), "remember the milk\n");
 });
 afterEach(async () => {
-  try {
-    tmux("kill-session", "-t", SESSION);
-  } catch {
-    // already gone
-  }
+  terminal.kill();
   await server?.close();
   server = undefined;
   await cleanup();
@@ -92,29 +58,29 @@ describe("interactive bridle in a terminal", () => {
     ];
     start([...base, "--cwd", repo]);
     await waitFor(/› $/m);
-    tmux("send-keys", "-t", SESSION, "compute six times seven", "Enter");
+    terminal.keys("compute six times seven", "Enter");
     await waitFor(/Allow bash node -e/);
-    tmux("send-keys", "-t", SESSION, "y", "Enter");
+    terminal.keys("y", "Enter");
     await waitFor(/The answer is 42\./);
     expect(toolOutputsSent(server).join("\n")).toContain('"stdout":"42\\n"');
 
     await waitFor(/› $/m);
-    tmux("send-keys", "-t", SESSION, "tell me more", "Enter");
+    terminal.keys("tell me more", "Enter");
     for (let i = 0; i < 200 && (server?.requests.length ?? 0) < 3; i++)
       await new Promise((r) => setTimeout(r, 100));
     expect(server.requests).toHaveLength(3);
-    tmux("send-keys", "-t", SESSION, "C-c");
+    terminal.keys("C-c");
     await waitFor(/\(turn stopped\)/);
     await waitFor(/› $/m);
-    tmux("send-keys", "-t", SESSION, "/exit", "Enter");
+    terminal.keys("/exit", "Enter");
     const final = await waitFor(/session: \S+/);
     const id = /session: (\S+)/.exec(final)?.[1] as string;
-    tmux("kill-session", "-t", SESSION);
+    terminal.kill();
 
     server.enqueue({ kind: "stream", events: openaiResponsesFormat.events({ text: "Welcome back." }) });
     start([...base, "--cwd", repo, "--resume", id]);
     await waitFor(/› $/m);
-    tmux("send-keys", "-t", SESSION, "are you there?", "Enter");
+    terminal.keys("are you there?", "Enter");
     await waitFor(/Welcome back\./);
     const sent = JSON.stringify(server.requests.at(-1)?.body);
     expect(sent).toContain("compute six times seven");

@@ -1,0 +1,62 @@
+import { execFileSync } from "node:child_process";
+import { CLI, NODE_FLAGS } from "./cli-harness.js";
+
+/**
+ * The built CLI in a real terminal (a detached tmux session), driven the way a person drives it: typing
+ * keys and reading the screen.
+ */
+export class TmuxCli {
+  readonly #name: string;
+
+  constructor(name: string) {
+    this.#name = `${name}-${process.pid}`;
+  }
+
+  /** Starts `bridle ARGS` with these environment variables; the pane stays open after it exits. */
+  start(args: readonly string[], env: Readonly<Record<string, string>>): void {
+    const command = [process.execPath, ...NODE_FLAGS, CLI, ...args].map((part) => `'${part}'`).join(" ");
+    tmux(
+      "new-session",
+      "-d",
+      "-s",
+      this.#name,
+      "-x",
+      "160",
+      "-y",
+      "50",
+      ...Object.entries(env).flatMap(([key, value]) => ["-e", `${key}=${value}`]),
+      `${command}; sleep 30`,
+    );
+  }
+
+  screen(): string {
+    return tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", this.#name);
+  }
+
+  async waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    let last = "";
+    while (Date.now() < deadline) {
+      last = this.screen();
+      if (pattern.test(last)) return last;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`screen never showed ${pattern}; it shows:\n${last}`);
+  }
+
+  keys(...keys: string[]): void {
+    tmux("send-keys", "-t", this.#name, ...keys);
+  }
+
+  kill(): void {
+    try {
+      tmux("kill-session", "-t", this.#name);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+function tmux(...args: string[]): string {
+  return execFileSync("tmux", args, { encoding: "utf8" });
+}
