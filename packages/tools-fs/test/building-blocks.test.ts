@@ -1,4 +1,6 @@
-import { readdir, readFile, realpath, writeFile } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { readdir, readFile, realpath, unlink, utimes, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { ToolFailure, Workspace } from "@bridle/core";
 import { tempWorkspace } from "@bridle/testing";
@@ -125,6 +127,59 @@ describe("updateFile", () => {
     expect(created).toMatchObject({ kind: "Conflict" });
     expect(await readFile(join(dir, "b.txt"), "utf8")).toBe("theirs");
     expect((await readdir(dir)).sort()).toEqual(["a.txt", "b.txt"]);
+  });
+});
+
+describe("the cross-process lock", () => {
+  const options = {
+    create: false,
+    maxBytes: 1_000,
+    requireBytes: true,
+    tracker: new FileTracker(),
+    runId: "r",
+  };
+
+  it("takes over a lock left by a process that is gone, or by one that held it past 30 s", async () => {
+    const dir = await tempDir();
+    const workspace = new Workspace(dir);
+    await writeFile(join(dir, "a.txt"), "a");
+    const gone = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]);
+    const deadPid = Number(gone.stdout.toString());
+    const host = hostname();
+    for (const content of [
+      `${deadPid} ${host} ${Date.now()} x`,
+      `${process.pid} ${host} ${Date.now() - 31_000} x`,
+      // A holder that died between creating the file and filling it, long ago.
+      "",
+    ]) {
+      const lock = join(dir, ".a.txt.bridle-lock");
+      await writeFile(lock, content);
+      if (content === "") await utimes(lock, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+      await updateFile(workspace, "a.txt", options, () => ({ bytes: Buffer.from(content), value: 0 }));
+      expect(await readFile(join(dir, "a.txt"), "utf8")).toBe(content);
+      expect(await readdir(dir)).toEqual(["a.txt"]);
+    }
+  });
+
+  it("waits for a live holder and goes on once it lets go", async () => {
+    const dir = await tempDir();
+    const workspace = new Workspace(dir);
+    await writeFile(join(dir, "a.txt"), "a");
+    const lock = join(dir, ".a.txt.bridle-lock");
+    await writeFile(lock, `${process.pid} ${hostname()} ${Date.now()} other`);
+    let done = false;
+    const waiting = updateFile(workspace, "a.txt", options, () => ({
+      bytes: Buffer.from("b"),
+      value: 0,
+    })).then(() => {
+      done = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(done).toBe(false);
+    expect(await readFile(join(dir, "a.txt"), "utf8")).toBe("a");
+    await unlink(lock);
+    await waiting;
+    expect(await readFile(join(dir, "a.txt"), "utf8")).toBe("b");
   });
 });
 

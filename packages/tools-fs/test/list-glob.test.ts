@@ -90,4 +90,50 @@ describe("glob", () => {
     expect((await fx.fail(fx.kit.glob, { pattern: "/etc/*" })).kind).toBe("InvalidInput");
     expect((await fx.fail(fx.kit.glob, { pattern: "a/../../*" })).kind).toBe("InvalidInput");
   });
+
+  it("never walks into a symlinked folder that leads outside, whatever the link or the pattern", async () => {
+    const fx = await fixture();
+    await mkdir(join(fx.outside, "deep"));
+    await writeFile(join(fx.outside, "x.ts"), "");
+    await writeFile(join(fx.outside, "deep/y.ts"), "");
+    await fx.files({ "inner/keep.ts": "", "hop/.keep": "" });
+    // Every way a folder link can lead out: absolute, relative, through a link that leads in, to the
+    // workspace's parent, to the filesystem root.
+    await symlink(fx.outside, join(fx.dir, "abs"));
+    await symlink("../ws-evil", join(fx.dir, "rel"));
+    await symlink("../abs", join(fx.dir, "hop/via"));
+    await symlink("..", join(fx.dir, "parent"));
+    await symlink("/", join(fx.dir, "root"));
+    const links = ["abs", "rel", "hop/via", "parent", "root"];
+    const patterns = (link: string) => [
+      "**/*",
+      "**/*.ts",
+      `${link}/*`,
+      `${link}/**`,
+      `${link}/x.ts`,
+      `${link}/deep/y.ts`,
+      `${link}/ws-evil/x.ts`,
+      `{${link},inner}/**/*.ts`,
+      `${link}/*.{ts,js}`,
+    ];
+    for (const link of links) {
+      for (const pattern of patterns(link)) {
+        const files = (await fx.call<GlobDetails>(fx.kit.glob, { pattern })).details?.files;
+        expect({
+          pattern,
+          files: files?.filter((file) => file !== "inner/keep.ts" && file !== "hop/.keep"),
+        }).toEqual({
+          pattern,
+          files: [],
+        });
+      }
+      expect((await fx.fail(fx.kit.glob, { pattern: "*", path: link })).kind).toBe("Denied");
+      expect((await fx.fail(fx.kit.listDir, { path: link })).kind).toBe("Denied");
+    }
+    // Listed as links, not followed.
+    const listed = (await fx.call<ListDirDetails>(fx.kit.listDir, { path: "." })).details?.entries;
+    for (const link of ["abs", "rel", "parent", "root"]) {
+      expect(listed).toContainEqual({ name: link, kind: "symlink" });
+    }
+  });
 });
