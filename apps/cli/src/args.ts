@@ -21,6 +21,8 @@ export interface CliFlags {
   readonly trust?: boolean;
   readonly json?: boolean;
   readonly at?: string;
+  /** `bridle demo`: leave the example repository and its session in place. */
+  readonly keep?: boolean;
 }
 
 export type CommandName = "run" | "interactive" | "sessions" | "tools" | "policy" | "demo";
@@ -53,6 +55,7 @@ const OPTIONS = {
   trust: { type: "boolean" },
   json: { type: "boolean" },
   at: { type: "string" },
+  keep: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -100,8 +103,8 @@ Run \`bridle <command> --help\` for a command's options.
   bridle sessions fork ID [--at SEQ] [--json]
 `,
   tools: `Usage: bridle tools list [--json] [--edit-format hashline|replace] [--mcp FILE] [--skills DIR]\n\nPrints the tools with the JSON Schema the model is shown.\n`,
-  policy: `Usage: bridle policy check "<command>" [--json] [--cwd DIR]\n\nJudges a shell command with the bash tool's policy: allow, ask or deny, with the sub-commands and reasons.\n`,
-  demo: `Usage: bridle demo [--json]\n\nCopies an example repository to a temporary folder and replays a recorded model session against it\nthrough the real provider adapter (a loopback server) and the real tools. Needs no API key.\n`,
+  policy: `Usage: bridle policy check "<command>" [--json] [--cwd DIR]\n\nJudges a shell command with the bash tool's policy: allow, ask or deny, with the sub-commands and reasons.\nExit code: 0 allow, 1 ask, 2 deny (with --json too), so scripts can branch on it; bad usage is 2 as\nwell, so 2 always means: do not run it.\n`,
+  demo: `Usage: bridle demo [--keep] [--json]\n\nCopies an example repository to a temporary folder and runs the agent on it with no API key: the\nmodel's turns are a recorded script, served by a loopback server in the OpenAI Responses wire format;\nthe provider adapter, the tools, the file edits, the test run and the session store are real.\n  --keep    leave the repository and the session in place, and print how to look at them\n  --json    write the run's events as JSON lines on stdout\n`,
 };
 
 const COMMANDS = new Set<string>(["run", "sessions", "tools", "policy", "demo"]);
@@ -111,7 +114,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   try {
     parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw new CliError(`${(error as Error).message.split("\n")[0]} (see bridle --help)`, 2);
+    throw new CliError(`${shortParseError(error as Error & { code?: string })} (see bridle --help)`, 2);
   }
   const { values, positionals } = parsed;
   const first = positionals[0];
@@ -122,6 +125,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   }
   if (values.version && first === undefined) return { kind: "version" };
   if (values.help) return { kind: "help", text: HELP[first === undefined ? "main" : command] };
+  if (values.keep && command !== "demo") throw new CliError("--keep is an option of bridle demo", 2);
   const flags: CliFlags = compact({
     provider: values.provider,
     model: values.model,
@@ -140,8 +144,18 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     trust: values.trust,
     json: values.json,
     at: values.at,
+    keep: values.keep,
   });
   return { kind: "command", command, positionals: first === undefined ? [] : positionals.slice(1), flags };
+}
+
+// node:util's messages run to two sentences of advice; one short line names the option.
+function shortParseError(error: Error & { code?: string }): string {
+  const option = /'([^']+)'/.exec(error.message)?.[1]?.replace(/ <value>$/, "");
+  if (option && error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return `unknown option ${option}`;
+  if (option && /argument missing/.test(error.message)) return `${option} needs a value`;
+  if (option && /does not take an argument/.test(error.message)) return `${option} takes no value`;
+  return error.message.split("\n")[0] ?? "bad arguments";
 }
 
 export function helpFor(command: CommandName): string {

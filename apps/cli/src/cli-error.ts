@@ -8,3 +8,58 @@ export class CliError extends Error {
     this.exitCode = exitCode;
   }
 }
+
+/** The Node major every part of bridle runs on (node:sqlite, fs and stream APIs of 22). */
+export const NODE_MAJOR_NEEDED = 22;
+
+/** Node error codes that mean "this Node lacks something bridle uses", not a bug in bridle. */
+const MISSING_NODE_FEATURE = new Set([
+  "ERR_UNKNOWN_BUILTIN_MODULE",
+  "ERR_NO_CRYPTO",
+  "ERR_UNKNOWN_FILE_EXTENSION",
+  "ERR_IMPORT_ATTRIBUTE_MISSING",
+]);
+
+/**
+ * What main prints for an error that ends the command: one line (`bridle: …`) and the exit code.
+ * Expected failures (a CliError, a core BridleError, a system error such as ENOTDIR, a Node too old for a
+ * feature) never show a stack; an unexpected one shows it only with BRIDLE_DEBUG=1, for bug reports.
+ */
+export function describeFailure(
+  error: unknown,
+  env: NodeJS.ProcessEnv = process.env,
+): { readonly line: string; readonly exitCode: number } {
+  if (error instanceof CliError)
+    return { line: `bridle: ${oneLine(error.message)}`, exitCode: error.exitCode };
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  // Matched by shape, not instanceof: main loads no @bridle/core, and an app may hold another copy of it.
+  if (error instanceof Error && error.name === "BridleError" && typeof code === "string") {
+    return { line: `bridle: ${oneLine(message)} (${code})`, exitCode: 1 };
+  }
+  if (typeof code === "string" && MISSING_NODE_FEATURE.has(code)) {
+    return {
+      line: `bridle: Node ${process.versions.node} lacks a feature bridle uses (${oneLine(message)}): use Node 22.13 or newer (CI uses 24)`,
+      exitCode: 1,
+    };
+  }
+  // The machine said no (a path that is a file, a full disk, permissions, a database that will not open):
+  // the message names the path and the reason, and nothing in bridle's code is at fault.
+  if (
+    typeof code === "string" &&
+    (typeof (error as { syscall?: unknown }).syscall === "string" || code.startsWith("ERR_SQLITE"))
+  ) {
+    return { line: `bridle: ${oneLine(message)}`, exitCode: 1 };
+  }
+  if (env.BRIDLE_DEBUG && error instanceof Error && error.stack) {
+    return { line: `bridle: unexpected error: ${error.stack}`, exitCode: 70 };
+  }
+  return {
+    line: `bridle: unexpected error: ${oneLine(message)} (BRIDLE_DEBUG=1 prints the stack)`,
+    exitCode: 70,
+  };
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ").trim();
+}

@@ -1,8 +1,18 @@
 // Entry point. Kept tiny so `bridle --version` and `--help` start fast: every command, provider and tool
 // package is imported only when the command that needs it runs.
 import { parseCommandLine } from "./args.js";
-import { CliError } from "./cli-error.js";
+import { describeFailure, NODE_MAJOR_NEEDED } from "./cli-error.js";
+import { checkCwdFlag } from "./cwd-flag.js";
 import { VERSION } from "./version.js";
+
+// First of all, before any code that needs a modern Node runs: on an older one, say which Node is needed
+// instead of failing later with a missing module or function.
+if (Number(process.versions.node.split(".")[0]) < NODE_MAJOR_NEEDED) {
+  process.stderr.write(
+    `bridle: needs Node ${NODE_MAJOR_NEEDED} or newer; this is Node ${process.versions.node}\n`,
+  );
+  process.exit(1);
+}
 
 async function main(argv: readonly string[]): Promise<number> {
   const parsed = parseCommandLine(argv);
@@ -14,6 +24,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(parsed.text);
     return 0;
   }
+  checkCwdFlag(parsed.flags.cwd);
   const { runCommand } = await import("./commands/dispatch.js");
   return runCommand(parsed);
 }
@@ -23,14 +34,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof CliError) {
-      process.stderr.write(`bridle: ${error.message}\n`);
-      process.exitCode = error.exitCode;
-    } else {
-      process.stderr.write(
-        `bridle: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-      );
-      process.exitCode = 70;
-    }
+    const failure = describeFailure(error);
+    process.stderr.write(`${failure.line}\n`);
+    process.exitCode = failure.exitCode;
   },
 );

@@ -2,6 +2,7 @@ import { access, cp, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { RunEvent } from "@bridle/core";
 import type { CliFlags } from "../args.js";
 import { CliError } from "../cli-error.js";
 import { loadSettings } from "../config.js";
@@ -14,6 +15,9 @@ interface DemoScript {
     readonly toolCalls?: readonly { readonly name: string; readonly arguments: Record<string, unknown> }[];
   }[];
 }
+
+/** Lines of a command's output the demo shows under its tool line. */
+const OUTPUT_LINES = 12;
 
 // The demo folder ships beside dist/ (the built bin) and src/ (tests run from source).
 async function findDemoDir(): Promise<string> {
@@ -31,11 +35,12 @@ async function findDemoDir(): Promise<string> {
 }
 
 /**
- * `bridle demo`: the whole loop with no API key. The recorded model turns are served by a loopback server
- * speaking the OpenAI Responses wire format, so the real provider adapter, the real tools and a real
- * session store do the work on a temporary copy of an example repository.
+ * `bridle demo`: the whole loop with no API key. The model's turns are a recorded script, served by a
+ * loopback server speaking the OpenAI Responses wire format; the provider adapter, the tools, the edits,
+ * the test run and the session store are real and work on a temporary copy of an example repository.
  */
 export async function demo(flags: CliFlags): Promise<number> {
+  const { keep, ...runFlags } = flags;
   const demoDir = await findDemoDir();
   const script = JSON.parse(await readFile(join(demoDir, "session.json"), "utf8")) as DemoScript;
   const { FakeProviderServer, openaiResponsesFormat } = await import("@bridle/testing");
@@ -54,28 +59,71 @@ export async function demo(flags: CliFlags): Promise<number> {
       events: openaiResponsesFormat.events({
         ...(turn.text ? { text: turn.text } : {}),
         toolCalls,
+        // Illustrative figures (said so below): a recorded script has nobody counting tokens.
         usage: { inputTokens: 1200 + index * 400, outputTokens: 60 },
         chunkSize: 6,
       }),
     });
   });
-  process.env.OPENAI_API_KEY ??= "demo-key-not-used";
-  const settings = await loadSettings({ ...flags, cwd: repo });
-  process.stderr.write(
-    `demo: example repository copied to ${repo}\ndemo: recorded model turns served on ${server.url}\n\n`,
+  const settings = await loadSettings({ ...runFlags, cwd: repo });
+  const say = (text: string) => process.stderr.write(`${text}\n`);
+  say(
+    [
+      "bridle demo: the model's turns are a recorded script (no API key, no model). Everything else is real:",
+      "the OpenAI adapter reads them from a loopback server, the tools read and edit real files, the test",
+      "command really runs, and the session is really stored. Token counts shown are illustrative.",
+      "",
+      `repository: ${repo} (a copy of the demo's cart module)`,
+      `prompt:     ${script.prompt}`,
+      "",
+    ].join("\n"),
   );
+  let outcome: Awaited<ReturnType<typeof runWithSettings>> | undefined;
   try {
-    return await runWithSettings(script.prompt, {
-      ...settings,
-      provider: "openai",
-      model: "bridle-demo",
-      baseUrl: openaiResponsesFormat.baseUrl(server.url),
-      editFormat: "replace",
-      storeDir: join(workDir, "store"),
-      yes: true,
-    });
+    outcome = await runWithSettings(
+      script.prompt,
+      {
+        ...settings,
+        provider: "openai",
+        model: "bridle-demo",
+        baseUrl: openaiResponsesFormat.baseUrl(server.url),
+        editFormat: "replace",
+        // --keep records into the usual store, so `bridle sessions show` finds the session afterwards.
+        storeDir: keep ? settings.storeDir : join(workDir, "store"),
+        yes: true,
+      },
+      settings.json ? {} : { observe: (event) => showCommandOutput(event, say) },
+    );
   } finally {
     await server.close();
-    if (!process.env.BRIDLE_DEMO_KEEP) await rm(workDir, { recursive: true, force: true });
+    if (!keep) await rm(workDir, { recursive: true, force: true });
   }
+  if (!settings.json) {
+    say("");
+    if (keep) {
+      say(`kept: the repository at ${repo}`);
+      say(`      the session: bridle sessions show ${outcome.sessionId}`);
+    } else {
+      say("The repository and session were temporary and are gone; bridle demo --keep leaves them.");
+    }
+    say("Now on your own repository: set OPENAI_API_KEY or ANTHROPIC_API_KEY, then run");
+    say('  bridle run "<what you want done>" --cwd /path/to/your/repo');
+  }
+  return outcome.exitCode;
+}
+
+/** Under a shell call's tool line: what the command printed (a failing test's assertions included). */
+function showCommandOutput(event: RunEvent, say: (text: string) => void): void {
+  if (event.type !== "tool_call_completed" || event.result.toolName !== "bash") return;
+  const text = event.result.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+  let output = text;
+  try {
+    const result = JSON.parse(text) as { stdout?: unknown; stderr?: unknown };
+    output = `${typeof result.stdout === "string" ? result.stdout : ""}${typeof result.stderr === "string" ? result.stderr : ""}`;
+  } catch {
+    // Not the bash tool's JSON (a Denied or InvalidInput result): shown as it is.
+  }
+  const lines = output.trimEnd().split("\n");
+  const shown = lines.length > OUTPUT_LINES ? [...lines.slice(0, OUTPUT_LINES), "…"] : lines;
+  for (const line of shown) say(`    │ ${line}`);
 }

@@ -4,6 +4,7 @@ import { approveEverything, TerminalApprover } from "../approvers.js";
 import type { CliFlags } from "../args.js";
 import { type Agent, composeAgent } from "../compose.js";
 import { loadSettings } from "../config.js";
+import { settleProvider } from "../provider-choice.js";
 import { HumanRenderer } from "../render.js";
 import { openSession } from "../session.js";
 
@@ -18,7 +19,7 @@ const HELP = `/model NAME   switch model      /sessions   list sessions
  * the session (its transcript and store) carries on. Approvals are asked on the same line reader.
  */
 export async function interactive(flags: CliFlags): Promise<number> {
-  const settings = await loadSettings(flags);
+  const settings = settleProvider(await loadSettings(flags), flags, process.env);
   const rl = createInterface({
     input: process.stdin,
     output: process.stdout,

@@ -1,6 +1,9 @@
 import type { CliFlags } from "../args.js";
 import { loadSettings } from "../config.js";
 
+/** Exit codes a script can branch on; 2 is also bad usage, so 2 always means "do not run it". */
+const EXIT_CODE = { allow: 0, ask: 1, deny: 2 } as const;
+
 /** `bridle policy check "<command>"`: the bash tool's verdict on a command, with its reasons. */
 export async function policyCheck(command: string, flags: CliFlags): Promise<number> {
   const settings = await loadSettings(flags);
@@ -8,7 +11,7 @@ export async function policyCheck(command: string, flags: CliFlags): Promise<num
   const result = await checkCommand(command, { workspace: settings.cwd });
   if (settings.json) {
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    return 0;
+    return EXIT_CODE[result.decision];
   }
   const out: string[] = [`${result.decision}: ${command}`];
   for (const reason of result.reasons) out.push(`  - ${reason}`);
@@ -25,5 +28,5 @@ export async function policyCheck(command: string, flags: CliFlags): Promise<num
   }
   if (result.suggested_rule) out.push(`rule you could save: ${JSON.stringify(result.suggested_rule)}`);
   process.stdout.write(`${out.join("\n")}\n`);
-  return 0;
+  return EXIT_CODE[result.decision];
 }

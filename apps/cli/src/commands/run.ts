@@ -1,18 +1,37 @@
-import { sessionSink } from "@bridle/core";
+import { type RunEvent, sessionSink } from "@bridle/core";
 import { approveEverything, denyWithoutTerminal, TerminalApprover } from "../approvers.js";
 import type { CliFlags } from "../args.js";
 import { composeAgent } from "../compose.js";
 import { loadSettings, type Settings } from "../config.js";
+import { settleProvider } from "../provider-choice.js";
 import { HumanRenderer, jsonLine } from "../render.js";
 import { openSession } from "../session.js";
 import { askOnTerminal } from "../terminal.js";
 
 /** `bridle run "<prompt>"`: one run, streamed; exit 0 when it completes. */
 export async function runOnce(prompt: string, flags: CliFlags): Promise<number> {
-  return runWithSettings(prompt, await loadSettings(flags));
+  const outcome = await runWithSettings(
+    prompt,
+    settleProvider(await loadSettings(flags), flags, process.env),
+  );
+  return outcome.exitCode;
 }
 
-export async function runWithSettings(prompt: string, settings: Settings): Promise<number> {
+export interface RunOptions {
+  /** Sees every event after the renderer (the demo prints what the tools returned). */
+  readonly observe?: (event: RunEvent) => void;
+}
+
+export interface RunOutcome {
+  readonly exitCode: number;
+  readonly sessionId: string;
+}
+
+export async function runWithSettings(
+  prompt: string,
+  settings: Settings,
+  options: RunOptions = {},
+): Promise<RunOutcome> {
   const canAsk = Boolean(process.stdin.isTTY && process.stderr.isTTY);
   const approver = settings.yes
     ? approveEverything
@@ -52,11 +71,12 @@ export async function runWithSettings(prompt: string, settings: Settings): Promi
       for await (const event of stream) {
         if (settings.json) process.stdout.write(jsonLine(event));
         else renderer.render(event);
+        options.observe?.(event);
       }
       const result = await stream.result;
       if (!settings.json) process.stderr.write(`session: ${session.id}\n`);
-      if (result.stopReason === "completed") return 0;
-      return result.stopReason === "aborted" ? 130 : 1;
+      const exitCode = result.stopReason === "completed" ? 0 : result.stopReason === "aborted" ? 130 : 1;
+      return { exitCode, sessionId: session.id };
     } finally {
       renderer.close();
       process.off("SIGINT", onSigint);
