@@ -184,9 +184,10 @@ async function trustedValues(
     if ((key === "mcp" || key === "skills") && typeof value === "string")
       references.push(await realOrSame(value));
   }
+  const store = new TrustStore(userDir);
   const verdict = await decideWorkspaceTrust(
     { workspace, file: config.realPath, bytes: config.bytes, sensitive, references },
-    { flag, store: new TrustStore(userDir), io },
+    { flag, store: (await isInside(workspace, store.path)) ? undefined : store, io },
   );
   return verdict === "trusted" ? config.values : harmless;
 }

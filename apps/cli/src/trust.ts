@@ -34,18 +34,25 @@ export type TrustVerdict = "trusted" | "ignored";
  */
 export async function decideWorkspaceTrust(
   config: WorkspaceConfig,
-  options: { readonly flag: boolean; readonly store: TrustStore; readonly io: TrustIo },
+  options: {
+    readonly flag: boolean;
+    /** Undefined when the trust file lies inside the workspace: the agent could write its own trust there. */
+    readonly store: TrustStore | undefined;
+    readonly io: TrustIo;
+  },
 ): Promise<TrustVerdict> {
   const keys = Object.keys(config.sensitive);
   if (keys.length === 0 || options.flag) return "trusted";
   const print = fingerprint(config.bytes, await referenceDigests(config.references));
   const { store, io } = options;
-  const loaded = await store.load();
-  if (loaded.problem) io.warn(`bridle: warning: ${displayText(loaded.problem)}`);
-  const remembered = loaded.records.some(
-    (r) => r.workspace === config.workspace && r.file === config.file && r.fingerprint === print,
-  );
-  if (remembered) return "trusted";
+  if (store) {
+    const loaded = await store.load();
+    if (loaded.problem) io.warn(`bridle: warning: ${displayText(loaded.problem)}`);
+    const remembered = loaded.records.some(
+      (r) => r.workspace === config.workspace && r.file === config.file && r.fingerprint === print,
+    );
+    if (remembered) return "trusted";
+  }
   const names = keys.map(displayKey).join(", ");
   if (!io.ask) {
     io.warn(
@@ -53,11 +60,12 @@ export async function decideWorkspaceTrust(
     );
     return "ignored";
   }
-  const answer = (await io.ask(trustQuestion(config))).trim().toLowerCase();
+  const answer = (await io.ask(trustQuestion(config, store !== undefined))).trim().toLowerCase();
   if (answer !== "y" && answer !== "yes") {
     io.warn(`bridle: ignoring ${names} from ${displayText(config.file)} for this run`);
     return "ignored";
   }
+  if (!store) return "trusted";
   try {
     await store.remember(config.workspace, config.file, print);
     io.warn(`bridle: trusted; remembered in ${displayText(store.path)} until the file changes`);
@@ -70,14 +78,14 @@ export async function decideWorkspaceTrust(
   return "trusted";
 }
 
-function trustQuestion(config: WorkspaceConfig): string {
+function trustQuestion(config: WorkspaceConfig, rememberable: boolean): string {
   const lines = Object.entries(config.sensitive).map(
     ([key, value]) => `  ${displayKey(key)}: ${displayValue(value)}`,
   );
   return [
     `The workspace config ${displayText(config.file)} sets what can run commands, approve tool calls, send your API key elsewhere or widen access:`,
     ...lines,
-    "Apply these settings? Say yes only if you trust this repository. [y]es, and remember until the file changes / [N]o, ignore them this run: ",
+    `Apply these settings? Say yes only if you trust this repository. ${rememberable ? "[y]es, and remember until the file changes" : "[y]es, this run (your trust file is inside this workspace, so nothing is remembered)"} / [N]o, ignore them this run: `,
   ].join("\n");
 }
 

