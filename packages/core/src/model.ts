@@ -6,6 +6,20 @@ export interface ToolSchema {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: Readonly<Record<string, unknown>>;
+  /** The tool's free-form input, for adapters that offer it (see `ToolInputFormat`). */
+  readonly format?: ToolInputFormat;
+}
+
+/**
+ * A free-form input an adapter may offer in place of JSON arguments (OpenAI Responses custom tools): the
+ * model writes raw text in this grammar and the adapter hands it to the tool as `{ "input": text }`, so a
+ * tool with a format takes `{ input: string }`. Adapters without free-form tools ignore it and send the
+ * JSON Schema, which the same tool accepts.
+ */
+export interface ToolInputFormat {
+  readonly type: "grammar";
+  readonly syntax: "lark" | "regex";
+  readonly definition: string;
 }
 
 export interface ModelOptions {

@@ -17,7 +17,12 @@ export function toolJsonSchema(schema: z.ZodType): JsonSchema {
 }
 
 export function toolSchemaOf(tool: AnyTool): ToolSchema {
-  return { name: tool.name, description: tool.description, inputSchema: toolJsonSchema(tool.inputSchema) };
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: toolJsonSchema(tool.inputSchema),
+    ...(tool.format ? { format: tool.format } : {}),
+  };
 }
 
 function stripSafeIntegerBounds(node: unknown): unknown {

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { SubagentHooks } from "./hooks.js";
 import type { ToolResultContent } from "./messages.js";
+import type { ToolInputFormat } from "./model.js";
 import type { Workspace } from "./workspace.js";
 
 /** What a tool promises about its effects. A missing hint means false. */
@@ -38,6 +39,8 @@ export interface Tool<S extends z.ZodType = z.ZodType, D = unknown> {
   readonly description: string;
   /** Enforced on every call; the JSON Schema the model sees is derived from it. */
   readonly inputSchema: S;
+  /** A free-form input an adapter may offer instead of JSON (the schema is then `{ input: string }`). */
+  readonly format?: ToolInputFormat;
   readonly annotations?: ToolAnnotations;
   /** When any call in a batch is to a sequential tool, the whole batch runs one call at a time, in order. */
   readonly sequential?: boolean;

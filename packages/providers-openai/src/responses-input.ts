@@ -1,10 +1,12 @@
 import type { Message, ModelOptions, ToolResultMessage, ToolSchema } from "@bridle/core";
 import { degradeForeignReasoning, imageUrl, isNativeReasoning } from "@bridle/provider-kit";
 import type {
+  CustomTool,
   FunctionTool,
   ResponseCreateParamsStreaming,
-  ResponseFunctionCallOutputItemList,
+  ResponseInputImage,
   ResponseInputItem,
+  ResponseInputText,
 } from "openai/resources/responses/responses";
 
 /** What a Responses reasoning item needs to be replayed: its id and encrypted content. */
@@ -24,8 +26,11 @@ export function toResponsesInput(
   messages: readonly Message[],
   provider: string,
   model?: string,
+  freeformTools: ReadonlySet<string> = new Set(),
 ): ResponseInputItem[] {
   const items: ResponseInputItem[] = [];
+  // Calls to free-form (custom) tools travel as raw text, and so do their results' pairing items.
+  const customCalls = new Set<string>();
   for (const message of degradeForeignReasoning(messages, provider, model)) {
     switch (message.role) {
       case "system":
@@ -45,6 +50,14 @@ export function toResponsesInput(
         for (const part of message.content) {
           if (part.type === "text") {
             if (part.text) items.push({ role: "assistant", content: part.text });
+          } else if (part.type === "tool_call" && freeformTools.has(part.name)) {
+            customCalls.add(part.id);
+            items.push({
+              type: "custom_tool_call",
+              call_id: part.id,
+              name: part.name,
+              input: rawInput(part.arguments),
+            });
           } else if (part.type === "tool_call") {
             items.push({
               type: "function_call",
@@ -63,18 +76,35 @@ export function toResponsesInput(
         }
         break;
       case "tool":
-        items.push({
-          type: "function_call_output",
-          call_id: message.toolCallId,
-          output: toolOutput(message),
-        });
+        items.push(
+          customCalls.has(message.toolCallId)
+            ? { type: "custom_tool_call_output", call_id: message.toolCallId, output: toolOutput(message) }
+            : { type: "function_call_output", call_id: message.toolCallId, output: toolOutput(message) },
+        );
         break;
     }
   }
   return items;
 }
 
-function toolOutput(message: ToolResultMessage): string | ResponseFunctionCallOutputItemList {
+/** The raw text a free-form call carried: the adapter stored it as `{ "input": text }`. */
+function rawInput(args: string): string {
+  try {
+    const parsed: unknown = JSON.parse(args);
+    if (
+      typeof parsed === "object" &&
+      parsed !== null &&
+      typeof (parsed as { input?: unknown }).input === "string"
+    ) {
+      return (parsed as { input: string }).input;
+    }
+  } catch {
+    // Not JSON: the arguments are the text itself.
+  }
+  return args;
+}
+
+function toolOutput(message: ToolResultMessage): string | (ResponseInputText | ResponseInputImage)[] {
   if (message.content.every((part) => part.type === "text")) {
     return message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
   }
@@ -102,16 +132,26 @@ export function toResponsesBody(
   provider: string,
 ): ResponseCreateParamsStreaming {
   const options = request.options ?? {};
-  const tools: FunctionTool[] = request.tools.map((tool) => ({
-    type: "function",
-    name: tool.name,
-    description: tool.description,
-    parameters: { ...tool.inputSchema },
-    strict: false,
-  }));
+  const tools: (FunctionTool | CustomTool)[] = request.tools.map((tool) =>
+    tool.format
+      ? {
+          type: "custom",
+          name: tool.name,
+          description: tool.description,
+          format: { type: "grammar", syntax: tool.format.syntax, definition: tool.format.definition },
+        }
+      : {
+          type: "function",
+          name: tool.name,
+          description: tool.description,
+          parameters: { ...tool.inputSchema },
+          strict: false,
+        },
+  );
+  const freeform = new Set(request.tools.filter((tool) => tool.format).map((tool) => tool.name));
   const body: ResponseCreateParamsStreaming = {
     model: settings.model,
-    input: toResponsesInput(request.messages, provider, settings.model),
+    input: toResponsesInput(request.messages, provider, settings.model, freeform),
     stream: true,
     // Stateless: nothing is kept server-side, so reasoning travels back as encrypted content.
     store: false,
@@ -122,7 +162,10 @@ export function toResponsesBody(
           tool_choice:
             typeof options.toolChoice === "string"
               ? options.toolChoice
-              : { type: "function" as const, name: options.toolChoice.name },
+              : {
+                  type: freeform.has(options.toolChoice.name) ? ("custom" as const) : ("function" as const),
+                  name: options.toolChoice.name,
+                },
         }
       : {}),
     ...(options.maxOutputTokens === undefined ? {} : { max_output_tokens: options.maxOutputTokens }),

@@ -22,7 +22,8 @@ export interface OpenAIResponsesModelOptions extends OpenAIConnectionOptions {
 
 /**
  * The OpenAI Responses API as a Bridle Model: stateless (`store: false`, the whole conversation every
- * request), reasoning items replayed with their encrypted content, function tools from core's JSON Schema.
+ * request), reasoning items replayed with their encrypted content, function tools from core's JSON Schema,
+ * and custom (free-form) tools for tools that declare a grammar.
  */
 export class OpenAIResponsesModel extends ProviderModel<ResponseStreamEvent> {
   readonly #client: OpenAI;
@@ -66,7 +67,7 @@ export class ResponsesStreamReader {
     switch (event.type) {
       case "response.output_item.added": {
         const item = event.item;
-        if (item.type === "function_call")
+        if (item.type === "function_call" || item.type === "custom_tool_call")
           next = turn.toolCall(`${event.output_index}`, item.call_id, item.name);
         break;
       }
@@ -94,6 +95,9 @@ export class ResponsesStreamReader {
         const item = event.item;
         const key = `${event.output_index}`;
         if (item.type === "function_call") turn.toolArgumentsFinal(key, item.arguments);
+        // A free-form call's raw text reaches the tool as its `input` argument (core's ToolInputFormat).
+        else if (item.type === "custom_tool_call")
+          turn.toolArgumentsFinal(key, JSON.stringify({ input: item.input }));
         else if (item.type === "reasoning") {
           // Summaries from OpenAI; the raw reasoning text from open-weight models served over this API.
           const summary = item.summary.map((part) => part.text).join("\n\n");

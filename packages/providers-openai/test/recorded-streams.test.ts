@@ -55,6 +55,9 @@ function responsesOracle(root: string, file: string) {
     }
     if (event.type === "response.output_item.done" && item?.type === "function_call")
       current.calls.push(item);
+    // A custom (free-form) tool call reaches the tool as `{ input: text }` (core's ToolInputFormat).
+    if (event.type === "response.output_item.done" && item?.type === "custom_tool_call")
+      current.calls.push({ ...item, arguments: JSON.stringify({ input: item.input }) });
     if (event.type === "response.completed") current.usage = (event.response as Json).usage as Json;
   }
   return responses;

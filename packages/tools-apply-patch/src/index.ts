@@ -8,7 +8,6 @@ export { APPLY_PATCH_LARK_GRAMMAR } from "./grammar.js";
 export type { Tolerance, ToleranceKind } from "./tolerance.js";
 export {
   type ApplyPatchDetails,
-  type ApplyPatchInputFormat,
   type ApplyPatchSchema,
   type ApplyPatchTool,
   type ApplyPatchToolOptions,

@@ -18,8 +18,8 @@ export interface ApplyPatchToolOptions {
   readonly maxPatchChars?: number;
   /**
    * "json" (default): arguments `{ input: patch }`, for every provider. "freeform": the same tool also
-   * declares the patch grammar, so a provider with free-form tools (OpenAI Responses custom tools) can
-   * have the model write the raw patch; other providers still see `{ input }`.
+   * declares the patch grammar as core's `format`, so a provider with free-form tools (OpenAI Responses
+   * custom tools) has the model write the raw patch; other providers still send `{ input }`.
    */
   readonly form?: "json" | "freeform";
 }
@@ -60,16 +60,7 @@ function inputSchema(maxPatchChars: number): ApplyPatchSchema {
   });
 }
 
-/** The free-form input a provider may offer instead of JSON: raw text in the patch grammar. */
-export interface ApplyPatchInputFormat {
-  readonly type: "grammar";
-  readonly syntax: "lark";
-  readonly definition: string;
-}
-
-export type ApplyPatchTool = Tool<ApplyPatchSchema, ApplyPatchDetails> & {
-  readonly format?: ApplyPatchInputFormat;
-};
+export type ApplyPatchTool = Tool<ApplyPatchSchema, ApplyPatchDetails>;
 
 /**
  * apply_patch: adds, deletes, updates and moves files with one V4A patch, checked in full before any
@@ -80,14 +71,16 @@ export function createApplyPatchTool(options: ApplyPatchToolOptions = {}): Apply
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const maxPatchChars = options.maxPatchChars ?? 16 * 1024 * 1024;
   const freeform = options.form === "freeform";
-  const tool = defineTool({
+  return defineTool({
     name: "apply_patch",
-    description: `${
-      freeform
-        ? "Edit files with a patch. Where the tool takes free-form input, send the patch itself, not JSON."
-        : 'Edit files with a patch, given as {"input": "<the patch>"}.'
-    } Read a file in this run before updating or deleting it.\n${FORMAT}`,
+    // One text for both forms: a provider that offers free-form input sends the grammar, any other the
+    // JSON Schema, and the model sees the same words either way.
+    description: `Edit files with one patch. Read a file in this run before updating or deleting it.\n${FORMAT}`,
     inputSchema: inputSchema(maxPatchChars),
+    // Core's free-form input: the raw patch arrives as `{ input }` whichever way the provider sent it.
+    ...(freeform
+      ? { format: { type: "grammar", syntax: "lark", definition: APPLY_PATCH_LARK_GRAMMAR } }
+      : {}),
     annotations: { destructive: true },
     sequential: true,
     async execute(args, ctx): Promise<ToolOutput<ApplyPatchDetails>> {
@@ -100,10 +93,4 @@ export function createApplyPatchTool(options: ApplyPatchToolOptions = {}): Apply
       return { content: result.summary, details: { files: result.files, tolerances: result.tolerances } };
     },
   });
-  return freeform
-    ? {
-        ...tool,
-        format: { type: "grammar" as const, syntax: "lark" as const, definition: APPLY_PATCH_LARK_GRAMMAR },
-      }
-    : tool;
 }
