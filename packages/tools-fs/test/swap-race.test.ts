@@ -1,76 +1,12 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { readdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
+import { symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { type AnyTool, ToolFailure } from "@bridle/core";
-import { afterEach, expect, it } from "vitest";
+import type { AnyTool } from "@bridle/core";
+import { expect, it } from "vitest";
 import { type Fixture, fixture, text } from "./helpers.js";
+import { outsideState, startSwapper, Tally } from "./race-kit.js";
 
-const SWAPPER = fileURLToPath(new URL("./fixtures/link-swapper.mjs", import.meta.url));
 const CANARY = "OUTSIDE-CANARY";
 const ROUNDS = 400;
-
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill("SIGKILL");
-});
-
-/** Start the swapper process; `stop` ends it and resolves to how many swaps it made. */
-async function startSwapper(ws: string, outside: string) {
-  const child = spawn(process.execPath, [SWAPPER, ws, outside], { stdio: ["ignore", "pipe", "inherit"] });
-  children.push(child);
-  let out = "";
-  child.stdout.setEncoding("utf8");
-  await new Promise<void>((resolve, reject) => {
-    child.once("error", reject);
-    child.stdout.on("data", (chunk: string) => {
-      out += chunk;
-      if (out.includes("ready\n")) resolve();
-    });
-  });
-  return {
-    async stop(): Promise<{ fileSwaps: number; dirSwaps: number }> {
-      // A swapper that died early (it crashed) made the race a sham: that fails the test.
-      expect(child.exitCode).toBeNull();
-      const closed = new Promise((resolve) => child.once("close", resolve));
-      child.kill("SIGTERM");
-      await closed;
-      return JSON.parse(out.slice(out.indexOf("ready\n") + 6).trim());
-    },
-  };
-}
-
-/** Every name, byte and modification time under the outside folder. */
-async function outsideState(dir: string): Promise<string> {
-  const entries = await readdir(dir, { recursive: true });
-  const state: string[] = [];
-  for (const name of entries.sort()) {
-    const path = join(dir, name);
-    const info = await stat(path, { bigint: true });
-    state.push(
-      `${name} ${info.mtimeNs} ${info.isFile() ? (await readFile(path)).toString("base64") : "dir"}`,
-    );
-  }
-  return state.join("\n");
-}
-
-/** Calls made, calls refused (by kind) and anything thrown that is not a ToolFailure. */
-class Tally {
-  readonly ok = new Map<string, number>();
-  readonly refused = new Map<string, number>();
-  readonly crashes: string[] = [];
-  async attempt(label: string, call: () => Promise<void>): Promise<void> {
-    try {
-      await call();
-      this.ok.set(label, (this.ok.get(label) ?? 0) + 1);
-    } catch (error) {
-      if (error instanceof ToolFailure) {
-        const key = `${label}: ${error.kind}`;
-        this.refused.set(key, (this.refused.get(key) ?? 0) + 1);
-      } else this.crashes.push(`${label}: ${String(error)}`);
-    }
-  }
-}
 
 /** Call a tool and check what it returned came from inside: no canary text, no outside-only name. */
 async function call(fx: Fixture, tool: AnyTool, args: Record<string, unknown>, run: string) {
