@@ -25,7 +25,7 @@ export interface CliFlags {
   readonly keep?: boolean;
 }
 
-export type CommandName = "run" | "interactive" | "sessions" | "tools" | "policy" | "demo";
+export type CommandName = "run" | "interactive" | "sessions" | "tools" | "policy" | "skills" | "demo";
 
 export type ParsedCommandLine =
   | { readonly kind: "version" }
@@ -91,6 +91,7 @@ Usage:
   bridle sessions list|show ID|fork ID [--at SEQ]
   bridle tools list [--json]      the tools exactly as the model sees them
   bridle policy check "<command>" [--json]
+  bridle skills validate DIR...   check skill folders against the Agent Skills spec
   bridle --version
 
 Run \`bridle <command> --help\` for a command's options.
@@ -102,12 +103,13 @@ Run \`bridle <command> --help\` for a command's options.
   bridle sessions show ID [--json]
   bridle sessions fork ID [--at SEQ] [--json]
 `,
+  skills: `Usage: bridle skills validate DIR...\n\nChecks each skill folder (or its SKILL.md) against the Agent Skills specification, as its reference\nvalidator skills-ref reads it. One line per problem; exit code 0 when every skill is valid (warnings\nallowed), 1 when one is not, 2 on bad usage.\n`,
   tools: `Usage: bridle tools list [--json] [--edit-format hashline|replace] [--mcp FILE] [--skills DIR]\n\nPrints the tools with the JSON Schema the model is shown.\n`,
   policy: `Usage: bridle policy check "<command>" [--json] [--cwd DIR]\n\nJudges a shell command with the bash tool's policy: allow, ask or deny, with the sub-commands and reasons.\nExit code: 0 allow, 1 ask, 2 deny (with --json too), so scripts can branch on it; bad usage is 2 as\nwell, so 2 always means: do not run it.\n`,
   demo: `Usage: bridle demo [--keep] [--json]\n\nCopies an example repository to a temporary folder and runs the agent on it with no API key: the\nmodel's turns are a recorded script, served by a loopback server in the OpenAI Responses wire format;\nthe provider adapter, the tools, the file edits, the test run and the session store are real.\n  --keep    leave the repository and the session in place, and print how to look at them\n  --json    write the run's events as JSON lines on stdout\n`,
 };
 
-const COMMANDS = new Set<string>(["run", "sessions", "tools", "policy", "demo"]);
+const COMMANDS = new Set<string>(["run", "sessions", "tools", "policy", "skills", "demo"]);
 
 export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;

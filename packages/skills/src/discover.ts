@@ -4,11 +4,14 @@ import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { isErrno } from "@bridle/core";
 import { parseAllowedTools } from "./allowed-tools.js";
-import { parseFrontMatter } from "./front-matter.js";
 import type { DuplicateSkill, Skill, SkillWarning } from "./skill.js";
-import { descriptionProblem, MAX_COMPATIBILITY_LENGTH, nameProblem } from "./validate.js";
-
-export const SKILL_FILE = "SKILL.md";
+import { normalizeSkillName } from "./validate.js";
+import {
+  checkSkillText,
+  LOWERCASE_FILE_PROBLEM,
+  LOWERCASE_SKILL_FILE,
+  skillFileName,
+} from "./validate-skill.js";
 
 export interface DiscoverOptions {
   /**
@@ -43,7 +46,10 @@ export interface Discovery {
 // Folders that never hold skills and can be huge.
 const SKIPPED = new Set(["node_modules", "__pycache__", "venv", "dist", "build", "target"]);
 
-/** Find and parse every SKILL.md under the folders. Nothing throws for a bad skill: it becomes a warning. */
+/**
+ * Find and parse every SKILL.md (or lowercase skill.md, with a warning) under the folders. A skill the
+ * Agent Skills spec calls invalid (`validateSkill`) is skipped with a warning; nothing throws for it.
+ */
 export async function discoverSkills(options: DiscoverOptions): Promise<Discovery> {
   const maxDepth = options.maxDepth ?? 3;
   const maxBytes = options.maxFileBytes ?? 1024 * 1024;
@@ -78,6 +84,7 @@ export async function discoverSkills(options: DiscoverOptions): Promise<Discover
       warnings.push(result.warning);
       continue;
     }
+    warnings.push(...result.warnings);
     const earlier = byName.get(result.skill.name);
     if (earlier) {
       duplicates.push({ name: earlier.name, kept: earlier.file, skipped: result.skill.file });
@@ -94,7 +101,7 @@ export async function discoverSkills(options: DiscoverOptions): Promise<Discover
   return { skills, warnings, duplicates };
 }
 
-/** Adds the SKILL.md files under `dir` to `out` in a stable order; true when `dir` does not exist. */
+/** Adds the skill files under `dir` to `out` in a stable order; true when `dir` does not exist. */
 async function collect(
   dir: string,
   depth: number,
@@ -114,8 +121,9 @@ async function collect(
     if (isErrno(error, "EACCES")) return false;
     throw error;
   }
-  if (entries.some((entry) => entry.name === SKILL_FILE && !entry.isDirectory())) {
-    out.push(join(dir, SKILL_FILE));
+  const skillFile = skillFileName(entries.filter((entry) => !entry.isDirectory()).map((entry) => entry.name));
+  if (skillFile) {
+    out.push(join(dir, skillFile));
     // A skill's own folders (scripts/, references/) are its resources, not more skills.
     return false;
   }
@@ -141,8 +149,10 @@ async function collect(
   return false;
 }
 
-/** One SKILL.md's outcome: the skill, or why it was skipped. */
-export type LoadedSkill = { readonly skill: Skill } | { readonly warning: SkillWarning };
+/** One skill file's outcome: the skill (and warnings it loaded with), or why it was skipped. */
+export type LoadedSkill =
+  | { readonly skill: Skill; readonly warnings: readonly SkillWarning[] }
+  | { readonly warning: SkillWarning };
 
 async function loadSkill(
   file: string,
@@ -172,43 +182,35 @@ function skipped(file: string, code: SkillWarning["code"], message: string): Loa
 
 async function parseSkillFile(file: string, size: number, maxBytes: number): Promise<LoadedSkill> {
   const fail = (code: SkillWarning["code"], message: string): LoadedSkill => skipped(file, code, message);
-  if (size > maxBytes) return fail("too_large", `SKILL.md is ${size} bytes (limit ${maxBytes})`);
+  if (size > maxBytes) return fail("too_large", `${basename(file)} is ${size} bytes (limit ${maxBytes})`);
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
     return fail("unreadable", `cannot read it (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
-  const front = parseFrontMatter(text);
-  if (!front.ok) {
-    return fail(front.problem.startsWith("invalid YAML") ? "invalid_yaml" : "no_front_matter", front.problem);
-  }
-  const data = front.data;
   const dir = join(file, "..");
-  const badName = nameProblem(data.name, basename(dir));
-  if (badName) return fail("invalid_name", badName);
-  const badDescription = descriptionProblem(data.description);
-  if (badDescription) return fail("invalid_description", badDescription);
-  const allowed = parseAllowedTools(data["allowed-tools"] ?? data.allowed_tools);
-  if ("problem" in allowed) return fail("invalid_field", allowed.problem);
-  for (const key of ["license", "compatibility"] as const) {
-    if (data[key] !== undefined && typeof data[key] !== "string") {
-      return fail("invalid_field", `${key} must be a string`);
-    }
+  const { data, problems } = checkSkillText(text, basename(dir));
+  const errors = problems.filter((problem) => problem.severity === "error");
+  const [first] = errors;
+  if (first || !data) {
+    return fail(first?.code ?? "no_front_matter", errors.map((problem) => problem.message).join("; "));
   }
+  const allowed = parseAllowedTools(data["allowed-tools"]);
   const compatibility = data.compatibility as string | undefined;
-  if (compatibility !== undefined && compatibility.length > MAX_COMPATIBILITY_LENGTH) {
-    return fail("invalid_field", `compatibility is longer than ${MAX_COMPATIBILITY_LENGTH} characters`);
-  }
   const skill: Skill = {
-    name: data.name as string,
+    name: normalizeSkillName(data.name as string),
     description: (data.description as string).trim(),
-    allowedTools: allowed,
+    allowedTools: "problem" in allowed ? [] : allowed,
     ...(typeof data.license === "string" ? { license: data.license } : {}),
     ...(compatibility !== undefined ? { compatibility } : {}),
     frontMatter: data,
     dir,
     file,
   };
-  return { skill };
+  const warnings: SkillWarning[] =
+    basename(file) === LOWERCASE_SKILL_FILE
+      ? [{ code: LOWERCASE_FILE_PROBLEM.code, file, message: `${file}: ${LOWERCASE_FILE_PROBLEM.message}` }]
+      : [];
+  return { skill, warnings };
 }

@@ -2,8 +2,8 @@ import type { Dirent } from "node:fs";
 import { open, readdir, realpath, stat } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { isErrno, isSecretPath, ToolFailure } from "@bridle/core";
-import { SKILL_FILE } from "./discover.js";
 import type { Skill } from "./skill.js";
+import { LOWERCASE_SKILL_FILE, SKILL_FILE } from "./validate-skill.js";
 
 const UNLISTED = new Set(["node_modules", "__pycache__", ".git", ".venv", "venv"]);
 
@@ -37,7 +37,7 @@ export async function listSkillFiles(
         return;
       }
       const shown = `${prefix}${entry.name}`;
-      if (depth === 0 && entry.name === SKILL_FILE) continue;
+      if (depth === 0 && (entry.name === SKILL_FILE || entry.name === LOWERCASE_SKILL_FILE)) continue;
       if (UNLISTED.has(entry.name) || isSecretPath(join(dir, entry.name))) continue;
       if (entry.isDirectory()) {
         if (depth + 1 >= maxDepth) files.push(`${shown}/`);

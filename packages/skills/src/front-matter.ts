@@ -1,4 +1,4 @@
-import { parse as parseYaml, YAMLParseError } from "yaml";
+import { isCollection, parseDocument, visit } from "yaml";
 
 export type FrontMatterResult =
   | { readonly ok: true; readonly data: Record<string, unknown>; readonly body: string }
@@ -20,13 +20,37 @@ export function parseFrontMatter(text: string): FrontMatterResult {
   const yamlText = rest.slice(0, close.index);
   // Blank lines between the front matter and the first heading carry nothing.
   const body = rest.slice(close.index + close[0].length).replace(/^(?:[ \t]*\r?\n)+/, "");
+  // The failsafe schema reads every scalar as a string, as skills-ref's strictyaml does: `name: 2024`
+  // is the name "2024", never a number. Aliases are capped: a front matter is a few keys, so a "billion
+  // laughs" document is refused early.
+  const document = parseDocument(yamlText, { schema: "failsafe", prettyErrors: false });
+  const [first] = document.errors;
+  if (first)
+    return { ok: false, problem: `invalid YAML in the front matter: ${first.message.split("\n")[0]}` };
+  // strictyaml refuses JSON-like flow collections (`[a, b]`, `{a: b}`): one entry a line, or a quoted string.
+  let flow = false;
+  visit(document, (_key, node) => {
+    if (isCollection(node) && node.flow) {
+      flow = true;
+      return visit.BREAK;
+    }
+    return undefined;
+  });
+  if (flow) {
+    return {
+      ok: false,
+      problem:
+        "invalid YAML in the front matter: flow style ([a, b] or {a: b}) is not allowed; write one entry a line, or quote the text",
+    };
+  }
   let data: unknown;
   try {
-    // Aliases are capped: a front matter is a few keys, so a "billion laughs" document is refused early.
-    data = parseYaml(yamlText, { maxAliasCount: 20, prettyErrors: false });
+    data = document.toJS({ maxAliasCount: 20 });
   } catch (error) {
-    const message = error instanceof YAMLParseError ? error.message.split("\n")[0] : String(error);
-    return { ok: false, problem: `invalid YAML in the front matter: ${message}` };
+    return {
+      ok: false,
+      problem: `invalid YAML in the front matter: ${(error as Error).message.split("\n")[0]}`,
+    };
   }
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
     return { ok: false, problem: "the front matter is not a YAML mapping of keys to values" };

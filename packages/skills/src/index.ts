@@ -11,12 +11,11 @@ export {
   type DiscoveryCache,
   discoverSkills,
   type LoadedSkill,
-  SKILL_FILE,
 } from "./discover.js";
 export { type FileListing, listSkillFiles, resolveInSkill } from "./files.js";
 export { type FrontMatterResult, parseFrontMatter } from "./front-matter.js";
 export { SkillRegistry, type SkillRegistryOptions } from "./registry.js";
-export type { DuplicateSkill, Skill, SkillWarning, SkillWarningCode } from "./skill.js";
+export type { DuplicateSkill, Skill, SkillProblem, SkillWarning, SkillWarningCode } from "./skill.js";
 export {
   CLAUDE_TOOL_NAMES,
   commandMatches,
@@ -33,4 +32,10 @@ export {
   skillRunInputSchema,
 } from "./tools/skill-run.js";
 export { createSkillTools, type SkillTools, type SkillToolsOptions } from "./tools/skill-tools.js";
-export { MAX_DESCRIPTION_LENGTH, MAX_NAME_LENGTH } from "./validate.js";
+export {
+  ALLOWED_FRONT_MATTER_FIELDS,
+  MAX_COMPATIBILITY_LENGTH,
+  MAX_DESCRIPTION_LENGTH,
+  MAX_NAME_LENGTH,
+} from "./validate.js";
+export { SKILL_FILE, validateSkill } from "./validate-skill.js";

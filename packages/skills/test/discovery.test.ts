@@ -18,7 +18,7 @@ describe("discovery", () => {
     await writeSkill(
       root,
       "good",
-      "name: good\ndescription: A fine skill.\nallowed-tools: Read Bash(git status:*)\ntags: [a, b]",
+      "name: good\ndescription: A fine skill.\nallowed-tools: Read Bash(git status:*)\nmetadata:\n  tags: a b",
     );
     await writeSkill(root, "bad-yaml", "name: bad-yaml\ndescription: [unclosed");
     await writeSkill(root, "no-name", "description: Has no name.");
@@ -28,7 +28,9 @@ describe("discovery", () => {
     await writeSkill(root, "double--hyphen", "name: double--hyphen\ndescription: Two hyphens.");
     await writeSkill(root, "elsewhere", "name: other-name\ndescription: Name and folder differ.");
     await writeSkill(root, "list-yaml", "- name\n- description");
-    await writeSkill(root, "bad-tools", "name: bad-tools\ndescription: x\nallowed-tools: {read: true}");
+    await writeSkill(root, "bad-tools", "name: bad-tools\ndescription: x\nallowed-tools:\n  read: yes");
+    await writeSkill(root, "flow-tools", "name: flow-tools\ndescription: x\nallowed-tools: [Read, Grep]");
+    await writeSkill(root, "extra-field", "name: extra-field\ndescription: x\ntags: one\nmodel: big");
     await mkdir(join(root, "no-front"), { recursive: true });
     await writeFile(join(root, "no-front", "SKILL.md"), "# Just markdown\n");
     await mkdir(join(root, "unclosed"), { recursive: true });
@@ -39,19 +41,21 @@ describe("discovery", () => {
     expect(registry.skills.map((skill) => skill.name)).toEqual(["good"]);
     const good = registry.get("good");
     expect(good.allowedTools).toEqual(["Read", "Bash(git status:*)"]);
-    expect(good.frontMatter.tags).toEqual(["a", "b"]);
+    expect(good.frontMatter.metadata).toEqual({ tags: "a b" });
 
     const byFolder = new Map(registry.warnings.map((w) => [w.file.split("/").at(-2), w]));
     const expected: Record<string, [SkillWarning["code"], RegExp]> = {
       "bad-yaml": ["invalid_yaml", /invalid YAML/],
       "no-name": ["invalid_name", /missing required field `name`/],
       "no-description": ["invalid_description", /missing required field `description`/],
-      "empty-description": ["invalid_description", /description is empty/],
-      Upper: ["invalid_name", /lowercase letters/],
-      "double--hyphen": ["invalid_name", /single hyphens/],
+      "empty-description": ["invalid_description", /description must be a non-empty string/],
+      Upper: ["invalid_name", /must be lowercase/],
+      "double--hyphen": ["invalid_name", /two hyphens in a row/],
       elsewhere: ["invalid_name", /does not match its folder "elsewhere"/],
       "list-yaml": ["no_front_matter", /not a YAML mapping/],
       "bad-tools": ["invalid_field", /allowed-tools must be a string or a list/],
+      "flow-tools": ["invalid_yaml", /flow style/],
+      "extra-field": ["unknown_field", /unexpected front matter fields "model", "tags"/],
       "no-front": ["no_front_matter", /must start with a --- line/],
       unclosed: ["no_front_matter", /not closed/],
     };

@@ -35,6 +35,8 @@ export async function runCommand(command: Command): Promise<number> {
       const { policyCheck } = await import("./policy.js");
       return policyCheck(command.positionals.slice(1).join(" "), command.flags);
     }
+    case "skills":
+      return (await import("./skills.js")).skillsCommand(command.positionals, command.flags);
     case "demo": {
       const { demo } = await import("./demo.js");
       return demo(command.flags);
