@@ -1,4 +1,6 @@
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { Language, type Node, Parser, type Tree } from "web-tree-sitter";
 
 export type { Node as SyntaxNode } from "web-tree-sitter";
@@ -6,14 +8,21 @@ export type { Node as SyntaxNode } from "web-tree-sitter";
 let loading: Promise<Parser> | undefined;
 
 /**
- * The bash parser, loaded once per process. The grammar is the .wasm that ships inside the
- * tree-sitter-bash package (ABI 15, which web-tree-sitter 0.25 loads), so no native build is needed.
+ * The grammar: tree-sitter-bash's .wasm (ABI 15, which web-tree-sitter 0.25 loads), copied into dist/ by
+ * the build so an install needs neither the tree-sitter-bash package nor its native build. Run from
+ * source (tests), it is the dev dependency's copy.
  */
+function grammarPath(): string {
+  const shipped = fileURLToPath(new URL("./tree-sitter-bash.wasm", import.meta.url));
+  if (existsSync(shipped)) return shipped;
+  return createRequire(import.meta.url).resolve("tree-sitter-bash/tree-sitter-bash.wasm");
+}
+
+/** The bash parser, loaded once per process. */
 export function loadBashParser(): Promise<Parser> {
   loading ??= (async () => {
     await Parser.init();
-    const require = createRequire(import.meta.url);
-    const language = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
+    const language = await Language.load(grammarPath());
     const parser = new Parser();
     parser.setLanguage(language);
     return parser;
