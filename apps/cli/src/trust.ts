@@ -1,7 +1,7 @@
 // Workspace trust: a config file inside the repository being worked on is data the repository (and the agent
 // working in it) controls, so the settings in it that can run commands, approve calls, send the API key
 // elsewhere or widen access apply only once the user has said so for exactly that content.
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { lstat, readdir, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { readRegularFile } from "./bounded-read.js";
@@ -111,7 +111,7 @@ async function referenceDigests(paths: readonly string[]): Promise<string[]> {
     const hash = createHash("sha256").update(path);
     const budget = { bytes: MAX_REFERENCE_BYTES, entries: MAX_REFERENCE_ENTRIES };
     const complete = await hashTree(path, hash, budget);
-    digests.push(complete ? hash.digest("hex") : `unbounded:${Math.random()}`);
+    digests.push(complete ? hash.digest("hex") : `unbounded:${randomUUID()}`);
   }
   return digests;
 }
@@ -130,11 +130,16 @@ async function hashTree(
     return true;
   }
   if (info.isSymbolicLink()) {
-    hash.update(`\0link:${await readlink(path)}`);
+    hash.update(`\0link:${await readlink(path).catch(() => "\0unreadable")}`);
     return true;
   }
   if (info.isDirectory()) {
-    const names = (await readdir(path)).sort();
+    const names = await readdir(path).catch(() => undefined);
+    if (names === undefined) {
+      hash.update("\0dir:unreadable");
+      return true;
+    }
+    names.sort();
     hash.update(`\0dir:${names.length}`);
     for (const name of names) {
       hash.update(`\0name:${name}`);
