@@ -8,7 +8,9 @@ import { recordedStreamsDir, sharedFixtures, tempWorkspace } from "../src/index.
 
 const execute = promisify(execFile);
 const vitestBin = fileURLToPath(new URL("../node_modules/.bin/vitest", import.meta.url));
-const suiteModule = fileURLToPath(new URL("../src/vitest.ts", import.meta.url));
+// The module itself, not the vitest entry: the entry also loads the suites, which import @bridle/core
+// through its build, absent in a fresh clone.
+const suiteModule = fileURLToPath(new URL("../src/shared-fixtures-suite.ts", import.meta.url));
 
 let dir: string;
 let cleanup: () => Promise<void>;
