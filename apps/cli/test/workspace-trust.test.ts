@@ -1,5 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { openaiResponsesFormat } from "@bridle/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { call, runCli, toolOutputsSent } from "./cli-harness.js";
 import { type TrustScene, trustScene, WRITE_PWNED } from "./trust-scene.js";
@@ -50,6 +51,18 @@ describe("a workspace config nobody has trusted", () => {
     // Nothing was remembered: the next run without --trust ignores it again.
     const next = await runCli(["tools", "list", "--cwd", scene.repo], { cwd: scene.dir, env: scene.env });
     expect(next.stderr).toMatch(/warning: ignoring baseUrl, yes from the untrusted workspace config/);
+  });
+
+  it("a --base-url flag still wins over a trusted workspace config", async () => {
+    scene = await trustScene({ user: [{ text: "From the flag's server." }], workspace: [] });
+    const flagged = openaiResponsesFormat.baseUrl(scene.userServer.url);
+    const run = await runCli(["run", "hi", "--trust", "--base-url", flagged, "--cwd", scene.repo], {
+      cwd: scene.dir,
+      env: scene.env,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("From the flag's server.");
+    expect(scene.workspaceServer.requests).toHaveLength(0);
   });
 
   it("cannot start an MCP server, even for `bridle tools list`", async () => {
