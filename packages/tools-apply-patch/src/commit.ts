@@ -50,7 +50,12 @@ export async function commitAll(steps: readonly CommitStep[], options: CommitOpt
     for (const entry of prepared) await prepare(entry, createdDirs);
   } catch (error) {
     await discard(prepared, createdDirs);
-    throw error;
+    // Nothing was renamed yet: the tree is as it was, and the model can be told so.
+    throw new ToolFailure(
+      "ToolError",
+      `apply_patch: nothing was changed. Preparing the new files failed (${describe(error)}).`,
+      { cause: error },
+    );
   }
   let failure: unknown;
   let failed: string | undefined;

@@ -30,7 +30,14 @@ export async function resolveExistingFile(
 export async function resolveNewFile(workspace: Workspace, path: string): Promise<string> {
   const absolute = resolve(workspace.root, path);
   const parent = dirname(absolute);
-  if ((await lstatOrUndefined(parent)) !== undefined) return workspace.resolveForWrite(path);
+  const parentStats = await lstatOrUndefined(parent);
+  if (parentStats?.isFile()) {
+    throw new ToolFailure(
+      "InvalidInput",
+      `apply_patch: nothing was changed. ${workspace.display(parent)} is a file, not a folder, so ${path} cannot be created.`,
+    );
+  }
+  if (parentStats !== undefined) return workspace.resolveForWrite(path);
   let ancestor = dirname(parent);
   while ((await lstatOrUndefined(ancestor)) === undefined && dirname(ancestor) !== ancestor)
     ancestor = dirname(ancestor);

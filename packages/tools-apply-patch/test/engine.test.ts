@@ -111,6 +111,16 @@ describe("moves and deletes", () => {
     expect(error.message).toContain("touches kept/new.txt twice");
   });
 
+  it("a new file under a path that is a file is refused, at any depth", async () => {
+    await writeFile(join(dir, "plain.txt"), "p\n");
+    for (const body of ["*** Add File: plain.txt/inner.txt\n+x", "*** Add File: plain.txt/a/b.txt\n+x"]) {
+      const error = await failureOf(applyPatch(wrapPatch(body), { root: dir }));
+      expect(error.kind, body).toBe("InvalidInput");
+      expect(error.message).toContain("plain.txt is a file, not a folder");
+    }
+    expect(await snapshotTree(dir)).toEqual({ "plain.txt": Buffer.from("p\n").toString("base64") });
+  });
+
   it("a symbolic link is neither deleted nor moved (its target would be)", async () => {
     await writeFile(join(dir, "target.txt"), "t\n");
     await symlink("target.txt", join(dir, "link.txt"));
