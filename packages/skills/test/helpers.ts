@@ -15,16 +15,17 @@ export async function call(
   workspace: string | Workspace,
   runId = "run-test",
   signal: AbortSignal = new AbortController().signal,
-): Promise<ToolOutput & { text: string }> {
+): Promise<ToolOutput & { text: string; progress: unknown[] }> {
+  const progress: unknown[] = [];
   const output = await tool.execute(tool.inputSchema.parse(args), {
     signal,
     workspace: typeof workspace === "string" ? new Workspace(workspace) : workspace,
     runId,
     toolCallId: `call_${++calls}`,
-    progress: () => {},
+    progress: (data) => progress.push(data),
   });
   const text = typeof output.content === "string" ? output.content : textOf(output.content);
-  return { ...output, text };
+  return { ...output, text, progress };
 }
 
 /** The ToolFailure a promise rejects with; a failed assertion when it resolves or throws something else. */

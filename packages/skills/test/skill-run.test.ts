@@ -26,6 +26,7 @@ beforeEach(async () => {
     "scripts/loud.py": "import sys\nsys.stdout.write('y' * 200000)\nsys.stderr.write('done')\n",
     "scripts/tool.rb": "puts 1\n",
     "scripts/sleep.sh": "echo started\nsleep 30 & wait\n",
+    "scripts/steps.sh": "echo one\nsleep 0.3\necho two >&2\nsleep 0.3\nkill -TERM 0\n",
     "data/input.txt": "skill data\n",
   });
   await writeFile(join(outside.dir, "evil.py"), "print('ran a script from outside the skill')\n");
@@ -120,6 +121,17 @@ describe("skill_run", () => {
       ).text,
     );
     expect(JSON.parse(ok.stdout)).toEqual(["out/new.txt", `--in=${skillFile}`]);
+  });
+
+  it("streams the script's output as progress while it runs", async () => {
+    const run = await runTool();
+    const output = await call(run, { skill: "tools", script: "scripts/steps.sh" }, dir);
+    expect(output.progress).toContainEqual({ stream: "stdout", text: "one\n" });
+    expect(output.progress).toContainEqual({ stream: "stderr", text: "two\n" });
+    const result = JSON.parse(output.text) as SkillRunResult;
+    expect(result).toMatchObject({ stdout: "one\n", success: false, timed_out: false });
+    expect(result.stderr.startsWith("two\n")).toBe(true);
+    expect(result.exit_code).not.toBe(0);
   });
 
   it("caps the output the model sees and keeps all of it in a file in the workspace", async () => {

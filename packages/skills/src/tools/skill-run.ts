@@ -1,11 +1,9 @@
 import { type AnyTool, BridleError, defineTool, type Workspace } from "@bridle/core";
 import {
   BubblewrapRunner,
-  type CommandExit,
   exitCodeOf,
-  OutputCapture,
   type PolicyResult,
-  type RunningCommand,
+  runCaptured,
   type ShellEnvironment,
 } from "@bridle/tools-shell";
 import { z } from "zod";
@@ -109,40 +107,18 @@ export function createSkillRunTool(
         notes.push(`timeout_ms ${timeoutMs} is above the policy's ${maxMs} ms and was capped`);
         timeoutMs = maxMs;
       }
-      const capture = (stream: string, maxBytes: number) => {
-        const spillPath = env.outputPath(ctx.workspace, ctx.runId, `${ctx.toolCallId}.${stream}`);
-        return new OutputCapture({
-          maxBytes,
-          spillPath,
-          shownPath: ctx.workspace.display(spillPath),
-          spillLimit: env.maxOutputFileBytes,
-          beforeSpill: () => env.prepareOutputDir(ctx.workspace),
-        });
-      };
-      const stdout = capture("stdout", env.sandbox.max_stdout_bytes);
-      const stderr = capture("stderr", env.sandbox.max_stderr_bytes);
-      let runaway = false;
-      let running: RunningCommand | undefined;
-      running = await env.runner.start(
-        {
-          command: plan.command,
-          cwd,
-          writableRoots: env.writableRoots(ctx.workspace),
-          timeoutMs,
-          killGraceMs: env.killGraceMs,
-          signal: ctx.signal,
-          onOutput: (stream, chunk) => {
-            if (!(stream === "stdout" ? stdout : stderr).push(chunk) && !runaway) {
-              runaway = true;
-              void running?.stop();
-            }
-          },
-        },
-        env.sandbox,
-      );
-      const exit: CommandExit = await running.done;
-      const out = stdout.finish();
-      const err = stderr.finish();
+      // The bash tool's run-and-capture step: output streamed as progress, head and tail kept with spill
+      // files named after the call, runaway output stopped, the call's signal killing the process tree.
+      const {
+        exit,
+        stdout: out,
+        stderr: err,
+        runaway,
+      } = await runCaptured(env, ctx, {
+        command: plan.command,
+        cwd,
+        timeoutMs,
+      });
       const exitCode = exitCodeOf(exit);
       if (exit.timedOut) notes.push(`timed out after ${timeoutMs} ms; its process tree was stopped`);
       if (exit.stoppedBy === "abort") notes.push("the run was aborted: the script's process tree was killed");
