@@ -19,9 +19,15 @@ export async function readRegularFile(path: string, maxBytes: number): Promise<F
     const info = await handle.stat();
     if (!info.isFile()) throw new CliError(`${path} is not a regular file`, 2);
     if (info.size > maxBytes) throw new CliError(`${path} is larger than ${maxBytes} bytes`, 2);
-    const buffer = Buffer.alloc(maxBytes + 1);
+    // Sized to the file (one byte more, to see it grow); grown only if it does, never past the limit.
+    let buffer = Buffer.allocUnsafe(Math.min(info.size, maxBytes) + 1);
     let length = 0;
     for (;;) {
+      if (length === buffer.length) {
+        const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
+        buffer.copy(grown);
+        buffer = grown;
+      }
       const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
       if (bytesRead === 0) break;
       length += bytesRead;
