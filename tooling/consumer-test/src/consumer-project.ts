@@ -17,11 +17,12 @@ export class ConsumerProject {
   }
 
   /**
-   * Installs exactly `direct` as the project's dependencies. Every other @bridle package is pinned to its
+   * Installs exactly `direct` as the project's dependencies and returns what npm warned about (skipped
+   * install scripts, deprecations, peer conflicts). Every other @bridle package is pinned to its
    * tarball through npm `overrides`, so a transitive @bridle dependency (provider-kit) never comes from
    * the registry; third-party dependencies do.
    */
-  async install(direct: readonly string[]): Promise<void> {
+  async install(direct: readonly string[]): Promise<{ readonly warnings: string }> {
     const spec = (name: string) => {
       const tarball = this.#tarballs.get(name);
       if (!tarball) throw new Error(`no tarball for ${name}`);
@@ -38,11 +39,12 @@ export class ConsumerProject {
     };
     await mkdir(this.dir, { recursive: true });
     await writeFile(join(this.dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-    await run(
+    const { stderr } = await run(
       "npm",
-      ["install", "--no-audit", "--no-fund", "--no-update-notifier", "--loglevel=error", "--engine-strict"],
+      ["install", "--no-audit", "--no-fund", "--no-update-notifier", "--loglevel=warn", "--engine-strict"],
       { cwd: this.dir, maxBuffer: 16 * 1024 * 1024, env: npmEnvironment() },
     );
+    return { warnings: stderr };
   }
 
   /** Copies a script into the project (next to its node_modules) and returns its path. */

@@ -1,9 +1,12 @@
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The monorepo's packages folder. */
 export const packagesDir = fileURLToPath(new URL("../../../packages/", import.meta.url));
+/** The applications (`@bridle/cli` lives in apps/cli). */
+const appsDir = fileURLToPath(new URL("../../../apps/", import.meta.url));
 
 interface Manifest {
   readonly name: string;
@@ -11,11 +14,12 @@ interface Manifest {
   readonly peerDependencies?: Readonly<Record<string, string>>;
 }
 
-/** The folder under packages/ that holds `@bridle/<folder>`. */
+/** The folder under packages/ (or, for an application, apps/) that holds `@bridle/<folder>`. */
 export function folderOf(name: string): string {
   const match = /^@bridle\/([a-z0-9-]+)$/.exec(name);
   if (!match?.[1]) throw new Error(`${name} is not a @bridle package`);
-  return join(packagesDir, match[1]);
+  const library = join(packagesDir, match[1]);
+  return existsSync(library) ? library : join(appsDir, match[1]);
 }
 
 export async function readManifest(name: string): Promise<Manifest> {
