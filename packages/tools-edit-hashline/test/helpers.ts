@@ -1,3 +1,5 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
 import { parseToolArguments, type Tool, type ToolContext, ToolFailure, Workspace } from "@bridle/core";
 import { tempWorkspace } from "@bridle/testing";
 import { afterEach } from "vitest";
@@ -30,9 +32,12 @@ afterEach(async () => {
 });
 
 /** A temp workspace and the hashline pair, called the way the harness calls them (JSON in, schema-checked). */
-export async function setup(options: HashlineOptions = {}): Promise<Harnessless> {
-  const { dir, cleanup } = await tempWorkspace("bridle-hashline-");
-  cleanups.push(cleanup);
+export async function setup(options: HashlineOptions = {}, folder?: string): Promise<Harnessless> {
+  const temp = await tempWorkspace("bridle-hashline-");
+  cleanups.push(temp.cleanup);
+  // With `folder`, the workspace is that folder of the temp dir, so the rest of it is outside.
+  const dir = folder === undefined ? temp.dir : join(temp.dir, folder);
+  await mkdir(dir, { recursive: true });
   const workspace = new Workspace(dir);
   const [readTool, editTool] = createHashlineTools(options);
   const call = async (tool: Tool<z.ZodType, unknown>, args: Record<string, unknown>, runId: string) => {

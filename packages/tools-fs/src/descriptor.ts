@@ -14,21 +14,23 @@ export const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.
 const DIR_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_DIRECTORY;
 
 /**
- * The path `fd` really has. On Linux it is the kernel's own answer. Elsewhere it is the realpath of the
- * path it was opened by, accepted only when that path still leads to the same file; that check is as good
- * as it gets without descriptor paths, and a swap that lands between the two looks is not caught there.
+ * The path `fd` really has, or undefined when the file was deleted (replaced by a rename) since it was
+ * opened, which is a race to retry, not an escape. On Linux it is the kernel's own answer. Elsewhere it is
+ * the realpath of the path it was opened by, accepted only when that path still leads to the same file;
+ * that is as good as it gets without descriptor paths: a swap landing between the two looks is missed.
  */
-export async function descriptorPath(handle: FileHandle, openedAs: string): Promise<string> {
+export async function descriptorPath(handle: FileHandle, openedAs: string): Promise<string | undefined> {
   if (procFd) {
     const path = await readlink(`${PROC_FD}/${handle.fd}`);
-    // A deleted file (or one on a filesystem without paths) cannot be placed anywhere: it is nowhere inside.
-    if (!path.startsWith("/") || path.endsWith(" (deleted)")) return "";
-    return path;
+    // The kernel marks a deleted file's path so; a file merely named like that still has a link.
+    if (path.endsWith(" (deleted)") && (await handle.stat()).nlink === 0) return undefined;
+    // Something without a path (a pipe, an anonymous file) is nowhere inside.
+    return path.startsWith("/") ? path : "";
   }
-  const real = await realpath(openedAs).catch(() => "");
-  if (real === "") return "";
+  const real = await realpath(openedAs).catch(() => undefined);
+  if (real === undefined) return undefined;
   const [now, held] = await Promise.all([stat(real, { bigint: true }), handle.stat({ bigint: true })]);
-  return now.ino === held.ino && now.dev === held.dev ? real : "";
+  return now.ino === held.ino && now.dev === held.dev ? real : undefined;
 }
 
 /** A path that reaches `name` inside the folder `dir` holds, however the folder's own path changes. */
@@ -63,6 +65,10 @@ export async function assertDescriptorInside(
   shown: string,
 ): Promise<string> {
   const real = await descriptorPath(handle, openedAs);
+  if (real === undefined) {
+    await handle.close();
+    throw changedUnder(shown);
+  }
   if (real === "" || !(await workspace.contains(real))) {
     await handle.close();
     throw new ToolFailure(

@@ -1,6 +1,6 @@
 import type { BigIntStats } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
-import type { Workspace } from "@bridle/core";
+import { ToolFailure, type Workspace } from "@bridle/core";
 import { assertDescriptorInside, changedUnder, READ_FLAGS, raced } from "./descriptor.js";
 import { resolveExistingOrSuggest } from "./paths.js";
 
@@ -33,7 +33,14 @@ export async function openInside(workspace: Workspace, path: string): Promise<Op
       if (attempt < ATTEMPTS) continue;
       throw changedUnder(path);
     }
-    const real = await assertDescriptorInside(workspace, handle, resolved, path);
+    let real: string;
+    try {
+      real = await assertDescriptorInside(workspace, handle, resolved, path);
+    } catch (error) {
+      // Replaced by a rename between the open and the check (another writer): open the new one.
+      if (error instanceof ToolFailure && error.kind === "Conflict" && attempt < ATTEMPTS) continue;
+      throw error;
+    }
     try {
       return { handle, real, stats: await handle.stat({ bigint: true }) };
     } catch (error) {
