@@ -2,13 +2,17 @@ import { errorMessage, type ToolContext, ToolFailure } from "@bridle/core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   type CallToolResult,
+  type CallToolResultSchema,
+  CompatibilityCallToolResultSchema,
   ErrorCode,
   McpError,
   type Tool as McpToolDefinition,
   type ReadResourceResult,
   type Resource,
   type ResourceTemplate,
+  ToolSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import type { McpServerConfig } from "./config.js";
 import { descendantPids, stopProcesses } from "./processes.js";
 import { type OpenedClient, openClient, type TransportKind } from "./transport.js";
@@ -39,12 +43,23 @@ export interface ConnectionStatus {
   readonly restarts: number;
 }
 
+/** A tool definition listing repaired (taken with no arguments) or left out (invalid). */
+export interface ListingNote {
+  readonly code: "tool_definition_repaired" | "tool_definition_invalid";
+  readonly message: string;
+}
+
 interface Live extends OpenedClient {
   tools: readonly McpToolDefinition[];
+  /** What listing the tools had to repair or leave out. */
+  notes: readonly ListingNote[];
   readonly hasResources: boolean;
 }
 
 const STDERR_TAIL = 2_000;
+/** Any JSON-RPC result object: what the SDK is asked to accept, so that this package checks the rest. */
+const ANY_RESULT = z.looseObject({});
+const ANY_TOOL_LIST = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 const PAGE_LIMIT = 20;
 // The specification's code for an unknown resource URI.
 const RESOURCE_NOT_FOUND = -32002;
@@ -89,6 +104,11 @@ export class McpConnection {
     return (await this.#ensure()).tools;
   }
 
+  /** What listing the current tools had to repair or leave out (a tool without an input schema, say). */
+  listingNotes(): readonly ListingNote[] {
+    return this.#live?.notes ?? [];
+  }
+
   async hasResources(): Promise<boolean> {
     return (await this.#ensure()).hasResources;
   }
@@ -101,22 +121,44 @@ export class McpConnection {
         `MCP server "${this.name}" no longer offers the tool "${tool}" (its tool list changed)`,
       );
     }
+    let raw: unknown;
     try {
-      const result = await live.client.callTool({ name: tool, arguments: args }, undefined, {
-        signal: ctx.signal,
-        timeout: this.config.timeout ?? this.#settings.callTimeoutMs,
-        resetTimeoutOnProgress: true,
-        maxTotalTimeout: this.#settings.maxCallMs,
-        onprogress: (progress) => ctx.progress({ server: this.name, tool, ...progress }),
-      });
-      if (!("content" in result)) {
-        // A server on the 2024-10-07 protocol answers with `toolResult`.
-        return { content: [{ type: "text", text: JSON.stringify(result.toolResult) }] };
-      }
-      return result as CallToolResult;
+      // Taken as any object here and checked below: a malformed result is that call's failure, while the
+      // SDK's own check would throw like a broken transport and cost the server a restart.
+      raw = await live.client.callTool(
+        { name: tool, arguments: args },
+        ANY_RESULT as unknown as typeof CallToolResultSchema,
+        {
+          signal: ctx.signal,
+          timeout: this.config.timeout ?? this.#settings.callTimeoutMs,
+          resetTimeoutOnProgress: true,
+          maxTotalTimeout: this.#settings.maxCallMs,
+          onprogress: (progress) => ctx.progress({ server: this.name, tool, ...progress }),
+        },
+      );
     } catch (error) {
       throw this.#callFailure(error, live, `calling ${tool}`, ctx.signal);
     }
+    return this.#checkedResult(raw, tool);
+  }
+
+  #checkedResult(raw: unknown, tool: string): CallToolResult {
+    const parsed = CompatibilityCallToolResultSchema.safeParse(raw);
+    if (!parsed.success) {
+      const problems = parsed.error.issues
+        .slice(0, 3)
+        .map((issue) => `${issue.path.join(".") || "(result)"}: ${issue.message}`.slice(0, 200));
+      throw new ToolFailure(
+        "ToolError",
+        `MCP server "${this.name}" returned an invalid result for ${tool} (${problems.join("; ")}); the call failed, the server keeps running`,
+      );
+    }
+    const result = parsed.data;
+    if (!("content" in result)) {
+      // A server on the 2024-10-07 protocol answers with `toolResult`.
+      return { content: [{ type: "text", text: JSON.stringify(result.toolResult) }] };
+    }
+    return result as CallToolResult;
   }
 
   async listResources(
@@ -234,11 +276,15 @@ export class McpConnection {
     const live: Live = {
       ...opened,
       tools: [],
+      notes: [],
       hasResources: opened.client.getServerCapabilities()?.resources !== undefined,
     };
     opened.client.onclose = () => this.#lost(live, "the connection closed");
     try {
-      live.tools = await listAllTools(live.client, this.#settings.connectTimeoutMs, this.#closing.signal);
+      Object.assign(
+        live,
+        await listAllTools(live.client, this.name, this.#settings.connectTimeoutMs, this.#closing.signal),
+      );
     } catch (error) {
       await shutDown(live);
       this.#state = "crashed";
@@ -276,7 +322,7 @@ export class McpConnection {
     const live = this.#live;
     if (!live) return;
     try {
-      live.tools = await listAllTools(live.client, this.#settings.callTimeoutMs);
+      Object.assign(live, await listAllTools(live.client, this.name, this.#settings.callTimeoutMs));
     } catch (error) {
       this.#error = `refreshing the tool list failed: ${errorMessage(error)}`;
       return;
@@ -313,7 +359,10 @@ export class McpConnection {
       }
       // The SDK reports structured content that breaks the tool's declared output schema with the same
       // code as bad arguments; that one is the server's fault, not the model's.
-      if (error.code === ErrorCode.InvalidParams && !/output schema/i.test(error.message)) {
+      if (
+        error.code === ErrorCode.InvalidParams &&
+        !/output schema|structured content/i.test(error.message)
+      ) {
         return new ToolFailure(
           "InvalidInput",
           `MCP server "${this.name}" rejected ${what}: ${error.message}`,
@@ -342,24 +391,85 @@ export class McpConnection {
   }
 }
 
+/**
+ * Every page of the server's tool list, each tool checked on its own: one bad definition costs that tool
+ * (named in `notes`), not the server's whole list, and a tool without an input schema takes no arguments.
+ */
 async function listAllTools(
   client: Client,
+  server: string,
   timeoutMs: number,
   signal?: AbortSignal,
-): Promise<McpToolDefinition[]> {
-  if (!client.getServerCapabilities()?.tools) return [];
+): Promise<{ tools: McpToolDefinition[]; notes: ListingNote[] }> {
+  if (!client.getServerCapabilities()?.tools) return { tools: [], notes: [] };
   const tools: McpToolDefinition[] = [];
+  const notes: ListingNote[] = [];
+  let seen = 0;
   let cursor: string | undefined;
   for (let page = 0; page < PAGE_LIMIT; page++) {
-    const result = await client.listTools(cursor ? { cursor } : undefined, {
-      timeout: timeoutMs,
-      ...(signal ? { signal } : {}),
-    });
-    tools.push(...result.tools);
+    const result = await client.request(
+      { method: "tools/list", ...(cursor ? { params: { cursor } } : {}) },
+      ANY_TOOL_LIST,
+      { timeout: timeoutMs, ...(signal ? { signal } : {}) },
+    );
+    for (const raw of result.tools) {
+      seen++;
+      const checked = checkToolDefinition(raw);
+      const label = checked.label ?? `number ${seen} in its list`;
+      if (checked.note) {
+        notes.push({
+          code: checked.tool ? "tool_definition_repaired" : "tool_definition_invalid",
+          message: `MCP server "${server}", tool ${label}: ${checked.note}`,
+        });
+      }
+      if (checked.tool) tools.push(checked.tool);
+    }
     cursor = result.nextCursor;
     if (!cursor) break;
   }
-  return tools;
+  cacheOutputSchemas(client, tools);
+  return { tools, notes };
+}
+
+const NO_ARGUMENTS = { type: "object", properties: {} } as const;
+
+function checkToolDefinition(raw: unknown): { tool?: McpToolDefinition; note?: string; label?: string } {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    return { note: "not a tool definition; left out" };
+  }
+  const record = raw as Record<string, unknown>;
+  const label = typeof record.name === "string" ? JSON.stringify(record.name.slice(0, 100)) : undefined;
+  let note: string | undefined;
+  let candidate = record;
+  if (record.inputSchema === undefined || record.inputSchema === null) {
+    candidate = { ...record, inputSchema: NO_ARGUMENTS };
+    note = "has no input schema; taken as taking no arguments";
+  }
+  const parsed = ToolSchema.safeParse(candidate);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.join(".") || "(definition)";
+    return {
+      ...(label ? { label } : {}),
+      note: `invalid definition (${where}: ${issue?.message}); left out`,
+    };
+  }
+  return { tool: parsed.data, ...(note ? { note } : {}), ...(label ? { label } : {}) };
+}
+
+/**
+ * The SDK checks a call's structured content against the tool's output schema from a cache that only its
+ * own listTools fills (and empties on every page): fill it once with the whole checked list.
+ */
+function cacheOutputSchemas(client: Client, tools: readonly McpToolDefinition[]): void {
+  const cache = (client as unknown as { cacheToolMetadata?: (tools: readonly McpToolDefinition[]) => void })
+    .cacheToolMetadata;
+  if (typeof cache !== "function") {
+    throw new Error(
+      "this version of @modelcontextprotocol/sdk has no cacheToolMetadata; output schemas cannot be checked",
+    );
+  }
+  cache.call(client, tools);
 }
 
 /** Closes the client and, for a stdio server, stops any process the server left behind. */

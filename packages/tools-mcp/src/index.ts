@@ -14,5 +14,11 @@ export { mapAnnotations } from "./mcp-tool.js";
 export { bridleToolName, sanitizeNamePart } from "./names.js";
 export { LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL } from "./resource-tools.js";
 export { type McpCallDetails, shapeCallResult } from "./result.js";
-export { type Discovery, type DiscoveryFailure, McpServers, type McpServersOptions } from "./servers.js";
+export {
+  type Discovery,
+  type DiscoveryFailure,
+  McpServers,
+  type McpServersOptions,
+  type McpWarning,
+} from "./servers.js";
 export type { TransportKind } from "./transport.js";

@@ -1,4 +1,4 @@
-import { type AnyTool, BridleError, errorMessage } from "@bridle/core";
+import { type AnyTool, BridleError, errorMessage, toolSchemaOf } from "@bridle/core";
 import { type McpConfigInput, type McpServerConfig, parseMcpConfig } from "./config.js";
 import { type ConnectionStatus, McpConnection } from "./connection.js";
 import { buildMcpTool } from "./mcp-tool.js";
@@ -31,7 +31,35 @@ export interface McpServersOptions {
   readonly onStderr?: (server: string, text: string) => void;
   /** Mark MCP tools `requires_approval`: all of them, or those the predicate picks. Default none. */
   readonly requireApproval?: boolean | ((server: string, tool: string) => boolean);
+  /**
+   * The most tools one server contributes; beyond it, the first ones by name (code-unit order) are kept,
+   * whatever order the server lists them in. Default 128.
+   */
+  readonly maxToolsPerServer?: number;
+  /**
+   * Bytes of tool definitions (name, description, input schema, as sent to the model) all MCP tools may
+   * add to every model request. Servers are taken in config order, each one's tools by name; a tool that
+   * would pass the budget is left out. Default 262 144 (256 KiB).
+   */
+  readonly maxSchemaBytes?: number;
+  /** Told each warning as `discover` finds it (a cap hit, a tool definition repaired or left out). */
+  readonly onWarning?: (warning: McpWarning) => void;
 }
+
+/** Something `discover` changed about a server's tools, naming the server. */
+export interface McpWarning {
+  readonly server: string;
+  readonly code:
+    | "tools_per_server_capped"
+    | "schema_bytes_capped"
+    | "tool_definition_repaired"
+    | "tool_definition_invalid"
+    | "input_schema_unchecked";
+  readonly message: string;
+}
+
+const DEFAULT_MAX_TOOLS_PER_SERVER = 128;
+const DEFAULT_MAX_SCHEMA_BYTES = 256 * 1024;
 
 /** A server or tool that did not make it into the tool list, and why. */
 export interface DiscoveryFailure {
@@ -43,8 +71,11 @@ export interface DiscoveryFailure {
 export interface Discovery {
   readonly tools: readonly AnyTool[];
   readonly failures: readonly DiscoveryFailure[];
-  /** Tools added with a weaker check than usual (an input schema that could not be converted). */
-  readonly warnings: readonly string[];
+  /**
+   * What was changed to make the tools usable: caps hit, definitions repaired or left out, input schemas
+   * that could not be converted (those tools are added with the server's check only).
+   */
+  readonly warnings: readonly McpWarning[];
 }
 
 /**
@@ -106,12 +137,18 @@ export class McpServers implements AsyncDisposable {
       })),
     );
     const failures: DiscoveryFailure[] = [];
-    const warnings: string[] = [];
+    const warnings: McpWarning[] = [];
+    const warn = (warning: McpWarning) => {
+      warnings.push(warning);
+      this.#options.onWarning?.(warning);
+    };
     const tools: AnyTool[] = [];
     const origins = new Map<string, string>();
     const withResources: McpConnection[] = [];
     const maxOutputChars = this.#options.maxOutputChars ?? 50_000;
-    const add = (tool: AnyTool, server: string, origin: string) => {
+    const maxTools = this.#options.maxToolsPerServer ?? DEFAULT_MAX_TOOLS_PER_SERVER;
+    const budget = new SchemaBudget(this.#options.maxSchemaBytes ?? DEFAULT_MAX_SCHEMA_BYTES);
+    const add = (tool: AnyTool, server: string, origin: string): boolean => {
       const earlier = origins.get(tool.name);
       if (earlier !== undefined) {
         failures.push({
@@ -119,34 +156,54 @@ export class McpServers implements AsyncDisposable {
           code: "duplicate_tool",
           message: `${origin} would be named "${tool.name}", which ${earlier} already has; it was not added. Rename the server in the config to tell them apart.`,
         });
-        return;
+        return true;
       }
+      if (!budget.take(tool)) return false;
       origins.set(tool.name, origin);
       tools.push(tool);
+      return true;
     };
     settled.forEach((outcome, index) => {
       const connection = this.#connections[index] as McpConnection;
+      const server = connection.name;
       if (outcome.status === "rejected") {
-        failures.push({
-          server: connection.name,
-          code: "connect_failed",
-          message: errorMessage(outcome.reason),
-        });
+        failures.push({ server, code: "connect_failed", message: errorMessage(outcome.reason) });
         return;
       }
       if (outcome.value.hasResources) withResources.push(connection);
-      for (const definition of outcome.value.tools) {
-        const built = buildMcpTool(bridleToolName(connection.name, definition.name), connection, definition, {
-          maxOutputChars,
-          requiresApproval: this.#approval(connection.name, definition.name),
+      for (const note of connection.listingNotes()) warn({ server, ...note });
+      const offered = [...outcome.value.tools].sort((a, b) =>
+        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+      );
+      if (offered.length > maxTools) {
+        warn({
+          server,
+          code: "tools_per_server_capped",
+          message: `MCP server "${server}" offers ${offered.length} tools; only the first ${maxTools} by name are used (maxToolsPerServer)`,
         });
-        if (built.warning) warnings.push(`${connection.name}/${definition.name}: ${built.warning}`);
-        add(built.tool, connection.name, `tool "${definition.name}" of MCP server "${connection.name}"`);
       }
+      const left: string[] = [];
+      for (const definition of offered.slice(0, maxTools)) {
+        const built = buildMcpTool(bridleToolName(server, definition.name), connection, definition, {
+          maxOutputChars,
+          requiresApproval: this.#approval(server, definition.name),
+        });
+        if (!add(built.tool, server, `tool "${definition.name}" of MCP server "${server}"`)) {
+          left.push(definition.name);
+        } else if (built.warning) {
+          warn({
+            server,
+            code: "input_schema_unchecked",
+            message: `MCP server "${server}", tool "${definition.name}": ${built.warning}`,
+          });
+        }
+      }
+      if (left.length > 0) warn(budget.warning(server, left));
     });
     if (this.#options.resources !== false) {
       for (const tool of resourceTools(withResources, maxOutputChars)) {
-        add(tool, withResources.map((c) => c.name).join(", "), `the built-in MCP resource tool`);
+        const server = withResources.map((c) => c.name).join(", ");
+        if (!add(tool, server, `the built-in MCP resource tool`)) warn(budget.warning(server, [tool.name]));
       }
     }
     return { tools, failures, warnings };
@@ -176,5 +233,33 @@ export class McpServers implements AsyncDisposable {
   #approval(server: string, tool: string): boolean {
     const rule = this.#options.requireApproval;
     return typeof rule === "function" ? rule(server, tool) : rule === true;
+  }
+}
+
+/** The bytes of tool definitions left for MCP tools in every model request. */
+class SchemaBudget {
+  readonly #max: number;
+  // Counted as the JSON array the definitions travel in: its brackets, and a comma after each but the last.
+  #used = 1;
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  /** Counts the tool in if it fits (as the model is sent it); false, and nothing counted, if not. */
+  take(tool: AnyTool): boolean {
+    const bytes = Buffer.byteLength(JSON.stringify(toolSchemaOf(tool))) + 1;
+    if (this.#used + bytes > this.#max) return false;
+    this.#used += bytes;
+    return true;
+  }
+
+  warning(server: string, left: readonly string[]): McpWarning {
+    const named = left.slice(0, 10).join(", ") + (left.length > 10 ? `, and ${left.length - 10} more` : "");
+    return {
+      server,
+      code: "schema_bytes_capped",
+      message: `MCP server "${server}": ${left.length} tool(s) left out to keep MCP tool definitions within ${this.#max} bytes per request (maxSchemaBytes): ${named}`,
+    };
   }
 }
