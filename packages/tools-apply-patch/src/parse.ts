@@ -47,7 +47,8 @@ const UPDATE = "*** Update File:";
 const MOVE = "*** Move to:";
 const END_OF_FILE = "*** End of File";
 const FENCE_OPEN = /^```[\w+.-]*$/;
-const HEREDOC_OPEN = /^(?:apply_patch|applypatch)\s+<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)\1$/;
+// `apply_patch <<'EOF'`, or the heredoc alone (`<<'EOF'`) when the command name was left out.
+const HEREDOC_OPEN = /^(?:(?:apply_patch|applypatch)\s+)?<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)\1$/;
 
 /** A parse failure: nothing was touched, and the message says which patch line to fix. */
 function malformed(line: number | undefined, message: string): ToolFailure {

@@ -30,6 +30,8 @@ describe("each tolerance applies and is reported", () => {
     expect(await applied(`apply_patch <<'EOF'\n${wrapPatch(body)}EOF\n`)).toEqual(["heredoc_wrapper"]);
     await writeFile(join(dir, "note.txt"), "alpha\nbeta\ngamma\n");
     expect(await applied(`apply_patch <<"PATCH"\n${wrapPatch(body)}PATCH`)).toEqual(["heredoc_wrapper"]);
+    await writeFile(join(dir, "note.txt"), "alpha\nbeta\ngamma\n");
+    expect(await applied(`<<'EOF'\n${wrapPatch(body)}EOF\n`)).toEqual(["heredoc_wrapper"]);
   });
 
   it("a markdown fence around the patch, and a fence around a heredoc", async () => {
@@ -100,6 +102,12 @@ describe("each tolerance applies and is reported", () => {
 
   it("a patch sent with CRLF line breaks", async () => {
     expect(await applied(wrapPatch(body).replaceAll("\n", "\r\n"))).toEqual(["crlf_patch"]);
+  });
+
+  it("a heredoc whose closing word differs is not a wrapper", async () => {
+    await expect(applyPatch(`apply_patch <<'EOF'\n${wrapPatch(body)}END\n`, { root: dir })).rejects.toThrow(
+      /must start with "\*\*\* Begin Patch"/,
+    );
   });
 
   it("does not forgive what is not on the list: leading whitespace differences in context", async () => {
