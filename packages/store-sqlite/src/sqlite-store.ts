@@ -99,7 +99,10 @@ export class SqliteSessionStore implements SessionStore {
         "INSERT INTO events (session_id, seq, type, body, has_blobs) VALUES (?, ?, ?, ?, ?)",
       ),
       insertText: db.prepare("INSERT INTO event_text (rowid, text) VALUES (?, ?)"),
-      insertBlob: db.prepare("INSERT OR IGNORE INTO blobs (hash, content) VALUES (?, ?)"),
+      // A stored copy that no longer matches its hash is damaged: writing the same content repairs it.
+      insertBlob: db.prepare(
+        "INSERT INTO blobs (hash, content) VALUES (?, ?) ON CONFLICT (hash) DO UPDATE SET content = excluded.content WHERE blobs.content IS NOT excluded.content",
+      ),
       blob: db.prepare("SELECT content FROM blobs WHERE hash = ?"),
       advance: db.prepare("UPDATE sessions SET last_seq = ?, updated_at = ? WHERE id = ?"),
       page: db.prepare(

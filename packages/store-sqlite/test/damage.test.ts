@@ -64,7 +64,7 @@ describe("damage in a SQLite session", () => {
     expect(second).toBe(big("second"));
   });
 
-  it("an edited blob is not shown: a placeholder, reported as blob_mismatch", async () => {
+  it("an edited blob is not shown: a placeholder, reported as blob_mismatch; the next write repairs it", async () => {
     await seed();
     edit("UPDATE blobs SET content = replace(content, 'second:', 'SECOND:') WHERE content LIKE 'second:%'");
     const loaded = await load();
@@ -72,6 +72,13 @@ describe("damage in a SQLite session", () => {
     const [first, second] = outputs(loaded);
     expect(first).toBe(big("first"));
     expect(second).toMatch(/no longer matches its hash/);
+    // Storing the same output again puts the right content back under its hash.
+    const store = await SqliteSessionStore.open({ path });
+    await store.append("s", sampleRunEvents({ runId: "c", toolCallId: "cc", toolOutput: big("second") }));
+    await store.close();
+    const repaired = await load();
+    expect(repaired.some((s) => s.damage)).toBe(false);
+    expect(outputs(repaired)).toEqual([big("first"), big("second"), big("second")]);
   });
 
   it.each([
