@@ -210,6 +210,37 @@ describe("all or nothing across files", () => {
   });
 });
 
+describe("concurrent patches", () => {
+  it("patches to the same files at once all land: each is planned under the files' locks", async () => {
+    const names = ["x.txt", "y.txt"];
+    for (const name of names)
+      await writeFile(join(dir, name), `${Array.from({ length: 12 }, (_, i) => `row ${i}`).join("\n")}\n`);
+    const patches = Array.from({ length: 12 }, (_, i) =>
+      wrapPatch(names.map((name) => `*** Update File: ${name}\n@@\n-row ${i}\n+row ${i} done`).join("\n")),
+    );
+    // Reversed name order in half the patches: locks taken in one global order cannot deadlock.
+    const results = await Promise.all(
+      patches.map((patch, i) =>
+        applyPatch(
+          i % 2 === 0
+            ? patch
+            : patch
+                .replace(/x\.txt/g, "tmp")
+                .replace(/y\.txt/g, "x.txt")
+                .replace(/tmp/g, "y.txt"),
+          {
+            root: dir,
+          },
+        ),
+      ),
+    );
+    expect(results).toHaveLength(12);
+    for (const name of names) {
+      expect(await read(name)).toBe(`${Array.from({ length: 12 }, (_, i) => `row ${i} done`).join("\n")}\n`);
+    }
+  });
+});
+
 describe("the workspace policy", () => {
   it("refuses paths that escape, links that lead out, and secret files", async () => {
     const outside = await tempDir();
