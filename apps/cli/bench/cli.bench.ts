@@ -8,12 +8,21 @@ import { createOpenAIResponsesModel } from "@bridle/providers-openai";
 import { FakeProviderServer, openaiResponsesFormat } from "@bridle/testing";
 import { createFsTools } from "@bridle/tools-fs";
 import { createShellTools } from "@bridle/tools-shell";
-import { bench, describe } from "vitest";
+import { afterAll, bench, describe } from "vitest";
 import { CLI, NODE_FLAGS } from "../test/cli-harness.js";
 
 // Figures for issue 9, printed once per run. Targets: --version cold start <= 80 ms; the harness's own
 // time per shell tool turn <= 3 ms median and <= 1.3x from turns 1-50 to 450-500 of a 500-turn session;
 // peak RSS < 150 MB; first request with the default tools <= 6 KB.
+// Every temporary folder is removed after the run, also when a bench throws half-way.
+const made: string[] = [];
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "bridle-bench-"));
+  made.push(dir);
+  return dir;
+}
+afterAll(() => Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true }))));
+
 const median = (xs: readonly number[]) =>
   [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 
@@ -47,7 +56,7 @@ async function shellTurnServer(turns: number): Promise<FakeProviderServer> {
 }
 
 async function shellTurns(turns: number): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), "bridle-bench-"));
+  const dir = await tempDir();
   await writeFile(join(dir, "a.txt"), "hello\n");
   const server = await shellTurnServer(turns);
   const inner = createOpenAIResponsesModel({
@@ -112,7 +121,7 @@ async function cliPeakMemory(turns: number): Promise<void> {
     console.log("peak memory: /usr/bin/time is missing (apt-get install time); not measured");
     return;
   }
-  const dir = await mkdtemp(join(tmpdir(), "bridle-bench-"));
+  const dir = await tempDir();
   const server = await shellTurnServer(turns);
   const args = [
     "-f",

@@ -1,8 +1,8 @@
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ToolContext, Workspace } from "@bridle/core";
-import { bench, describe } from "vitest";
+import { afterAll, bench, describe } from "vitest";
 import { createHashlineTools, lineTag } from "../src/index.js";
 
 const LINES = 100_000;
@@ -11,6 +11,7 @@ const EDITS = 100;
 const FEW = { time: 0, iterations: 5, warmupTime: 0, warmupIterations: 1 };
 
 const dir = await mkdtemp(join(tmpdir(), "bridle-hashline-bench-"));
+afterAll(() => rm(dir, { recursive: true, force: true }));
 const workspace = new Workspace(dir);
 const texts = Array.from({ length: LINES }, (_, i) =>
   i % 10 === 0 ? "" : `    const value${i} = compute(${i}, "label ${i % 97}"); // step ${i % 13}`,

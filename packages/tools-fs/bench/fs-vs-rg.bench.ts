@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { type AnyTool, type ToolContext, Workspace } from "@bridle/core";
-import { bench, describe } from "vitest";
+import { afterAll, bench, describe } from "vitest";
 import {
   createFsTools,
   type GlobDetails,
@@ -16,6 +16,7 @@ import { benchTree } from "./tree.js";
 // wall times are compared; identical results are checked before timing.
 
 const tree = await benchTree();
+afterAll(() => tree.remove());
 const rg = await locateRipgrep();
 const kit = createFsTools({ grepMaxMatches: 100_000, maxGlobResults: 10_000_000, grepTimeoutMs: 600_000 });
 const context: ToolContext = {

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,18 +16,16 @@ async function countFiles(dir: string): Promise<number> {
 }
 
 /**
- * A large real tree to search: `BRIDLE_BENCH_TREE` when set, else a hard-linked snapshot (cheap, and
- * stable while others install) of this repository's node_modules/.pnpm and /usr/share, topped up with
- * generated source files if the machine has fewer than 50,000 files to offer.
+ * A large real tree to search: `BRIDLE_BENCH_TREE` when set (left as it is), else a hard-linked snapshot
+ * (cheap, and stable while others install) of this repository's node_modules/.pnpm and /usr/share, topped
+ * up with generated source files if the machine has fewer than 50,000 files to offer, in a temporary
+ * folder that `remove` deletes (a run once left hundreds of MB behind in /tmp).
  */
-export async function benchTree(): Promise<{ dir: string; files: number }> {
+export async function benchTree(): Promise<{ dir: string; files: number; remove: () => Promise<void> }> {
   const given = process.env.BRIDLE_BENCH_TREE;
-  if (given) return { dir: given, files: await countFiles(given) };
-  const dir = join(tmpdir(), "bridle-fs-bench-tree");
-  const marker = join(dir, ".bench-ready");
-  if (existsSync(marker)) return { dir, files: Number(await readFile(marker, "utf8")) };
-  await rm(dir, { recursive: true, force: true });
-  await mkdir(dir, { recursive: true });
+  if (given) return { dir: given, files: await countFiles(given), remove: async () => {} };
+  const dir = await mkdtemp(join(tmpdir(), "bridle-fs-bench-tree-"));
+  const remove = () => rm(dir, { recursive: true, force: true });
   const sources = [
     { from: join(repoRoot, "node_modules/.pnpm"), to: "node_modules" },
     { from: "/usr/share", to: "usr-share" },
@@ -45,6 +43,5 @@ export async function benchTree(): Promise<{ dir: string; files: number }> {
       `export function f${index}(x: number) {\n  return x * ${index};\n}\n`,
     );
   }
-  await writeFile(marker, String(files));
-  return { dir, files };
+  return { dir, files, remove };
 }
