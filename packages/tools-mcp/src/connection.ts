@@ -405,6 +405,7 @@ async function listAllTools(
   const tools: McpToolDefinition[] = [];
   const notes: ListingNote[] = [];
   let seen = 0;
+  const names = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < PAGE_LIMIT; page++) {
     const result = await client.request(
@@ -414,7 +415,7 @@ async function listAllTools(
     );
     for (const raw of result.tools) {
       seen++;
-      const checked = checkToolDefinition(raw);
+      const checked = checkToolDefinition(raw, names);
       const label = checked.label ?? `number ${seen} in its list`;
       if (checked.note) {
         notes.push({
@@ -433,7 +434,10 @@ async function listAllTools(
 
 const NO_ARGUMENTS = { type: "object", properties: {} } as const;
 
-function checkToolDefinition(raw: unknown): { tool?: McpToolDefinition; note?: string; label?: string } {
+function checkToolDefinition(
+  raw: unknown,
+  names: Set<string>,
+): { tool?: McpToolDefinition; note?: string; label?: string } {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     return { note: "not a tool definition; left out" };
   }
@@ -454,6 +458,9 @@ function checkToolDefinition(raw: unknown): { tool?: McpToolDefinition; note?: s
       note: `invalid definition (${where}: ${issue?.message}); left out`,
     };
   }
+  // A name listed twice is the server's mistake, not a collision between servers: the first one counts.
+  if (names.has(parsed.data.name)) return { ...(label ? { label } : {}), note: "listed again; left out" };
+  names.add(parsed.data.name);
   return { tool: parsed.data, ...(note ? { note } : {}), ...(label ? { label } : {}) };
 }
 

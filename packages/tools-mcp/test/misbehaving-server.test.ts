@@ -56,7 +56,11 @@ describe("broken tool definitions", () => {
       'MCP server "toy", tool "no_schema": has no input schema; taken as taking no arguments',
     ]);
     const invalid = byCode("tool_definition_invalid");
-    expect(invalid).toHaveLength(3);
+    expect(invalid).toHaveLength(4);
+    expect(invalid).toContain('MCP server "toy", tool "pid": listed again; left out');
+    expect(toolSchemaOf(byName(discovery.tools, "mcp_toy_pid")).inputSchema).toMatchObject({
+      properties: {},
+    });
     expect(invalid[0]).toMatch(/tool "schema_not_object": invalid definition \(inputSchema/);
     expect(invalid.join("\n")).toMatch(/tool number \d+ in its list: invalid definition \(name/);
     expect(invalid.join("\n")).toMatch(/not a tool definition; left out/);
@@ -95,6 +99,19 @@ describe("malformed results", () => {
       expect(mcp.status()[0]).toMatchObject({ state: "ready", restarts: 0 });
     },
   );
+
+  it("a result that is not a JSON-RPC result at all ends that call at its timeout; no restart", async () => {
+    const { mcp } = servers({ toy: ["--misbehave"] }, { callTimeoutMs: 300 });
+    const tools = await mcp.tools();
+    const pid = Number(textOf(await callTool(byName(tools, "mcp_toy_pid"), {})));
+    const failure = await callTool(byName(tools, "mcp_toy_result_not_object"), {}).catch(
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(ToolFailure);
+    expect((failure as ToolFailure).kind).toBe("Timeout");
+    expect(Number(textOf(await callTool(byName(tools, "mcp_toy_pid"), {})))).toBe(pid);
+    expect(mcp.status()[0]).toMatchObject({ state: "ready", restarts: 0 });
+  });
 
   it("a run calling them goes on: each failure is a tool result the model reads", async () => {
     const { mcp } = servers({ toy: ["--misbehave"] });
