@@ -80,6 +80,7 @@ export {
   withInstructions,
 } from "./instructions.js";
 export { type HarnessLimits, type HarnessLimitsInput, limitsSchema } from "./limits.js";
+export { mcpToolName } from "./mcp-tool-name.js";
 export * from "./messages.js";
 export type * from "./model.js";
 export {

@@ -1,3 +1,5 @@
+import { mcpToolName } from "@bridle/core";
+
 /**
  * Claude-style tool names in `allowed-tools`, and the Bridle tools they stand for. Keys are lowercase:
  * skills write `Read` and `read` alike. Names not listed here pass through unchanged, so Bridle names
@@ -40,7 +42,7 @@ const ENTRY = /^([A-Za-z0-9_.:-]+)(?:\((.*)\))?$/s;
  * Turn a skill's allowed-tools into grants. `Bash(git status:*)` grants bash for that command prefix,
  * `Bash(npm run *)` for that wildcard; a specifier on any other tool (`Read(src/**)`) is ignored and the
  * tool granted whole, since Bridle's workspace policy already bounds its paths. `mcp__server__tool`
- * becomes tools-mcp's `mcp_server_tool`.
+ * becomes the name tools-mcp gives that tool (`mcpToolName`: `mcp_server_tool`, hashed when long).
  */
 export function grantsOf(
   entries: readonly string[],
@@ -76,11 +78,10 @@ export function grantsOf(
   return { tools, passedThrough };
 }
 
+/** Claude Code's `mcp__server__tool` as the name tools-mcp gives that tool (core's one rule, hash included). */
 function mcpName(name: string): string | undefined {
   const match = /^mcp__(.+?)__(.+)$/.exec(name);
-  if (!match) return undefined;
-  const clean = (part: string) => part.replace(/[^A-Za-z0-9_-]/g, "_");
-  return `mcp_${clean(match[1] as string)}_${clean(match[2] as string)}`;
+  return match ? mcpToolName(match[1] as string, match[2] as string) : undefined;
 }
 
 // Anything that lets one command line run a second command or touch files beside the one granted.

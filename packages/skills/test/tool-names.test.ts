@@ -1,3 +1,4 @@
+import { mcpToolName } from "@bridle/core";
 import { describe, expect, it } from "vitest";
 import { commandMatches, grantsOf } from "../src/index.js";
 
@@ -54,5 +55,15 @@ describe("allowed-tools names", () => {
     ]) {
       expect(commandMatches(sneaky, "git diff:*"), sneaky).toBe(false);
     }
+  });
+
+  it("grants a long MCP tool by the very name tools-mcp gives it (core's rule, with its length hash)", () => {
+    const tool = `search_${"issues_and_pull_requests_".repeat(3)}by_label`;
+    const grants = grantsOf([`mcp__github-enterprise__${tool}`, "mcp__my.server__read"]);
+    const long = mcpToolName("github-enterprise", tool);
+    expect(long).toHaveLength(64);
+    expect(long).toMatch(/^mcp_github-enterprise_search_issues.*_[0-9a-f]{8}$/);
+    expect([...grants.tools.keys()]).toEqual([long, "mcp_my_server_read"]);
+    expect(grants.passedThrough).toEqual([]);
   });
 });

@@ -11,7 +11,6 @@ export {
 export type { ConnectionState, ConnectionStatus } from "./connection.js";
 export { inputSchemaFromJson } from "./json-schema.js";
 export { mapAnnotations } from "./mcp-tool.js";
-export { bridleToolName, sanitizeNamePart } from "./names.js";
 export { LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL } from "./resource-tools.js";
 export { type McpCallDetails, shapeCallResult } from "./result.js";
 export {

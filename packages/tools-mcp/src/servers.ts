@@ -1,8 +1,7 @@
-import { type AnyTool, BridleError, errorMessage, toolSchemaOf } from "@bridle/core";
+import { type AnyTool, BridleError, errorMessage, mcpToolName, toolSchemaOf } from "@bridle/core";
 import { type McpConfigInput, type McpServerConfig, parseMcpConfig } from "./config.js";
 import { type ConnectionStatus, McpConnection } from "./connection.js";
 import { buildMcpTool } from "./mcp-tool.js";
-import { bridleToolName } from "./names.js";
 import { resourceTools } from "./resource-tools.js";
 
 export interface McpServersOptions {
@@ -184,7 +183,7 @@ export class McpServers implements AsyncDisposable {
       }
       const left: string[] = [];
       for (const definition of offered.slice(0, maxTools)) {
-        const built = buildMcpTool(bridleToolName(server, definition.name), connection, definition, {
+        const built = buildMcpTool(mcpToolName(server, definition.name), connection, definition, {
           maxOutputChars,
           requiresApproval: this.#approval(server, definition.name),
         });

@@ -1,17 +1,6 @@
 import { parseToolArguments, toolJsonSchema } from "@bridle/core";
 import { describe, expect, it } from "vitest";
-import { bridleToolName, inputSchemaFromJson, mapAnnotations, shapeCallResult } from "../src/index.js";
-
-describe("tool names", () => {
-  it("prefixes, sanitizes and bounds names", () => {
-    expect(bridleToolName("github", "create_issue")).toBe("mcp_github_create_issue");
-    expect(bridleToolName("my server", "files/read.all")).toBe("mcp_my_server_files_read_all");
-    expect(bridleToolName("é", "ß")).toBe("mcp____");
-    const long = bridleToolName("server", "x".repeat(100));
-    expect(long).toMatch(/^[A-Za-z0-9_-]{64}$/);
-    expect(bridleToolName("server", `${"x".repeat(99)}y`)).not.toBe(long);
-  });
-});
+import { inputSchemaFromJson, mapAnnotations, shapeCallResult } from "../src/index.js";
 
 describe("annotations", () => {
   it("maps each hint and reads a missing one as false", () => {
