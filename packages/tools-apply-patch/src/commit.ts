@@ -1,12 +1,20 @@
 import { randomBytes } from "node:crypto";
-import { chown, copyFile, link, lstat, mkdir, open, rename, rmdir, unlink } from "node:fs/promises";
+import { chown, copyFile, link, lstat, mkdir, open, readFile, rename, rmdir, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { BridleError, isErrno, ToolFailure } from "@bridle/core";
+import { type FileSnapshot, hashBytes } from "@bridle/tools-fs";
 
 /** One change to the tree: a file's new bytes, or a file's removal. */
 export type CommitStep =
-  | { readonly kind: "write"; readonly target: string; readonly bytes: Uint8Array; readonly like?: FileOwner }
-  | { readonly kind: "remove"; readonly target: string };
+  | {
+      readonly kind: "write";
+      readonly target: string;
+      readonly bytes: Uint8Array;
+      readonly like?: FileOwner;
+      /** What the target was when the patch was planned against it (an existing target only). */
+      readonly expected?: FileSnapshot;
+    }
+  | { readonly kind: "remove"; readonly target: string; readonly expected?: FileSnapshot };
 
 /** Mode and owner a written file takes over (the file it replaces, or the one it was moved from). */
 export interface FileOwner {
@@ -30,6 +38,8 @@ interface Prepared {
   backup?: string;
   /** The target did not exist: it is created without replacing anything that appears meanwhile. */
   create?: boolean;
+  /** The target's inode when checked: another one there at the rename means someone replaced the file. */
+  ino?: bigint;
   done: boolean;
 }
 
@@ -47,9 +57,10 @@ export async function commitAll(steps: readonly CommitStep[], options: CommitOpt
   const prepared: Prepared[] = steps.map((step) => ({ step, done: false }));
   const createdDirs: string[] = [];
   try {
-    for (const entry of prepared) await prepare(entry, createdDirs);
+    for (const entry of prepared) await prepare(entry, createdDirs, display);
   } catch (error) {
     await discard(prepared, createdDirs);
+    if (error instanceof ToolFailure) throw error;
     // Nothing was renamed yet: the tree is as it was, and the model can be told so.
     throw new ToolFailure(
       "ToolError",
@@ -62,6 +73,7 @@ export async function commitAll(steps: readonly CommitStep[], options: CommitOpt
   for (const [index, entry] of prepared.entries()) {
     try {
       await options.beforeStep?.(index, entry.step.target);
+      if (entry.ino !== undefined) await assertSameInode(entry.step.target, entry.ino);
       if (entry.step.kind === "remove") await rename(entry.step.target, entry.backup as string);
       else if (entry.create) await createFrom(entry.temp as string, entry.step.target);
       else await rename(entry.temp as string, entry.step.target);
@@ -87,6 +99,7 @@ export async function commitAll(steps: readonly CommitStep[], options: CommitOpt
     );
   }
   await discard(prepared, createdDirs);
+  if (isErrno(failure, "ECHANGED")) throw changedOnDisk(display(failed ?? ""));
   if (isErrno(failure, "EEXIST")) {
     throw new ToolFailure(
       "Conflict",
@@ -100,7 +113,11 @@ export async function commitAll(steps: readonly CommitStep[], options: CommitOpt
   );
 }
 
-async function prepare(entry: Prepared, createdDirs: string[]): Promise<void> {
+async function prepare(
+  entry: Prepared,
+  createdDirs: string[],
+  display: (path: string) => string,
+): Promise<void> {
   const { step } = entry;
   const existing = await lstat(step.target).catch((error: unknown) => {
     if (isErrno(error, "ENOENT")) return undefined;
@@ -108,6 +125,8 @@ async function prepare(entry: Prepared, createdDirs: string[]): Promise<void> {
   });
   if (!existing) entry.create = true;
   else {
+    if (step.expected) await assertUnchanged(step.target, step.expected, display);
+    entry.ino = (await lstat(step.target, { bigint: true })).ino;
     const backup = sibling(step.target, "bridle-bak");
     if (step.kind === "remove")
       entry.backup = backup; // the commit renames the file itself there
@@ -134,6 +153,38 @@ async function prepare(entry: Prepared, createdDirs: string[]): Promise<void> {
   } finally {
     await handle.close();
   }
+}
+
+function changedOnDisk(shown: string): ToolFailure {
+  return new ToolFailure(
+    "Conflict",
+    `apply_patch: nothing was changed. ${shown} changed on disk while the patch was being applied; read it again, then retry.`,
+  );
+}
+
+/**
+ * The file is still what the patch was planned against. Bridle's own writers wait on the locks; this
+ * catches an editor or a shell that wrote meanwhile (by content when the plan read it whole).
+ */
+async function assertUnchanged(
+  path: string,
+  expected: FileSnapshot,
+  display: (path: string) => string,
+): Promise<void> {
+  const stats = await lstat(path, { bigint: true });
+  const same =
+    expected.hash !== undefined
+      ? hashBytes(await readFile(path)) === expected.hash
+      : Number(stats.size) === expected.size &&
+        stats.mtimeNs === expected.mtimeNs &&
+        stats.ino === expected.ino;
+  if (!same) throw changedOnDisk(display(path));
+}
+
+/** Just before a rename: the file there is still the one checked (a rename-over by someone else is not). */
+async function assertSameInode(path: string, ino: bigint): Promise<void> {
+  const stats = await lstat(path, { bigint: true }).catch(() => undefined);
+  if (stats?.ino !== ino) throw Object.assign(new Error(`${path} was replaced`), { code: "ECHANGED" });
 }
 
 /**

@@ -164,7 +164,7 @@ async function planAndCommit(
     readGuard?.tracker.assertUnchanged(readGuard.runId, real, current.snapshot, shown);
     const owner = await ownerOf(real);
     if (operation.kind === "delete") {
-      removes.push({ kind: "remove", target: real });
+      removes.push({ kind: "remove", target: real, expected: current.snapshot });
       files.push({ path: shown, action: "deleted", linesAdded: 0, linesRemoved: 0 });
       continue;
     }
@@ -200,7 +200,7 @@ async function planAndCommit(
         );
       }
       writes.push({ kind: "write", target: destination.real, bytes: newBytes, like: owner });
-      removes.push({ kind: "remove", target: real });
+      removes.push({ kind: "remove", target: real, expected: current.snapshot });
       files.push({
         path: destination.shown,
         action: "moved",
@@ -209,7 +209,7 @@ async function planAndCommit(
         linesRemoved: removed,
       });
     } else {
-      writes.push({ kind: "write", target: real, bytes: newBytes, like: owner });
+      writes.push({ kind: "write", target: real, bytes: newBytes, like: owner, expected: current.snapshot });
       files.push({ path: shown, action: "updated", linesAdded: added, linesRemoved: removed });
     }
   }

@@ -1,7 +1,9 @@
-import { chmod, lstat, mkdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, readFile, rename, stat, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ToolFailure, Workspace } from "@bridle/core";
+import { snapshotOf } from "@bridle/tools-fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { commitAll } from "../src/commit.js";
 import { runPatch } from "../src/engine.js";
 import { applyPatch } from "../src/index.js";
 import { snapshotTree, tempDir, wrapPatch } from "./helpers.js";
@@ -238,6 +240,44 @@ describe("concurrent patches", () => {
     for (const name of names) {
       expect(await read(name)).toBe(`${Array.from({ length: 12 }, (_, i) => `row ${i} done`).join("\n")}\n`);
     }
+  });
+});
+
+describe("compare at commit", () => {
+  it("a file replaced by someone else during the commit is left as they wrote it, the rest put back", async () => {
+    await writeFile(join(dir, "a.txt"), "a\n");
+    await writeFile(join(dir, "b.txt"), "b\n");
+    const error = await failureOf(
+      runPatch(wrapPatch("*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B"), {
+        workspace: new Workspace(dir),
+        maxFileBytes: 1 << 20,
+        beforeStep: async (index) => {
+          if (index !== 0) return;
+          // An editor saving b.txt the usual way: a new file renamed over the old one.
+          await writeFile(join(dir, "b.editor"), "b from the editor\n");
+          await rename(join(dir, "b.editor"), join(dir, "b.txt"));
+        },
+      }),
+    );
+    expect(error.kind).toBe("Conflict");
+    expect(error.message).toContain("b.txt changed on disk while the patch was being applied");
+    expect(await snapshotTree(dir)).toEqual({
+      "a.txt": Buffer.from("a\n").toString("base64"),
+      "b.txt": Buffer.from("b from the editor\n").toString("base64"),
+    });
+  });
+
+  it("a file whose bytes differ from what the patch was planned against is not touched", async () => {
+    await writeFile(join(dir, "c.txt"), "now\n");
+    const planned = snapshotOf(await stat(join(dir, "c.txt"), { bigint: true }), Buffer.from("then\n"));
+    const error = await failureOf(
+      commitAll([
+        { kind: "write", target: join(dir, "new.txt"), bytes: Buffer.from("n\n") },
+        { kind: "write", target: join(dir, "c.txt"), bytes: Buffer.from("patched\n"), expected: planned },
+      ]),
+    );
+    expect(error.kind).toBe("Conflict");
+    expect(await snapshotTree(dir)).toEqual({ "c.txt": Buffer.from("now\n").toString("base64") });
   });
 });
 
