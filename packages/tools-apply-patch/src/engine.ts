@@ -48,6 +48,7 @@ export async function applyPatch(patch: string, options: ApplyPatchOptions): Pro
 }
 
 export const DEFAULT_MAX_FILE_BYTES = 16 * 1024 * 1024;
+const MAX_FILES_PER_PATCH = 256;
 
 export interface PatchContext {
   readonly workspace: Workspace;
@@ -69,6 +70,13 @@ interface Target {
 export async function runPatch(patch: string, context: PatchContext): Promise<ApplyPatchResult> {
   const { workspace } = context;
   const parsed = parsePatch(patch);
+  if (parsed.operations.length > MAX_FILES_PER_PATCH) {
+    // Each file is held open and locked until the commit: a bound keeps that within any descriptor limit.
+    throw new ToolFailure(
+      "InvalidInput",
+      `apply_patch: nothing was changed. The patch changes ${parsed.operations.length} files, more than the ${MAX_FILES_PER_PATCH} one patch may; split it.`,
+    );
+  }
   const tolerances = [...parsed.tolerances];
   const targets: Target[] = [];
   for (const operation of parsed.operations) {

@@ -392,6 +392,22 @@ describe("bounded failures", () => {
     expect(error.message).toContain("binary");
   });
 
+  it("a patch over more than 256 files is refused before any is opened", async () => {
+    const body = Array.from({ length: 257 }, (_, i) => `*** Add File: many/${i}.txt\n+${i}`).join("\n");
+    const error = await failureOf(applyPatch(wrapPatch(body), { root: dir }));
+    expect(error.message).toContain("changes 257 files, more than the 256");
+    expect(await snapshotTree(dir)).toEqual({});
+    await applyPatch(wrapPatch(body.slice(0, body.lastIndexOf("\n*** Add File"))), { root: dir });
+    expect(Object.keys(await snapshotTree(join(dir, "many")))).toHaveLength(256);
+    // And 256 updates at once: every file locked and held open until the one commit.
+    const updates = Array.from(
+      { length: 256 },
+      (_, i) => `*** Update File: many/${i}.txt\n@@\n-${i}\n+${i}!`,
+    );
+    await applyPatch(wrapPatch(updates.join("\n")), { root: dir });
+    expect(await read("many/255.txt")).toBe("255!\n");
+  });
+
   it("malformed patches say which line to fix", async () => {
     const cases: [string, string][] = [
       ["", "it is empty"],
