@@ -103,7 +103,7 @@ export {
 } from "./resume-envelope.js";
 export type { EventSink, RunIdentity } from "./run-context.js";
 export { fieldKind, objectShape, toolJsonSchema, toolSchemaOf } from "./schema.js";
-export { isSecretPath } from "./secrets.js";
+export { isSecretPath, SECRET_PATH_RULES, type SecretPathRules } from "./secrets.js";
 export { DEFAULT_SPILL, type SpillDetails, type SpillSettings, spillResult } from "./spill.js";
 export {
   assertForkPoint,
