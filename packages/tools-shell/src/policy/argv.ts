@@ -3,6 +3,8 @@ import type { ShellWord } from "./words.js";
 export interface ParsedFlag {
   readonly flag: string;
   readonly value?: ShellWord;
+  /** The second word of an option that takes two (`jq --rawfile NAME FILE`: FILE). */
+  readonly second?: ShellWord;
 }
 
 export interface ParsedArgs {
@@ -19,6 +21,10 @@ export interface ArgsOptions {
   readonly stopAtPositional?: boolean;
   /** Long options a single dash may introduce (find's -name, -exec…): they are kept whole. */
   readonly singleDashLong?: boolean;
+  /** Options whose value is optional: taken only when attached (`--color=auto`, `-i.bak`). */
+  readonly optional?: ReadonlySet<string>;
+  /** Long options that take the next two words. */
+  readonly pairs?: ReadonlySet<string>;
 }
 
 const NONE: ReadonlySet<string> = new Set();
@@ -30,6 +36,8 @@ const NONE: ReadonlySet<string> = new Set();
  */
 export function parseArgs(words: readonly ShellWord[], options: ArgsOptions = {}): ParsedArgs {
   const values = options.values ?? NONE;
+  const optional = options.optional ?? NONE;
+  const pairs = options.pairs ?? NONE;
   const flags: ParsedFlag[] = [];
   const positionals: ShellWord[] = [];
   let onlyPositionals = false;
@@ -51,6 +59,11 @@ export function parseArgs(words: readonly ShellWord[], options: ArgsOptions = {}
       const eq = text.indexOf("=");
       if (eq !== -1) {
         flags.push({ flag: text.slice(0, eq), value: { ...word, value: text.slice(eq + 1) } });
+      } else if (pairs.has(text)) {
+        const value = words[i + 1];
+        const second = words[i + 2];
+        i = Math.min(i + 2, words.length);
+        flags.push({ flag: text, ...(value ? { value } : {}), ...(second ? { second } : {}) });
       } else if (values.has(text) && i + 1 < words.length) {
         flags.push({ flag: text, value: words[++i] as ShellWord });
       } else {
@@ -60,6 +73,11 @@ export function parseArgs(words: readonly ShellWord[], options: ArgsOptions = {}
     }
     for (let j = 1; j < text.length; j++) {
       const flag = `-${text[j]}`;
+      if (optional.has(flag)) {
+        const attached = text.slice(j + 1);
+        flags.push(attached === "" ? { flag } : { flag, value: { ...word, value: attached } });
+        break;
+      }
       if (values.has(flag)) {
         const attached = text.slice(j + 1);
         if (attached !== "") flags.push({ flag, value: { ...word, value: attached } });

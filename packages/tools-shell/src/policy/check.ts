@@ -35,8 +35,26 @@ export class CommandPolicy {
     this.options = options;
   }
 
-  /** Judge a command line run from `cwd` (default: the workspace root) inside `workspace`. */
+  /**
+   * Judge a command line run from `cwd` (default: the workspace root) inside `workspace`. It never
+   * throws: a failure anywhere in parsing or judging is an "ask" carrying the error, since a policy
+   * that crashes must not decide.
+   */
   async check(command: string, workspace: Workspace | string, cwd?: string): Promise<PolicyResult> {
+    try {
+      return await this.#check(command, workspace, cwd);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return result(
+        typeof command === "string" ? command : String(command),
+        "ask",
+        [`the policy failed while judging this command (${message.slice(0, 200)}); it needs approval`],
+        [],
+      );
+    }
+  }
+
+  async #check(command: string, workspace: Workspace | string, cwd?: string): Promise<PolicyResult> {
     const parser = await loadBashParser();
     const ws = typeof workspace === "string" ? new Workspace(workspace) : workspace;
     const budget = this.options.budget ?? {};
@@ -86,6 +104,7 @@ export class CommandPolicy {
       cwds: new Set([cwd ?? ws.root]),
       pathChecks: { left: 512 },
       realCache: new Map(),
+      reachBudget: { left: 20_000 },
       budget: walk,
       reports: [],
       unsaveable: [],

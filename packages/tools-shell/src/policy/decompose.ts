@@ -1,5 +1,6 @@
 import type { SyntaxNode } from "./grammar.js";
-import { type ShellWord, wordOf } from "./words.js";
+import { hiddenCode } from "./inert.js";
+import { type ShellWord, staticWord, wordOf } from "./words.js";
 
 export interface Redirect {
   readonly op: string;
@@ -86,49 +87,6 @@ const INERT = new Set([
   "ansi_c_string",
 ]);
 
-// Assignments that change how later commands are found or what they run.
-const SENSITIVE_VARIABLES = new Set([
-  "PATH",
-  "LD_PRELOAD",
-  "LD_LIBRARY_PATH",
-  "LD_AUDIT",
-  "BASH_ENV",
-  "ENV",
-  "IFS",
-  "PS4",
-  "PROMPT_COMMAND",
-  "SHELLOPTS",
-  "BASHOPTS",
-  "CDPATH",
-  "HOME",
-  "GIT_DIR",
-  "GIT_WORK_TREE",
-  "GIT_SSH",
-  "GIT_SSH_COMMAND",
-  "GIT_EXTERNAL_DIFF",
-  "GIT_PAGER",
-  "GIT_EDITOR",
-  "GIT_ASKPASS",
-  "GIT_CONFIG",
-  "GIT_CONFIG_GLOBAL",
-  "GIT_CONFIG_PARAMETERS",
-  "GIT_EXEC_PATH",
-  "PAGER",
-  "EDITOR",
-  "VISUAL",
-  "LESSOPEN",
-  "NODE_OPTIONS",
-  "PYTHONPATH",
-  "PYTHONSTARTUP",
-  "PERL5OPT",
-  "PERL5LIB",
-  "RUBYOPT",
-]);
-
-export function isSensitiveVariable(name: string): boolean {
-  return SENSITIVE_VARIABLES.has(name) || name.startsWith("GIT_CONFIG_") || name.startsWith("BASH_FUNC_");
-}
-
 /** Break a parsed command line into the simple commands it runs, wherever they hide. */
 export function decompose(
   root: SyntaxNode,
@@ -138,6 +96,9 @@ export function decompose(
 ): Decomposition {
   const out: Decomposition = { commands: [], issues: [] };
   walk(root, { out, budget, levels: 0 }, depth, context);
+  // Errors the walk did not meet on its way (a missing `}` inside a word) still mean a misread.
+  if (root.hasError && out.issues.length === 0)
+    out.issues.push("bash could read this differently: the parser found an error in it");
   return out;
 }
 
@@ -177,6 +138,20 @@ function visit(node: SyntaxNode, w: Walk, depth: number, context: readonly strin
     return;
   }
   if (type in CONTAINERS) {
+    const code = hiddenCode(node);
+    if (code) w.out.issues.push(code);
+    if (type === "for_statement") {
+      // The loop assigns its variable: `for PATH in /tmp; do ls; done` changes what ls is.
+      const variable = node.childForFieldName("variable");
+      if (variable)
+        push(w, {
+          words: [],
+          assignments: [{ name: variable.text, value: undefined }],
+          redirects: [],
+          context,
+          depth,
+        });
+    }
     const label = CONTAINERS[type];
     const inner = label ? [...context, label] : context;
     const nested = type === "subshell" ? depth + 1 : depth;
@@ -190,21 +165,23 @@ function visit(node: SyntaxNode, w: Walk, depth: number, context: readonly strin
       return;
     case "file_redirect": {
       // `$(<file)` reads a file without running a command: judged as a bare redirection.
-      const redirect = redirectOf(node, w, depth, context);
-      if (redirect) push(w, { words: [], assignments: [], redirects: [redirect], context, depth });
+      const redirects = redirectsOf(node, w, depth, context);
+      if (redirects.length > 0) push(w, { words: [], assignments: [], redirects, context, depth });
       return;
     }
     case "redirected_statement":
       redirected(node, w, depth, context);
       return;
     case "variable_assignment":
-    case "variable_assignments":
-    case "declaration_command":
-    case "unset_command": {
+    case "variable_assignments": {
       const assignments = collectAssignments(node, w, depth, context);
       push(w, { words: [], assignments, redirects: [], context, depth });
       return;
     }
+    case "declaration_command":
+    case "unset_command":
+      declaration(node, w, depth, context);
+      return;
     case "function_definition": {
       const name = node.childForFieldName("name")?.text ?? "?";
       w.out.issues.push(`defines a shell function "${clip(name)}", which can shadow any command name`);
@@ -257,6 +234,8 @@ function listItems(node: SyntaxNode): SyntaxNode[] {
 
 /** Walk only the command and process substitutions inside a word: they run before the word exists. */
 function substitutionsIn(node: SyntaxNode, w: Walk, depth: number, context: readonly string[]): void {
+  const code = hiddenCode(node);
+  if (code) w.out.issues.push(code);
   for (const child of node.namedChildren) {
     if (!child) continue;
     if (child.isError || child.isMissing) {
@@ -292,8 +271,7 @@ function command(
       child.type === "heredoc_redirect" ||
       child.type === "herestring_redirect"
     ) {
-      const redirect = redirectOf(child, w, depth, context);
-      if (redirect) own.push(redirect);
+      own.push(...redirectsOf(child, w, depth, context));
     } else if (field === "name" || field === "argument" || child.type === "command_name") {
       words.push(wordOf(child));
       if (child.type === "command_substitution" || child.type === "process_substitution")
@@ -309,9 +287,7 @@ function command(
 function redirected(node: SyntaxNode, w: Walk, depth: number, context: readonly string[]): void {
   const redirects: Redirect[] = [];
   for (const child of node.childrenForFieldName("redirect")) {
-    if (!child) continue;
-    const redirect = redirectOf(child, w, depth, context);
-    if (redirect) redirects.push(redirect);
+    if (child) redirects.push(...redirectsOf(child, w, depth, context));
   }
   for (const child of node.namedChildren) {
     if (child && (child.isError || child.isMissing)) walk(child, w, depth, context);
@@ -326,29 +302,71 @@ function redirected(node: SyntaxNode, w: Walk, depth: number, context: readonly 
   if (redirects.length > 0) push(w, { words: [], assignments: [], redirects, context, depth });
 }
 
-function redirectOf(
-  node: SyntaxNode,
-  w: Walk,
-  depth: number,
-  context: readonly string[],
-): Redirect | undefined {
+// Parts of a here-document redirection that are the document itself.
+const HEREDOC_PARTS = new Set(["heredoc_start", "heredoc_body", "heredoc_end"]);
+
+function redirectsOf(node: SyntaxNode, w: Walk, depth: number, context: readonly string[]): Redirect[] {
+  if (node.type === "heredoc_redirect") {
+    // The grammar hangs the rest of the line after `<<EOF` (`> file`, `| sh`, `&& cmd`) on the
+    // here-document: its redirections belong to the command, its commands are judged like any other.
+    const found: Redirect[] = [];
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      if (child.type === "heredoc_body") {
+        substitutionsIn(child, w, depth, context);
+        // The grammar leaves backquotes in an unquoted here-document as text; bash runs them.
+        const start = node.namedChildren.find((part) => part?.type === "heredoc_start")?.text ?? "";
+        if (!/["'\\]/.test(start) && /(?<!\\)`/.test(child.text))
+          w.out.issues.push("the here-document holds a backquoted command, which bash runs");
+      } else if (HEREDOC_PARTS.has(child.type)) continue;
+      else if (child.type === "file_redirect" || child.type === "herestring_redirect")
+        found.push(...redirectsOf(child, w, depth, context));
+      else walk(child, w, depth, [...context, "after a here-document"]);
+    }
+    return found;
+  }
   if (node.hasError) {
     w.out.issues.push(`a redirection the parser could not read: "${clip(node.text)}"`);
-    return undefined;
+    return [];
   }
   substitutionsIn(node, w, depth, context);
-  if (node.type !== "file_redirect") return undefined;
+  if (node.type !== "file_redirect") return [];
   let op = "";
   for (const child of node.children) if (child && !child.isNamed) op += child.type;
   const destination = node.childForFieldName("destination");
-  if (!destination) return undefined;
-  return {
-    op,
-    target:
-      destination.type === "number" && op.includes("&")
-        ? { text: destination.text, value: destination.text, kind: "fd" }
-        : wordOf(destination),
-  };
+  if (!destination) {
+    w.out.issues.push(`a redirection without a target: "${clip(node.text)}"`);
+    return [];
+  }
+  return [
+    {
+      op,
+      target:
+        destination.type === "number" && op.includes("&")
+          ? { text: destination.text, value: destination.text, kind: "fd" }
+          : wordOf(destination),
+    },
+  ];
+}
+
+/**
+ * `declare`, `export`, `local`, `readonly`, `typeset`, `unset`: judged as commands (their options and
+ * name operands), with the NAME=VALUE operands as assignments.
+ */
+function declaration(node: SyntaxNode, w: Walk, depth: number, context: readonly string[]): void {
+  const keyword = node.child(0);
+  const words: ShellWord[] = [staticWord(keyword?.type ?? "declare")];
+  const assignments: Assignment[] = [];
+  for (const child of node.namedChildren) {
+    if (!child) continue;
+    if (child.type === "variable_assignment")
+      assignments.push(...collectAssignments(child, w, depth, context));
+    else {
+      words.push(child.type === "variable_name" ? staticWord(child.text) : wordOf(child));
+      substitutionsIn(child, w, depth, context);
+    }
+  }
+  push(w, { words, assignments, redirects: [], context, depth });
 }
 
 function collectAssignments(
@@ -359,19 +377,21 @@ function collectAssignments(
 ): Assignment[] {
   if (node.type === "variable_assignment") {
     const value = node.childForFieldName("value");
-    if (value) substitutionsIn(node, w, depth, context);
+    substitutionsIn(node, w, depth, context);
+    if (value?.type === "array") {
+      // `a=([i]=1)` evaluates the subscript i as arithmetic in an indexed array.
+      for (const match of value.text.matchAll(/\[([^\]]*)\]\s*\+?=/g))
+        if (!/^(?:-?[0-9]+|[@*])$/.test(match[1] ?? ""))
+          w.out.issues.push(
+            `the array subscript [${clip(match[1] ?? "")}] is evaluated as arithmetic, which runs code`,
+          );
+    }
     const name = node.childForFieldName("name")?.text ?? "";
     return [{ name, value: value ? wordOf(value) : undefined }];
   }
   const found: Assignment[] = [];
-  for (const child of node.namedChildren) {
-    if (!child) continue;
-    if (child.type === "variable_assignment") found.push(...collectAssignments(child, w, depth, context));
-    else if (node.type === "unset_command" || node.type === "declaration_command") {
-      if (child.type === "variable_name") found.push({ name: child.text, value: undefined });
-      else substitutionsIn(child, w, depth, context);
-    }
-  }
+  for (const child of node.namedChildren)
+    if (child?.type === "variable_assignment") found.push(...collectAssignments(child, w, depth, context));
   return found;
 }
 

@@ -1,6 +1,14 @@
 import { parseArgs } from "./argv.js";
+import { repositoryRisk } from "./git-repository.js";
+import { landing } from "./paths.js";
 import type { Verdict } from "./verdict.js";
-import type { ShellWord } from "./words.js";
+import { type ShellWord, staticWord } from "./words.js";
+
+/** What judging git needs from the check: where it may run, and a way to mark it unsaveable. */
+export interface GitContext {
+  readonly cwds: ReadonlySet<string | null>;
+  readonly realCache: Map<string, string>;
+}
 
 const GLOBAL_VALUES = new Set([
   "-C",
@@ -14,6 +22,49 @@ const GLOBAL_VALUES = new Set([
   "--list-cmds",
   "--attr-source",
 ]);
+
+// Global options git knows (it matches them exactly, without abbreviations).
+const GLOBAL_KNOWN: ReadonlySet<string> = new Set([
+  ...GLOBAL_VALUES,
+  "-p",
+  "--paginate",
+  "-P",
+  "--no-pager",
+  "--bare",
+  "--no-replace-objects",
+  "--literal-pathspecs",
+  "--glob-pathspecs",
+  "--noglob-pathspecs",
+  "--icase-pathspecs",
+  "--no-optional-locks",
+  "--no-advice",
+  "--version",
+  "--help",
+]);
+
+// Sub-command options that write a file, read one, or run a program. git's option parser accepts any
+// unambiguous prefix (`--out=` is `--output=`, `--ext` is `--ext-diff`), so a prefix of one counts as it.
+const DANGEROUS_LONG: Record<string, "write" | "read" | "exec"> = {
+  "--output": "write",
+  "--output-directory": "write",
+  "--ext-diff": "exec",
+  "--textconv": "exec",
+  "--open-files-in-pager": "exec",
+  "--exec": "exec",
+  "--upload-pack": "exec",
+  "--receive-pack": "exec",
+  "--run": "exec",
+  "--contents": "read",
+  "--ignore-revs-file": "read",
+  "--pathspec-from-file": "read",
+};
+
+function dangerousLong(flag: string): { name: string; kind: "write" | "read" | "exec" } | undefined {
+  if (!flag.startsWith("--") || flag.length < 3) return undefined;
+  for (const [name, kind] of Object.entries(DANGEROUS_LONG))
+    if (name === flag || name.startsWith(flag)) return { name, kind };
+  return undefined;
+}
 
 // Sub-commands that only read the repository, and the flags that would make them write or run programs.
 const READ_ONLY = new Set([
@@ -46,19 +97,12 @@ const READ_ONLY = new Set([
   "check-attr",
 ]);
 
-const WRITE_FLAGS = ["--output"];
-const EXEC_FLAGS = [
-  "--ext-diff",
-  "--exec",
-  "--upload-pack",
-  "--receive-pack",
-  "-O",
-  "--open-files-in-pager",
-  "--textconv",
-  "--run",
-];
 const SUBCOMMAND_VALUES = new Set([
   "--output",
+  "--contents",
+  "--ignore-revs-file",
+  "--pathspec-from-file",
+  "--output-directory",
   "-n",
   "--max-count",
   "-U",
@@ -156,15 +200,26 @@ function listingOnly(sub: string, flags: readonly string[], positionals: number)
 }
 
 /** Judge a git invocation: global options first (-C, -c, --git-dir), then the sub-command. */
-export function judgeGit(words: readonly ShellWord[], verdict: Verdict): void {
+export function judgeGit(
+  words: readonly ShellWord[],
+  verdict: Verdict,
+  context: GitContext,
+  unsaveable: () => void,
+): void {
   const global = parseArgs(words, { values: GLOBAL_VALUES, stopAtPositional: true });
+  let repository: ShellWord | undefined;
   for (const { flag, value } of global.flags) {
+    if (!GLOBAL_KNOWN.has(flag)) verdict.hard.push(`git ${flag} is not a global option the policy knows`);
     if (flag === "-c" || flag === "--config-env" || flag === "--exec-path") {
       verdict.hard.push(
         `git ${flag} can set configuration that runs programs (core.pager, alias.*, core.fsmonitor)`,
       );
-    } else if ((flag === "-C" || flag === "--git-dir" || flag === "--work-tree") && value) {
-      verdict.paths.push({ word: value, access: "read" });
+    } else if (flag === "--git-dir" || flag === "--work-tree") {
+      verdict.hard.push(`git ${flag} picks a repository whose config the policy has not checked`);
+      if (value) verdict.paths.push({ word: value, access: "read", names: true });
+    } else if (flag === "-C" && value) {
+      verdict.paths.push({ word: value, access: "read", names: true });
+      repository = value;
     }
   }
   const [subWord, ...rest] = global.rest;
@@ -174,12 +229,22 @@ export function judgeGit(words: readonly ShellWord[], verdict: Verdict): void {
     return;
   }
   const sub = subWord.value;
-  const args = parseArgs(rest, { values: SUBCOMMAND_VALUES });
+  // Abbreviations of the options that take a file are spelled out first, so their value is found.
+  const spelled = rest.map((word) => {
+    if (word.kind === "dynamic" || !word.value.startsWith("--") || word.value.includes("=")) return word;
+    const danger = dangerousLong(word.value);
+    return danger && danger.kind !== "exec" ? { ...word, value: danger.name } : word;
+  });
+  const args = parseArgs(spelled, { values: SUBCOMMAND_VALUES });
   const flags = args.flags.map((f) => f.flag);
   for (const { flag, value } of args.flags) {
-    // The written file is checked like any write: inside the workspace only, and asked in read-only mode.
-    if (WRITE_FLAGS.includes(flag) && value) verdict.paths.push({ word: value, access: "write" });
-    if (EXEC_FLAGS.includes(flag)) verdict.hard.push(`git ${sub} ${flag} runs another program`);
+    const danger = dangerousLong(flag);
+    if (danger?.kind === "exec" || flag === "-O")
+      verdict.hard.push(`git ${sub} ${flag} runs another program`);
+    else if (danger && value)
+      verdict.paths.push({ word: value, access: danger.kind === "write" ? "write" : "read" });
+    else if (danger) verdict.hard.push(`git ${sub} ${flag} names a file the policy cannot see`);
+    if (sub === "blame" && flag === "-S" && value) verdict.paths.push({ word: value, access: "read" });
   }
   if (
     !READ_ONLY.has(sub) &&
@@ -187,12 +252,38 @@ export function judgeGit(words: readonly ShellWord[], verdict: Verdict): void {
     !(sub === "stash" && ["list", "show"].includes(rest[0]?.value ?? ""))
   ) {
     verdict.soft.push(`git ${sub} is not a read-only git command`);
+    unsaveable();
     return;
   }
+  const risk = repositoryRiskFor(repository, context);
+  if (risk) verdict.hard.push(risk);
   // Revisions and paths share the operand slots; every operand is checked as a path, which revisions pass.
   const pathStart = sub === "grep" && !flags.includes("-e") && !flags.includes("-f") ? 1 : 0;
-  for (const word of args.positionals.slice(pathStart)) {
-    if (word.kind === "dynamic") verdict.hard.push(`git argument "${word.text}" is not static`);
-    else verdict.paths.push({ word, access: "read" });
+  const operands = args.positionals.slice(pathStart);
+  for (const word of operands) {
+    if (word.kind === "dynamic") {
+      verdict.hard.push(`git argument "${word.text}" is not static`);
+      continue;
+    }
+    verdict.paths.push({ word, access: "read" });
+    // REV:PATH names a file in the repository: `git show HEAD:.env` reads a secret.
+    const colon = word.value.indexOf(":");
+    if (colon !== -1 && !word.value.startsWith("-") && colon < word.value.length - 1)
+      verdict.paths.push({ word: { ...word, value: word.value.slice(colon + 1) }, access: "read" });
   }
+  // git grep reads every tracked file below its pathspecs: the secret rule applies to all of them.
+  if (sub === "grep")
+    for (const word of operands.length > 0 ? operands : [staticWord(".")])
+      verdict.paths.push({ word, access: "read", recursive: true });
+}
+
+function repositoryRiskFor(repository: ShellWord | undefined, context: GitContext): string | undefined {
+  for (const cwd of context.cwds) {
+    if (cwd === null)
+      return "git runs in a folder the policy cannot know, so its repository's config is unchecked";
+    const start = repository ? landing(cwd, repository.value, context.realCache) : cwd;
+    const risk = repositoryRisk(start);
+    if (risk) return risk;
+  }
+  return undefined;
 }

@@ -1,20 +1,34 @@
 import { basename } from "node:path";
 import { parseArgs } from "./argv.js";
-import { type Decomposition, isSensitiveVariable, type RawCommand, type WalkBudget } from "./decompose.js";
+import type { Decomposition, RawCommand, WalkBudget } from "./decompose.js";
+import { judgeFind } from "./find.js";
 import { judgeGit } from "./git.js";
 import { checkPath, landing, type PathContext } from "./paths.js";
 import { canonicalArgs, matchingRule } from "./rules.js";
-import { type CommandSpec, DENIED, DESTRUCTIVE, READ_ONLY, specArgs, WORKSPACE_WRITERS } from "./specs.js";
+import {
+  type CommandSpec,
+  DENIED,
+  DESTRUCTIVE,
+  READ_ONLY,
+  specArgs,
+  unknownOptions,
+  WORKSPACE_WRITERS,
+} from "./specs.js";
 import type { Decision, PathUse, PolicyMode, PolicyRule, SubcommandReport } from "./types.js";
+import { judgeVariableBuiltin } from "./variable-builtins.js";
+import { variableRisk } from "./variables.js";
 import { emptyVerdict, type Verdict } from "./verdict.js";
 import { type ShellWord, staticWord } from "./words.js";
 import {
   CODE_BUILTINS,
   isInterpreter,
   isPackageRunner,
+  JUDGED_SHELLS,
   neverSaveReason,
-  SHELL_VALUE_FLAGS,
+  SHELL_SAFE_FLAGS,
+  SHELL_SAFE_SETS,
   SHELLS,
+  scriptRunnerReason,
   WRAPPERS,
 } from "./wrappers.js";
 
@@ -45,8 +59,9 @@ export function judgeDecomposition(decomposition: Decomposition, state: JudgeSta
 
 function judgeRaw(raw: RawCommand, state: JudgeState, issues: string[]): void {
   const verdict = emptyVerdict();
-  for (const { name } of raw.assignments) {
-    if (isSensitiveVariable(name)) verdict.hard.push(`sets ${name}, which changes what later commands run`);
+  for (const { name, value } of raw.assignments) {
+    const risk = variableRisk(name, value);
+    if (risk) verdict.hard.push(risk);
   }
   for (const redirect of raw.redirects) {
     if (redirect.target.kind === "fd") continue;
@@ -95,8 +110,15 @@ function judgeArgv(
     }
     const wrapper = WRAPPERS[name];
     if (!wrapper) break;
-    const args = parseArgs(current.slice(1), { values: new Set(wrapper.values), stopAtPositional: true });
+    const args = parseArgs(current.slice(1), {
+      values: new Set(wrapper.options.values),
+      optional: new Set(wrapper.options.optional),
+      stopAtPositional: true,
+    });
     const flags = args.flags.map((f) => f.flag);
+    for (const flag of flags)
+      if (!wrapper.options.known.has(flag) && !(name === "nice" && /^-[0-9]$/.test(flag)))
+        verdict.hard.push(`${name} ${flag} is not an option the policy knows (it may abbreviate another)`);
     if (wrapper.inspectFlags && flags.some((f) => wrapper.inspectFlags?.includes(f))) {
       finish([name, ...current.slice(1).map(shown)], wrappers, context, verdict, state);
       return;
@@ -119,9 +141,10 @@ function judgeArgv(
     let rest = args.rest;
     if (wrapper.assignments) {
       while (rest[0] && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0].value)) {
-        const variable = rest[0].value.slice(0, rest[0].value.indexOf("="));
-        if (isSensitiveVariable(variable))
-          verdict.hard.push(`sets ${variable}, which changes what the command runs`);
+        const word = rest[0];
+        const eq = word.value.indexOf("=");
+        const risk = variableRisk(word.value.slice(0, eq), { ...word, value: word.value.slice(eq + 1) });
+        if (risk) verdict.hard.push(risk);
         rest = rest.slice(1);
       }
     }
@@ -130,6 +153,16 @@ function judgeArgv(
     if (name === "xargs") {
       extraArgs = true;
       if (rest.length === 0) rest = [staticWord("echo")];
+      // With -I R (or -i), xargs writes each input line into every word holding R: those words are unknown.
+      const replace = args.flags
+        .filter((f) => ["-I", "-i", "--replace"].includes(f.flag))
+        .map((f) => f.value?.value ?? "{}");
+      if (replace.length > 0)
+        rest = rest.map((word) =>
+          replace.some((r) => r !== "" && word.value.includes(r))
+            ? { ...word, kind: "dynamic" as const }
+            : word,
+        );
     }
     if (rest.length === 0) {
       if (wrapper.privilege || name === "exec") verdict.hard.push(`${name} without a command`);
@@ -178,8 +211,12 @@ function judgeCommand(
     verdict.hard.push(`${name} downloads and runs packages`);
     return;
   }
+  if (judgeVariableBuiltin(name, args, verdict)) return;
+  const runner = scriptRunnerReason(name, args.find((word) => !word.value.startsWith("-"))?.value);
   if (name === "git") {
-    judgeGit(args, verdict);
+    judgeGit(args, verdict, state, () => {
+      if (runner) state.unsaveable.push(runner);
+    });
   } else if (name === "popd") {
     verdict.cd = null;
   } else if (name === "cd" || name === "pushd") {
@@ -187,11 +224,12 @@ function judgeCommand(
     if (!target || target.value === "-" || target.kind !== "static") verdict.cd = null;
     else {
       verdict.cd = target;
-      verdict.paths.push({ word: target, access: "read" });
+      verdict.paths.push({ word: target, access: "read", names: true });
     }
   } else if (name === "find") {
     judgeFind(args, verdict);
   } else {
+    if (runner) state.unsaveable.push(runner);
     const spec = READ_ONLY[name] ?? WORKSPACE_WRITERS[name] ?? DESTRUCTIVE[name];
     if (spec) applySpec(name, spec, args, verdict, state.mode);
     else judgeUnknown(name, args, verdict);
@@ -234,6 +272,10 @@ function judgeShell(name: string, args: readonly ShellWord[], verdict: Verdict):
     verdict.hard.push(`${name} runs code the policy cannot see`);
     return;
   }
+  if (!JUDGED_SHELLS.has(name)) {
+    verdict.hard.push(`${name} is a shell whose language or startup files the policy does not model`);
+    return;
+  }
   let command = false;
   let i = 0;
   for (; i < args.length; i++) {
@@ -245,8 +287,19 @@ function judgeShell(name: string, args: readonly ShellWord[], verdict: Verdict):
       break;
     }
     if (!(value.startsWith("-") || value.startsWith("+")) || value.length < 2) break;
-    if (SHELL_VALUE_FLAGS.has(value)) i++;
-    else if (!value.startsWith("--") && value.includes("c")) command = true;
+    const cluster = value.startsWith("--") ? [value] : [...value.slice(1)].map((letter) => `-${letter}`);
+    for (const flag of cluster) {
+      if (flag === "-o" && !value.startsWith("+")) {
+        // `-euo pipefail`: the option name is the next word.
+        const option = args[++i]?.value ?? "";
+        if (!SHELL_SAFE_SETS.has(option))
+          verdict.hard.push(`${name} -o ${option} is not an option the policy knows`);
+      } else if (flag === "-c") command = true;
+      else if (!SHELL_SAFE_FLAGS.has(flag) || value.startsWith("+"))
+        verdict.hard.push(
+          `${name} ${value} may read a startup file, read commands from input or change how words expand`,
+        );
+    }
   }
   const script = args[i];
   if (!command) {
@@ -263,90 +316,6 @@ function judgeShell(name: string, args: readonly ShellWord[], verdict: Verdict):
   }
   verdict.scripts.push({ script, label: `${name} -c` });
   verdict.notes.push(`runs its -c script, judged below as separate sub-commands`);
-}
-
-const FIND_VALUES = new Set([
-  "-name",
-  "-iname",
-  "-path",
-  "-ipath",
-  "-wholename",
-  "-iwholename",
-  "-regex",
-  "-iregex",
-  "-regextype",
-  "-type",
-  "-xtype",
-  "-maxdepth",
-  "-mindepth",
-  "-newer",
-  "-anewer",
-  "-cnewer",
-  "-perm",
-  "-size",
-  "-user",
-  "-group",
-  "-uid",
-  "-gid",
-  "-mtime",
-  "-atime",
-  "-ctime",
-  "-mmin",
-  "-amin",
-  "-cmin",
-  "-links",
-  "-inum",
-  "-samefile",
-  "-lname",
-  "-ilname",
-  "-printf",
-  "-fstype",
-  "-context",
-  "-used",
-  "-D",
-]);
-
-function judgeFind(args: readonly ShellWord[], verdict: Verdict): void {
-  let i = 0;
-  while (i < args.length && ["-H", "-L", "-P"].includes(args[i]?.value ?? "")) i++;
-  for (; i < args.length; i++) {
-    const word = args[i] as ShellWord;
-    if (word.kind !== "dynamic" && /^[-(!),]/.test(word.value)) break;
-    verdict.paths.push({ word, access: "read" });
-  }
-  const roots = verdict.paths.map((p) => p.word);
-  for (; i < args.length; i++) {
-    const word = args[i] as ShellWord;
-    const token = word.value;
-    if (word.kind === "dynamic") {
-      verdict.hard.push(`find expression word "${word.text}" is not static`);
-      continue;
-    }
-    if (["-exec", "-execdir", "-ok", "-okdir"].includes(token)) {
-      const end = args.findIndex((w, j) => j > i && (w.value === ";" || w.value === "+"));
-      if (end === -1) {
-        verdict.hard.push(`find ${token} has no terminating ";" or "+"`);
-        return;
-      }
-      const inner = args
-        .slice(i + 1, end)
-        .map((w) => (w.value === "{}" ? { text: "{}", value: "{}", kind: "fd" as const } : w));
-      if (inner.length === 0) verdict.hard.push(`find ${token} names no command`);
-      else verdict.nested.push({ words: inner, label: `find ${token}`, extraArgs: false });
-      i = end;
-    } else if (token === "-delete") {
-      verdict.soft.push("find -delete removes files");
-      for (const root of roots) verdict.paths.push({ word: root, access: "write" });
-    } else if (["-fprint", "-fprint0", "-fls", "-fprintf"].includes(token)) {
-      const target = args[i + 1];
-      if (target) verdict.paths.push({ word: target, access: "write" });
-      verdict.soft.push(`find ${token} writes a file`);
-      i += token === "-fprintf" ? 2 : 1;
-    } else if (FIND_VALUES.has(token) || /^-newer[aBcmt][aBcmt]$/.test(token)) {
-      i++;
-    }
-  }
-  if (roots.length === 0) verdict.paths.push({ word: staticWord("."), access: "read" });
 }
 
 /**
@@ -377,20 +346,38 @@ function applySpec(
   mode: PolicyMode,
 ): void {
   const parsed = specArgs(spec, args);
+  for (const flag of unknownOptions(spec, parsed))
+    verdict.hard.push(
+      `${name} ${flag} is not an option the policy knows (GNU tools accept abbreviations, so it may name a dangerous one)`,
+    );
   let writes = spec.kind === "write";
-  for (const { flag, value } of parsed.flags) {
+  let recursive = spec.recursive === true;
+  let names = spec.names === true;
+  for (const { flag, value, second } of parsed.flags) {
     if (spec.writeFlags?.includes(flag)) {
       verdict.soft.push(`${name} ${flag} modifies files`);
       writes = true;
     }
     if (spec.execFlags?.includes(flag)) verdict.hard.push(`${name} ${flag} runs other programs`);
-    if (value && spec.readPathFlags?.includes(flag)) verdict.paths.push({ word: value, access: "read" });
-    if (value && spec.writePathFlags?.includes(flag)) verdict.paths.push({ word: value, access: "write" });
+    const path = second ?? value;
+    if (path && spec.readPathFlags?.includes(flag)) verdict.paths.push({ word: path, access: "read" });
+    if (path && spec.writePathFlags?.includes(flag)) verdict.paths.push({ word: path, access: "write" });
+    if (spec.recursiveFlags?.includes(flag)) recursive = true;
+    if ((flag === "-d" || flag === "--directories") && value?.value === "recurse") recursive = true;
+    if (spec.namesFlags?.includes(flag)) names = true;
   }
   const patternGiven = parsed.flags.some((f) => spec.patternFlags?.includes(f.flag));
   const operands = spec.patternFirst && !patternGiven ? parsed.positionals.slice(1) : parsed.positionals;
-  if (spec.kind !== "none")
-    for (const word of operands) verdict.paths.push({ word, access: writes ? "write" : "read" });
+  if (spec.kind !== "none") {
+    // A recursive search with no folder named searches the current one (grep -r, rg).
+    const searched = recursive && operands.length === 0 && !writes ? [staticWord(".")] : operands;
+    for (const word of searched) {
+      verdict.paths.push({ word, access: writes ? "write" : "read", names: names && !writes });
+      if (recursive && !names) verdict.paths.push({ word, access: "read", recursive: true });
+    }
+  }
+  const hard = spec.hardCheck?.(parsed);
+  if (hard) verdict.hard.push(hard);
   const custom = spec.check?.(parsed);
   if (custom) verdict.soft.push(custom);
   if (spec.always === "ask")
@@ -407,7 +394,7 @@ function finish(
   state: JudgeState,
 ): void {
   const paths: PathUse[] = [];
-  for (const { word, access } of verdict.paths) checkPath(word, access, state, verdict, paths);
+  for (const claim of verdict.paths) checkPath(claim, state, verdict, paths);
   if (verdict.cd !== undefined) {
     if (verdict.cd === null) state.cwds.add(null);
     else

@@ -1,9 +1,9 @@
 import { type Dirent, lstatSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import type { Workspace } from "@bridle/core";
+import { globMayMatchSecret, globRegex, reachBelow } from "./reach.js";
 import type { PathUse, PolicyMode } from "./types.js";
-import type { Verdict } from "./verdict.js";
-import type { ShellWord } from "./words.js";
+import type { PathClaim, Verdict } from "./verdict.js";
 
 // Device files every command may name: they hold nothing and lead nowhere.
 const HARMLESS = new Set(["/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/zero"]);
@@ -18,7 +18,13 @@ export interface PathContext {
   readonly pathChecks: { left: number };
   /** Resolved paths of this check, by absolute path: sub-commands often name the same files. */
   readonly realCache: Map<string, string>;
+  /** Directory entries recursive reads may still list in this check (reach checks are bounded). */
+  readonly reachBudget: { left: number };
 }
+
+// Paths whose target depends on the process that opens them (its descriptors, its memory, its
+// environment): what the checker resolves is not what the command will reach.
+const PROCESS_PATHS = /^\/(?:proc|dev\/fd|dev\/std(?:in|out|err)|dev\/tcp|dev\/udp)(?:\/|$)/;
 
 export function realRootsOf(workspace: Workspace): string[] {
   return workspace.roots.map((root) => {
@@ -89,14 +95,9 @@ export function isInside(realPath: string, realRoots: readonly string[]): boolea
   );
 }
 
-/** Check one path word against the workspace, adding reasons and the path's record to the verdict. */
-export function checkPath(
-  word: ShellWord,
-  access: "read" | "write",
-  context: PathContext,
-  verdict: Verdict,
-  uses: PathUse[],
-): void {
+/** Check one path claim against the workspace, adding reasons and the path's record to the verdict. */
+export function checkPath(claim: PathClaim, context: PathContext, verdict: Verdict, uses: PathUse[]): void {
+  const { word, access } = claim;
   if (word.kind === "fd") return;
   if (context.pathChecks.left <= 0) {
     verdict.hard.push("too many paths to check; the command needs approval");
@@ -109,10 +110,19 @@ export function checkPath(
   }
   let value = word.value;
   if (value === "") return;
-  if (HARMLESS.has(value) || value.startsWith("/dev/fd/")) return;
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return;
+  if (HARMLESS.has(value) || /^\/dev\/fd\/[0-9]+$/.test(value)) return;
+  if (PROCESS_PATHS.test(value.replace(/\/{2,}/g, "/"))) {
+    if (access === "write") verdict.deny.push(`writes ${word.text}, outside the workspace`);
+    else
+      verdict.hard.push(
+        `${word.text} names a process's files or descriptors; where it leads at run time cannot be known`,
+      );
+    return;
+  }
   const glob = word.kind === "glob";
   if (glob) {
+    if (!claim.names && globMayMatchSecret(value))
+      verdict.hard.push(`the pattern ${word.text} could match a secret file (credentials, keys, .env)`);
     // A pattern matches inside the folder its static prefix names.
     const star = value.search(/[*?[]/);
     value = value.slice(0, star).includes("/")
@@ -128,22 +138,34 @@ export function checkPath(
     const absolute = isAbsolute(value) ? value : `${cwd ?? "/"}/${value}`;
     const real = resolveReal(absolute, context.realCache);
     const inside = isInside(real, context.realRoots);
-    const secret = context.workspace.isSecret(absolute) || context.workspace.isSecret(real);
-    uses.push({ path: word.text, resolved: real, access, inside, secret });
+    const secret = !claim.names && (context.workspace.isSecret(absolute) || context.workspace.isSecret(real));
+    if (!claim.recursive) uses.push({ path: word.text, resolved: real, access, inside, secret });
     const shown = relative(context.realRoots[0] ?? "/", real) || ".";
     if (secret) verdict.deny.push(`${word.text} looks like a secret (credentials, keys, .env)`);
     else if (!inside && access === "write")
       verdict.deny.push(`writes ${word.text} (${real}), outside the workspace`);
     else if (!inside) verdict.hard.push(`reads ${word.text} (${real}), outside the workspace`);
-    else if (glob && symlinkOut(real, context.realRoots)) {
+    else if (claim.recursive) {
+      const reach = reachBelow(real, context, claim.only);
+      if ("tooLarge" in reach)
+        verdict.hard.push(`${word.text} holds too many files to check for secrets before reading them all`);
+      else if (reach.found.length > 0)
+        verdict.hard.push(
+          `reads every file below ${word.text}, which include ${reach.found.map((f) => relative(context.realRoots[0] ?? "/", f)).join(", ")} (a secret or a link out of the workspace)`,
+        );
+    } else if (glob && symlinkOut(real, context.realRoots, lastComponent(word.value))) {
       verdict.hard.push(`the pattern ${word.text} may match a symlink that leads outside the workspace`);
     } else if (access === "write" && context.mode === "read-only")
       verdict.soft.push(`writes ${shown} (read-only mode)`);
   }
 }
 
-/** Whether a folder holds a symlink whose target lies outside the workspace (what a pattern could pick up). */
-function symlinkOut(folder: string, realRoots: readonly string[]): boolean {
+function lastComponent(pattern: string): RegExp {
+  return globRegex(pattern.slice(pattern.lastIndexOf("/") + 1), false);
+}
+
+/** Whether a folder holds a symlink matching `name` whose target lies outside the workspace. */
+function symlinkOut(folder: string, realRoots: readonly string[], name: RegExp): boolean {
   let entries: Dirent[];
   try {
     entries = readdirSync(folder, { withFileTypes: true });
@@ -151,6 +173,9 @@ function symlinkOut(folder: string, realRoots: readonly string[]): boolean {
     return false;
   }
   return entries.some(
-    (entry) => entry.isSymbolicLink() && !isInside(resolveReal(join(folder, entry.name)), realRoots),
+    (entry) =>
+      entry.isSymbolicLink() &&
+      name.test(entry.name) &&
+      !isInside(resolveReal(join(folder, entry.name)), realRoots),
   );
 }

@@ -1,6 +1,6 @@
 import { BridleError } from "@bridle/core";
 import { parseArgs } from "./argv.js";
-import { DESTRUCTIVE, FLAG_ALIASES, READ_ONLY, WORKSPACE_WRITERS } from "./specs.js";
+import { DESTRUCTIVE, FLAG_ALIASES, READ_ONLY, specArgs, WORKSPACE_WRITERS } from "./specs.js";
 import { type Decision, type PolicyRule, strictest } from "./types.js";
 import { staticWord } from "./words.js";
 import { neverSaveReason } from "./wrappers.js";
@@ -15,12 +15,8 @@ export interface CanonicalArgs {
 export function canonicalArgs(argv: readonly string[]): CanonicalArgs {
   const [name = "", ...rest] = argv;
   const spec = READ_ONLY[name] ?? WORKSPACE_WRITERS[name] ?? DESTRUCTIVE[name];
-  const values = new Set([
-    ...(spec?.values ?? []),
-    ...(spec?.readPathFlags ?? []),
-    ...(spec?.writePathFlags ?? []),
-  ]);
-  const parsed = parseArgs(rest.map(staticWord), { values });
+  const words = rest.map(staticWord);
+  const parsed = spec ? specArgs(spec, words) : parseArgs(words);
   const aliases = FLAG_ALIASES[name] ?? {};
   const flags = new Set<string>();
   const operands: string[] = [];

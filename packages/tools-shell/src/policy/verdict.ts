@@ -1,5 +1,17 @@
 import type { ShellWord } from "./words.js";
 
+/** A word a command uses as a path, and how. */
+export interface PathClaim {
+  readonly word: ShellWord;
+  readonly access: "read" | "write";
+  /** Only its name and metadata are shown (ls, stat): the secret rule does not apply to it. */
+  readonly names?: boolean;
+  /** A folder read recursively: every file below it is read (grep -r, rg, diff -r, cp -r, find -exec). */
+  readonly recursive?: boolean;
+  /** With `recursive`: only files whose name matches all of these are read (find -name). */
+  readonly only?: readonly RegExp[];
+}
+
 /** What judging one argv found. The check turns it into a SubcommandReport. */
 export interface Verdict {
   /** Reasons to ask that a saved allow rule may override (not in the allowlist, writes in the workspace). */
@@ -7,7 +19,7 @@ export interface Verdict {
   /** Reasons to ask that no rule overrides: structure not understood, privileges, inline code. */
   readonly hard: string[];
   readonly deny: string[];
-  readonly paths: { word: ShellWord; access: "read" | "write" }[];
+  readonly paths: PathClaim[];
   /** Commands it runs in turn (find -exec, xargs), judged as sub-commands of their own. */
   readonly nested: { words: readonly ShellWord[]; label: string; extraArgs: boolean }[];
   /** Scripts it runs (bash -c), parsed and judged like a command line. */

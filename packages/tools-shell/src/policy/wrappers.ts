@@ -1,6 +1,9 @@
+import { type OptionTable, optionTable } from "./options.js";
+
 /** Commands that run the rest of their arguments as another command. */
 export interface WrapperSpec {
-  readonly values: readonly string[];
+  /** Every option it has: any other spelling (an abbreviation such as `env --split-str`) asks. */
+  readonly options: OptionTable;
   /** Positional words it consumes before the wrapped command (timeout's duration). */
   readonly skip?: number;
   /** It changes who runs the command: always asks, never saved. */
@@ -17,79 +20,60 @@ export interface WrapperSpec {
   readonly shellFlags?: readonly string[];
 }
 
+const HELP = "help version";
+
 export const WRAPPERS: Record<string, WrapperSpec> = {
   env: {
-    values: ["-u", "--unset", "-C", "--chdir", "-S", "--split-string"],
+    options: optionTable(
+      "i0u:C:S:v",
+      `ignore-environment null unset= chdir= split-string= block-signal=? default-signal=? ignore-signal=?
+       list-signal-handling debug ${HELP}`,
+    ),
     assignments: true,
     opaqueFlags: ["-S", "--split-string", "-C", "--chdir"],
   },
   sudo: {
-    values: [
-      "-u",
-      "--user",
-      "-g",
-      "--group",
-      "-h",
-      "--host",
-      "-p",
-      "--prompt",
-      "-C",
-      "--close-from",
-      "-D",
-      "--chdir",
-      "-r",
-      "--role",
-      "-t",
-      "--type",
-      "-U",
-      "--other-user",
-      "-T",
-      "--command-timeout",
-    ],
+    options: optionTable(
+      "AbBEeHiKklnPSsVvu:g:h:p:C:D:r:t:U:T:R:",
+      `askpass background bell preserve-env=? edit set-home login remove-timestamp reset-timestamp list
+       non-interactive preserve-groups stdin shell validate user= group= host= prompt= close-from= chdir=
+       role= type= other-user= command-timeout= chroot= ${HELP}`,
+    ),
     privilege: true,
     shellFlags: ["-s", "--shell", "-i", "--login"],
   },
-  doas: { values: ["-u", "-C"], privilege: true, shellFlags: ["-s"] },
-  pkexec: { values: ["--user"], privilege: true },
+  doas: { options: optionTable("nsu:C:L", ""), privilege: true, shellFlags: ["-s"] },
+  pkexec: { options: optionTable("", `user= disable-internal-agent keep-cwd ${HELP}`), privilege: true },
   su: {
-    values: ["-c", "--command", "-s", "--shell", "-g", "--group", "-G"],
+    options: optionTable(
+      "c:s:g:G:lmpfPw:",
+      `command= shell= group= supp-group= login preserve-environment pty whitelist-environment= session-command= ${HELP}`,
+    ),
     privilege: true,
-    opaqueFlags: ["-c", "--command"],
+    opaqueFlags: ["-c", "--command", "--session-command"],
   },
-  nice: { values: ["-n", "--adjustment"] },
-  nohup: { values: [] },
-  timeout: { values: ["-s", "--signal", "-k", "--kill-after"], skip: 1 },
-  stdbuf: { values: ["-i", "-o", "-e", "--input", "--output", "--error"] },
-  command: { values: [], inspectFlags: ["-v", "-V"] },
-  exec: { values: ["-a"] },
-  time: { values: ["-f", "--format", "-o", "--output"], writePathFlags: ["-o", "--output"] },
-  setsid: { values: [] },
-  builtin: { values: [] },
-  ionice: { values: ["-c", "--class", "-n", "--classdata", "-t"] },
-  chrt: { values: [], skip: 1 },
+  nice: { options: optionTable("n:0123456789", `adjustment= ${HELP}`) },
+  nohup: { options: optionTable("", HELP) },
+  timeout: {
+    options: optionTable("s:k:v", `signal= kill-after= preserve-status foreground verbose ${HELP}`),
+    skip: 1,
+  },
+  stdbuf: { options: optionTable("i:o:e:", `input= output= error= ${HELP}`) },
+  command: { options: optionTable("pvV", ""), inspectFlags: ["-v", "-V"] },
+  exec: { options: optionTable("a:cl", "") },
+  time: {
+    options: optionTable("f:o:apvq", `format= output= append portability verbose quiet ${HELP}`),
+    writePathFlags: ["-o", "--output"],
+  },
+  setsid: { options: optionTable("cfw", `ctty fork wait ${HELP}`) },
+  builtin: { options: optionTable("", "") },
+  ionice: { options: optionTable("c:n:p:P:u:t", `class= classdata= pid= pgid= uid= ignore ${HELP}`) },
   xargs: {
-    values: [
-      "-a",
-      "--arg-file",
-      "-d",
-      "--delimiter",
-      "-E",
-      "-e",
-      "--eof",
-      "-I",
-      "-i",
-      "--replace",
-      "-L",
-      "-l",
-      "--max-lines",
-      "-n",
-      "--max-args",
-      "-P",
-      "--max-procs",
-      "-s",
-      "--max-chars",
-      "--process-slot-var",
-    ],
+    options: optionTable(
+      "0a:d:E:e::I:i::L:l::n:P:s:prtxo",
+      `null arg-file= delimiter= eof=? replace=? max-lines=? max-args= max-procs= max-chars= interactive
+       verbose exit no-run-if-empty show-limits process-slot-var= open-tty ${HELP}`,
+    ),
   },
 };
 
@@ -109,7 +93,93 @@ export const SHELLS = new Set([
   ".",
 ]);
 
-export const SHELL_VALUE_FLAGS = new Set(["-o", "-O", "+o", "+O", "--rcfile", "--init-file"]);
+/** Shells whose `-c` script is bash (or POSIX sh) syntax, so the policy's parser reads it as they will. */
+export const JUDGED_SHELLS = new Set(["bash", "sh", "dash"]);
+
+/**
+ * Options a judged shell may take before `-c`: none of them reads a startup file the command chose
+ * (`--rcfile`, `-i` reads ~/.bashrc), reads commands from input (`-s`) or changes how words expand
+ * (`-O dotglob`, `+o noglob`).
+ */
+export const SHELL_SAFE_FLAGS = new Set([
+  "-c",
+  "-e",
+  "-u",
+  "-x",
+  "-v",
+  "-l",
+  "--login",
+  "--norc",
+  "--noprofile",
+  "--posix",
+]);
+export const SHELL_SAFE_SETS = new Set(["pipefail", "errexit", "nounset", "xtrace", "verbose", "posix"]);
+
+/** Tools that run code the workspace defines (package scripts, Makefiles, build files, test files, config). */
+const SCRIPT_RUNNERS = new Set([
+  "make",
+  "gmake",
+  "just",
+  "npm",
+  "pnpm",
+  "yarn",
+  "bun",
+  "cargo",
+  "go",
+  "pytest",
+  "py.test",
+  "tox",
+  "nox",
+  "gradle",
+  "mvn",
+  "rake",
+  "bundle",
+  "composer",
+  "dotnet",
+  "cmake",
+  "ctest",
+  "ninja",
+  "meson",
+  "ant",
+  "sbt",
+  "mix",
+  "vitest",
+  "jest",
+  "mocha",
+  "eslint",
+  "prettier",
+  "tsc",
+  "turbo",
+  "nx",
+  "lerna",
+  "vite",
+  "webpack",
+  "rollup",
+  "playwright",
+  "cypress",
+  "phpunit",
+  "rspec",
+  "swift",
+  "poetry",
+  "pipenv",
+  "hatch",
+  "pdm",
+  "pre-commit",
+  "lefthook",
+  "biome",
+  "git",
+]);
+
+/**
+ * Why no allow rule may be suggested for a tool that runs the workspace's own code: a saved rule would
+ * outlive any change to that code (a rule bound to the script's content is not supported).
+ */
+export function scriptRunnerReason(name: string, first: string | undefined): string | undefined {
+  if (!SCRIPT_RUNNERS.has(name)) return undefined;
+  if (name === "git")
+    return `git ${first ?? ""} can run the repository's hooks and configured programs`.replace("  ", " ");
+  return `${name} runs code the workspace defines (scripts, build files, tests, config); a saved rule would outlive a change to it`;
+}
 
 /**
  * Builtins that run code from strings or change how later commands are found (trap handlers, `fc`

@@ -1,0 +1,329 @@
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+
+/**
+ * A repository's own configuration is data the repository brings (a cloned or unpacked `.git`), and git
+ * obeys it: `core.pager`, `core.fsmonitor`, aliases, `diff.external`, textconv and filter drivers,
+ * `include.path`, hooks such as post-index-change (which `git status` triggers when it refreshes the
+ * index) and submodules (whose own config runs when status or diff looks inside them). A read-only git
+ * command is allowed only when the repository's config holds nothing but keys known to run nothing.
+ */
+
+// Keys (section.key, lower case) that run nothing when a read-only command reads them.
+const PLAIN_KEYS = new Set([
+  "core.repositoryformatversion",
+  "core.filemode",
+  "core.bare",
+  "core.logallrefupdates",
+  "core.ignorecase",
+  "core.precomposeunicode",
+  "core.symlinks",
+  "core.autocrlf",
+  "core.eol",
+  "core.safecrlf",
+  "core.sparsecheckout",
+  "core.sparsecheckoutcone",
+  "core.untrackedcache",
+  "core.commitgraph",
+  "core.quotepath",
+  "core.abbrev",
+  "core.checkstat",
+  "core.trustctime",
+  "core.multipackindex",
+  "core.preloadindex",
+  "core.compression",
+  "core.loosecompression",
+  "core.bigfilethreshold",
+  "core.whitespace",
+  "core.warnambiguousrefs",
+  "core.protecthfs",
+  "core.protectntfs",
+  "core.longpaths",
+  "core.sharedrepository",
+  "core.hookspath",
+  "extensions.objectformat",
+  "extensions.worktreeconfig",
+  "extensions.refstorage",
+  "user.name",
+  "user.email",
+  "user.signingkey",
+  "init.defaultbranch",
+  "pull.rebase",
+  "pull.ff",
+  "push.default",
+  "push.autosetupremote",
+  "fetch.prune",
+  "fetch.prunetags",
+  "fetch.writecommitgraph",
+  "gc.auto",
+  "gc.autodetach",
+  "gc.writecommitgraph",
+  "pack.threads",
+  "index.version",
+  "index.threads",
+  "feature.manyfiles",
+  "commit.gpgsign",
+  "tag.gpgsign",
+  "rerere.enabled",
+  "rerere.autoupdate",
+  "merge.conflictstyle",
+  "merge.ff",
+  "merge.renames",
+  "diff.renames",
+  "diff.algorithm",
+  "diff.mnemonicprefix",
+  "diff.noprefix",
+  "diff.context",
+  "diff.interhunkcontext",
+  "diff.indentheuristic",
+  "diff.colormoved",
+  "diff.suppressblankempty",
+  "diff.statgraphwidth",
+  "diff.renamelimit",
+  "log.date",
+  "log.decorate",
+  "log.abbrevcommit",
+  "log.showroot",
+  "status.short",
+  "status.branch",
+  "status.showstash",
+  "status.showuntrackedfiles",
+  "status.relativepaths",
+  "status.aheadbehind",
+  "status.renames",
+  "lfs.repositoryformatversion",
+  "maintenance.auto",
+  "maintenance.strategy",
+  "branch.autosetupmerge",
+  "branch.autosetuprebase",
+  "branch.sort",
+  "column.ui",
+  "grep.linenumber",
+  "grep.patterntype",
+  "grep.extendedregexp",
+  "blame.date",
+  "blame.coloring",
+]);
+
+// Sections whose keys only choose colours or hints.
+const PLAIN_SECTIONS = new Set(["advice", "color"]);
+
+// Keys of named subsections ([remote "origin"] url = …), by section.
+const SUBSECTION_KEYS: Record<string, ReadonlySet<string>> = {
+  remote: new Set([
+    "url",
+    "pushurl",
+    "fetch",
+    "push",
+    "tagopt",
+    "prune",
+    "prunetags",
+    "mirror",
+    "skipfetchall",
+  ]),
+  branch: new Set(["remote", "merge", "rebase", "pushremote", "description"]),
+  submodule: new Set(["url", "active", "branch"]),
+  diff: new Set(["xfuncname", "funcname", "binary", "wordregex"]),
+};
+
+// `git lfs install --local` writes these exact values: they run git-lfs, which the user installed.
+const LFS_FILTER: Record<string, string> = {
+  clean: "git-lfs clean -- %f",
+  smudge: "git-lfs smudge -- %f",
+  process: "git-lfs filter-process",
+  required: "true",
+};
+
+interface ConfigEntry {
+  readonly section: string;
+  readonly subsection: string | undefined;
+  readonly key: string;
+  readonly value: string;
+}
+
+/** Parse a git config file into entries, or throw when a line is not understood. */
+export function parseGitConfig(text: string): ConfigEntry[] {
+  const entries: ConfigEntry[] = [];
+  let section = "";
+  let subsection: string | undefined;
+  const lines = text.replace(/\\\r?\n/g, "").split(/\r?\n/);
+  for (const raw of lines) {
+    let line = raw.trim();
+    if (line.startsWith("[")) {
+      const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line);
+      if (!header) throw new Error(`config header not understood: ${line.slice(0, 40)}`);
+      const name = (header[1] as string).toLowerCase();
+      const dot = name.indexOf(".");
+      section = dot === -1 ? name : name.slice(0, dot);
+      subsection =
+        header[2] !== undefined
+          ? header[2].replace(/\\(.)/g, "$1")
+          : dot === -1
+            ? undefined
+            : name.slice(dot + 1);
+      line = line.slice(header[0].length).trim();
+    }
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=(.*))?$/.exec(line);
+    if (!entry || section === "") throw new Error(`config line not understood: ${line.slice(0, 40)}`);
+    entries.push({
+      section,
+      subsection,
+      key: (entry[1] as string).toLowerCase(),
+      value: entry[2] === undefined ? "true" : configValue(entry[2]),
+    });
+  }
+  return entries;
+}
+
+function configValue(raw: string): string {
+  let out = "";
+  let quoted = false;
+  for (let i = 0; i < raw.length; i++) {
+    const char = raw[i] as string;
+    if (char === "\\") {
+      const next = raw[++i] ?? "";
+      out += next === "n" ? "\n" : next === "t" ? "\t" : next;
+    } else if (char === '"') quoted = !quoted;
+    else if (!quoted && (char === "#" || char === ";")) break;
+    else out += char;
+  }
+  return out.trim();
+}
+
+function entryRisk(entry: ConfigEntry): string | undefined {
+  const { section, subsection, key, value } = entry;
+  const name = `${section}${subsection !== undefined ? `.${subsection}` : ""}.${key}`;
+  if (PLAIN_SECTIONS.has(section)) return undefined;
+  if (subsection === undefined) {
+    if (section === "core" && key === "fsmonitor" && value === "false") return undefined;
+    return PLAIN_KEYS.has(`${section}.${key}`) ? undefined : name;
+  }
+  if (section === "filter" && subsection === "lfs" && LFS_FILTER[key] === value) return undefined;
+  return SUBSECTION_KEYS[section]?.has(key) ? undefined : name;
+}
+
+/** Where git finds the repository for a command run in `cwd`: its git dir and the folder above `.git`. */
+function discover(cwd: string): { gitDir: string; top: string } | undefined {
+  let dir = cwd;
+  for (let hops = 0; hops < 256; hops++) {
+    const dotGit = join(dir, ".git");
+    try {
+      const stats = statSync(dotGit);
+      if (stats.isDirectory()) return { gitDir: dotGit, top: dir };
+      const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, "utf8"));
+      if (pointer) return { gitDir: resolve(dir, pointer[1] as string), top: dir };
+    } catch {
+      // no .git here
+    }
+    if (existsSync(join(dir, "HEAD")) && existsSync(join(dir, "objects")) && existsSync(join(dir, "refs")))
+      return { gitDir: dir, top: dir };
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+  return undefined;
+}
+
+/**
+ * Why git run in `cwd` could run a program the repository chose, or undefined when its config, hooks
+ * and index hold nothing that does. Unreadable or unparsable files are reasons too (fail closed).
+ */
+export function repositoryRisk(cwd: string): string | undefined {
+  const found = discover(cwd);
+  if (!found) return undefined;
+  const { gitDir, top } = found;
+  try {
+    let common = gitDir;
+    if (existsSync(join(gitDir, "commondir")))
+      common = resolve(gitDir, readFileSync(join(gitDir, "commondir"), "utf8").trim());
+    let hooksPath: string | undefined;
+    for (const file of new Set([
+      join(common, "config"),
+      join(common, "config.worktree"),
+      join(gitDir, "config.worktree"),
+    ])) {
+      if (!existsSync(file)) continue;
+      for (const entry of parseGitConfig(readFileSync(file, "utf8"))) {
+        const risk = entryRisk(entry);
+        if (risk) return `the repository's config sets ${risk}, which can make git run a program`;
+        if (entry.section === "core" && entry.key === "hookspath") hooksPath = entry.value;
+      }
+    }
+    const hooks = hooksPath
+      ? isAbsolute(hooksPath)
+        ? hooksPath
+        : join(top, hooksPath)
+      : join(common, "hooks");
+    if (existsSync(join(hooks, "post-index-change")))
+      return "the repository has a post-index-change hook, which git status and diff can run";
+    if (existsSync(join(common, "modules")) || existsSync(join(top, ".gitmodules")))
+      return "the repository has submodules, whose own config git runs when it looks inside them";
+    const index = join(gitDir, "index");
+    if (existsSync(index)) {
+      const problem = indexProblem(readFileSync(index));
+      if (problem) return problem;
+    }
+    return undefined;
+  } catch (error) {
+    return `the repository's git files could not be read (${(error as Error).message.slice(0, 80)})`;
+  }
+}
+
+/** Gitlinks (submodules) or a split index in the index file: git would look inside other repositories. */
+export function indexProblem(data: Buffer): string | undefined {
+  if (data.length < 12 || data.toString("latin1", 0, 4) !== "DIRC") return "the git index is not understood";
+  const version = data.readUInt32BE(4);
+  const count = data.readUInt32BE(8);
+  if (version < 2 || version > 4) return "the git index version is not understood";
+  // The entry's object id is SHA-1 (20 bytes) or SHA-256 (32): try SHA-1, then SHA-256.
+  for (const hashLength of [20, 32]) {
+    const result = scanEntries(data, version, count, hashLength);
+    if (result !== "misparsed") return result;
+  }
+  return "the git index is not understood";
+}
+
+function scanEntries(
+  data: Buffer,
+  version: number,
+  count: number,
+  hashLength: number,
+): string | undefined | "misparsed" {
+  let offset = 12;
+  let previous = 0;
+  for (let i = 0; i < count; i++) {
+    const fixed = 40 + hashLength + 2;
+    if (offset + fixed > data.length) return "misparsed";
+    const mode = data.readUInt32BE(offset + 24);
+    const flags = data.readUInt16BE(offset + 40 + hashLength);
+    let cursor = offset + fixed + (version >= 3 && flags & 0x4000 ? 2 : 0);
+    if (mode === 0o160000)
+      return "the repository has a submodule (a gitlink in its index), whose config git runs";
+    if (![0o100644, 0o100755, 0o120000, 0o040000].includes(mode)) return "misparsed";
+    if (version === 4) {
+      while (cursor < data.length && (data[cursor] as number) & 0x80) cursor++;
+      cursor++;
+      const end = data.indexOf(0, cursor);
+      if (end === -1) return "misparsed";
+      cursor = end + 1;
+    } else {
+      const end = data.indexOf(0, cursor);
+      if (end === -1) return "misparsed";
+      const length = end - offset;
+      cursor = offset + Math.ceil((length + 1) / 8) * 8;
+    }
+    previous = cursor;
+    offset = cursor;
+  }
+  // Extensions: a 4-byte signature and a 4-byte size each, then the trailing checksum.
+  let cursor = previous || offset;
+  while (cursor + 8 <= data.length - hashLength) {
+    const signature = data.toString("latin1", cursor, cursor + 4);
+    const size = data.readUInt32BE(cursor + 4);
+    if (signature === "link") return "the git index is split; its shared part is not checked";
+    if (!/^[A-Za-z]{4}$/.test(signature)) return "misparsed";
+    cursor += 8 + size;
+  }
+  return undefined;
+}
