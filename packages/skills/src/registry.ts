@@ -4,7 +4,7 @@ import { type DiscoverOptions, type DiscoveryCache, discoverSkills } from "./dis
 import type { DuplicateSkill, Skill, SkillWarning } from "./skill.js";
 
 export interface SkillRegistryOptions extends DiscoverOptions {
-  /** Called once per skipped skill or duplicate name, as discovery finds them (a logger, a UI). */
+  /** Called once per warning (a skipped skill, a duplicate name, a lowercase skill.md) as discovery finds it. */
   readonly onWarning?: (warning: SkillWarning) => void;
 }
 
@@ -38,7 +38,7 @@ export class SkillRegistry {
     return [...this.#byName.values()];
   }
 
-  /** Skipped skills and duplicate names of the last load, each naming its file. */
+  /** The last load's warnings (skipped skills, duplicate names, lowercase skill.md files), each naming its file. */
   get warnings(): readonly SkillWarning[] {
     return this.#warnings;
   }
