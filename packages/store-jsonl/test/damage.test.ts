@@ -195,6 +195,24 @@ describe("the end of the file", () => {
     expect((await load()).map((s) => s.event)).toEqual(events(3));
   });
 
+  it("cut at any byte of its last line, a session loads what was whole, reports nothing, and goes on (generated)", async () => {
+    await seed(events(3));
+    const full = await readFile(sessionFile());
+    const lastStart = full.lastIndexOf(10, full.length - 2) + 1;
+    for (let cut = lastStart; cut <= full.length; cut++) {
+      await writeFile(sessionFile(), full.subarray(0, cut));
+      // Only the whole entry, or the whole entry short of its newline, counts as written.
+      const whole = cut >= full.length - 1 ? 3 : 2;
+      const loaded = await load();
+      expect(loaded.some((stored) => stored.damage)).toBe(false);
+      expect(loaded.map((stored) => stored.event)).toEqual(events(whole));
+      await withStore(async (store) => {
+        expect(await store.append("s", [numberedEvent(whole)])).toEqual({ firstSeq: whole, lastSeq: whole });
+      });
+      expect((await load()).map((stored) => stored.event)).toEqual(events(whole + 1));
+    }
+  });
+
   it("a damaged whole last line is reported, kept, and keeps its sequence number", async () => {
     await seed(events(3));
     const original = await fileLines();
