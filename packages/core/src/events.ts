@@ -147,6 +147,17 @@ export interface CompactionEvent extends EventBase {
   readonly usage?: Usage;
 }
 
+/**
+ * A fact an extension records on the run's stream through a hook's `record` (a repository baseline, a
+ * check's outcome, a plan): persisted and replayed like every other event. `kind` is namespaced by the
+ * extension ("coding.baseline"); `data` is plain JSON.
+ */
+export interface FactEvent extends EventBase {
+  readonly type: "fact";
+  readonly kind: string;
+  readonly data: unknown;
+}
+
 export interface RunCompletedEvent extends EventBase {
   readonly type: "run_completed";
   readonly stopReason: "completed";
@@ -188,6 +199,7 @@ export type RunEvent =
   | HookFailedEvent
   | OutputRetryEvent
   | CompactionEvent
+  | FactEvent
   | RunCompletedEvent
   | RunFailedEvent
   | StoreDamageEvent;

@@ -321,7 +321,11 @@ export class Harness<O = unknown> {
     );
     const hooks = new RunHooks(
       this.#hooks,
-      { runId: context.runId, ...(agentName ? { agentName } : {}) },
+      {
+        runId: context.runId,
+        ...(agentName ? { agentName } : {}),
+        record: (kind: string, data: unknown) => void context.emit({ type: "fact", kind, data }),
+      },
       (failure) => context.emit(hookFailedEvent(failure)),
     );
     const external = input.signal;
@@ -577,7 +581,13 @@ export class Harness<O = unknown> {
     const { context, hooks } = state;
     // Hooks run before run_started (the prompt they add to is part of it): their failures wait until after.
     const failures: HookFailure[] = [];
-    const early = new RunHooks(hooks.runner, hooks.base, (failure) => failures.push(failure));
+    // Facts recorded this early wait for run_started too: it is the stream's first event.
+    const facts: { kind: string; data: unknown }[] = [];
+    const early = new RunHooks(
+      hooks.runner,
+      { ...hooks.base, record: (kind: string, data: unknown) => void facts.push({ kind, data }) },
+      (failure) => failures.push(failure),
+    );
     let failed = await early.fire("run_start", {
       prompt,
       historyLength: context.historyLength,
@@ -600,6 +610,7 @@ export class Harness<O = unknown> {
       messages,
       historyLength: context.historyLength,
     });
+    for (const fact of facts) context.emit({ type: "fact", ...fact });
     for (const failure of failures) context.emit(hookFailedEvent(failure));
     if (failed) return this.#finishHookFailed(state, failed);
     if (gate.cancelled) {

@@ -8,6 +8,11 @@ export interface HookContextBase {
   readonly runId: string;
   /** The agent running this harness, when it has a name. */
   readonly agentName?: string;
+  /**
+   * Record a fact on the run's event stream (a `fact` event of this kind). Facts recorded by run_start
+   * and user_prompt_submit handlers follow run_started. Always set on contexts the harness builds.
+   */
+  readonly record?: (kind: string, data: unknown) => void;
 }
 
 export interface RunStartContext extends HookContextBase {

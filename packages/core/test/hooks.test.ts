@@ -488,3 +488,33 @@ describe("run_start, limit_reached and run_end", () => {
     expect(events.at(-1)?.type).toBe("run_failed");
   });
 });
+
+describe("record", () => {
+  it("puts facts on the stream: run_start's after run_started, a tool hook's after its call", async () => {
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "echo", arguments: { text: "a" } }] },
+      { text: "done" },
+    ]);
+    const hooks: AnyHook[] = [
+      defineHook({ event: "run_start", handler: (ctx) => ctx.record?.("test.baseline", { head: "abc" }) }),
+      defineHook({
+        event: "after_tool_call",
+        handler: (ctx) => ctx.record?.("test.after", { tool: ctx.toolCall.name }),
+      }),
+    ];
+    const stream = harness({ model, hooks, tools: [echoTool([])] }).stream({ prompt: "go" });
+    const events = await collectEvents(stream);
+    expect((await stream.result).stopReason).toBe("completed");
+    const types = eventTypes(events);
+    expect(types[0]).toBe("run_started");
+    expect(types[1]).toBe("fact");
+    const facts = events.flatMap((e) => (e.type === "fact" ? [{ kind: e.kind, data: e.data }] : []));
+    expect(facts).toEqual([
+      { kind: "test.baseline", data: { head: "abc" } },
+      { kind: "test.after", data: { tool: "echo" } },
+    ]);
+    const after = types.indexOf("fact", 2);
+    expect(types.lastIndexOf("tool_call_requested")).toBeLessThan(after);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+  });
+});
