@@ -21,6 +21,8 @@ const APPROVAL_SECRET_FILE = "approval-secret";
 
 /** Fewer characters than this is not a key worth the name (a generated one has 64). */
 const MIN_SECRET_LENGTH = 32;
+/** More than this is not a key someone wrote down but some other file. */
+const MAX_SECRET_BYTES = 4096;
 
 export interface ApprovalSecretOptions {
   /** The folder to keep the secret in. Default `$XDG_CONFIG_HOME/bridle`, else `~/.config/bridle`. */
@@ -90,6 +92,12 @@ function readSecret(path: string): string | undefined {
     if (uid !== undefined && (stats.mode & 0o077) !== 0) {
       const mode = (stats.mode & 0o777).toString(8).padStart(4, "0");
       throw insecure(path, `its mode ${mode} lets other users read or change it; run: chmod 600 ${path}`);
+    }
+    if (stats.size > MAX_SECRET_BYTES) {
+      throw new BridleError(
+        "approval_secret_invalid",
+        `${path} holds ${stats.size} bytes; an approval secret is at most ${MAX_SECRET_BYTES} (delete the file to have a new one generated)`,
+      );
     }
     const secret = readFileSync(fd, "utf8").trim();
     if (secret.length < MIN_SECRET_LENGTH) {

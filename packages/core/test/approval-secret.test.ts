@@ -87,6 +87,7 @@ describe.skipIf(!posix)("loadOrCreateApprovalSecret", () => {
     ["empty", ""],
     ["short", "hunter2\n"],
     ["whitespace", " \n\t\n"],
+    ["too long to be a key", "k".repeat(5000)],
   ])("refuses a key file that is %s", async (_, content) => {
     const config = join(dir, "bridle");
     await mkdir(config, { mode: 0o700 });
