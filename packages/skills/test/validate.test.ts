@@ -162,6 +162,25 @@ describe("validateSkill: the rules skills-ref applies", () => {
     expect(registry.warnings[0]?.message).toContain(join(skill, "skill.md"));
   });
 
+  // Verdicts skills-ref 0.1.0 (with strictyaml) gave for these, checked side by side with this port.
+  it("agrees with skills-ref on Unicode edge cases", async () => {
+    const cases: Array<[string, string, boolean]> = [
+      ["ǆ", "ǆ", true], // a lowercase digraph letter
+      ["ⅻ", "ⅻ", true], // a roman numeral: NFKC makes it "xii", in the folder name too
+      ["x²", "x²", true], // NFKC: "x2"
+      ["ß-skill", "ß-skill", true],
+      ["नमस्ते", "नमस्ते", false], // combining vowel signs are neither letters nor digits
+      ["İi", "İi", false], // uppercase dotted I
+    ];
+    for (const [folder, name, valid] of cases) {
+      expect(errors(await problemsOf(folder, `name: ${name}\ndescription: x`)).length === 0, folder).toBe(
+        valid,
+      );
+    }
+    const block = "name: block\ndescription: >-\n  folded\n  text\nallowed-tools:\n  - Read\n  - Grep";
+    expect(await problemsOf("block", block)).toEqual([]);
+  });
+
   it("finds nothing wrong in this package's own fixture skills", async () => {
     for (const name of await readdir(OWN_SKILLS))
       expect(await validateSkill(join(OWN_SKILLS, name))).toEqual([]);
