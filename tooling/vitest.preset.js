@@ -20,6 +20,7 @@ export function packageTests(options = {}) {
     },
     test: {
       include: ["test/**/*.test.ts"],
+      globalSetup: [fileURLToPath(new URL("./vitest.global-setup.js", import.meta.url))],
       testTimeout: options.testTimeout ?? 20_000,
       hookTimeout: 20_000,
       benchmark: { include: ["bench/**/*.bench.ts"] },
