@@ -387,7 +387,8 @@ function collectAssignments(
           );
     }
     const name = node.childForFieldName("name")?.text ?? "";
-    return [{ name, value: value ? wordOf(value) : undefined }];
+    // `NAME=` assigns the empty string (undefined is kept for values the policy cannot know).
+    return [{ name, value: value ? wordOf(value) : staticWord("") }];
   }
   const found: Assignment[] = [];
   for (const child of node.namedChildren)

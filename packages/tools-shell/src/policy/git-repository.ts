@@ -229,7 +229,23 @@ function discover(cwd: string): { gitDir: string; top: string } | undefined {
  * Why git run in `cwd` could run a program the repository chose, or undefined when its config, hooks
  * and index hold nothing that does. Unreadable or unparsable files are reasons too (fail closed).
  */
-export function repositoryRisk(cwd: string): string | undefined {
+/** What a repository holds that matters to a read-only git command. */
+export interface RepositoryFacts {
+  /** Why git could run a program the repository chose, if it could. */
+  readonly risk: string | undefined;
+  /** A tracked file the secret rule covers: diff, show, log -p and grep can print its contents. */
+  readonly trackedSecret: string | undefined;
+}
+
+export function inspectRepository(cwd: string, isSecret: (path: string) => boolean): RepositoryFacts {
+  let trackedSecret: string | undefined;
+  const risk = repositoryRisk(cwd, (path) => {
+    if (trackedSecret === undefined && isSecret(path)) trackedSecret = path;
+  });
+  return { risk, trackedSecret };
+}
+
+function repositoryRisk(cwd: string, seen: (path: string) => void): string | undefined {
   const found = discover(cwd);
   if (!found) return undefined;
   const { gitDir, top } = found;
@@ -261,7 +277,7 @@ export function repositoryRisk(cwd: string): string | undefined {
       return "the repository has submodules, whose own config git runs when it looks inside them";
     const index = join(gitDir, "index");
     if (existsSync(index)) {
-      const problem = indexProblem(readFileSync(index));
+      const problem = indexProblem(readFileSync(index), seen);
       if (problem) return problem;
     }
     return undefined;
@@ -271,14 +287,16 @@ export function repositoryRisk(cwd: string): string | undefined {
 }
 
 /** Gitlinks (submodules) or a split index in the index file: git would look inside other repositories. */
-export function indexProblem(data: Buffer): string | undefined {
+export function indexProblem(data: Buffer, seen: (path: string) => void = () => {}): string | undefined {
   if (data.length < 12 || data.toString("latin1", 0, 4) !== "DIRC") return "the git index is not understood";
   const version = data.readUInt32BE(4);
   const count = data.readUInt32BE(8);
   if (version < 2 || version > 4) return "the git index version is not understood";
   // The entry's object id is SHA-1 (20 bytes) or SHA-256 (32): try SHA-1, then SHA-256.
   for (const hashLength of [20, 32]) {
-    const result = scanEntries(data, version, count, hashLength);
+    const paths: string[] = [];
+    const result = scanEntries(data, version, count, hashLength, paths);
+    if (result === undefined) for (const path of paths) seen(path);
     if (result !== "misparsed") return result;
   }
   return "the git index is not understood";
@@ -289,9 +307,10 @@ function scanEntries(
   version: number,
   count: number,
   hashLength: number,
+  paths: string[],
 ): string | undefined | "misparsed" {
   let offset = 12;
-  let previous = 0;
+  let path = "";
   for (let i = 0; i < count; i++) {
     const fixed = 40 + hashLength + 2;
     if (offset + fixed > data.length) return "misparsed";
@@ -302,22 +321,29 @@ function scanEntries(
       return "the repository has a submodule (a gitlink in its index), whose config git runs";
     if (![0o100644, 0o100755, 0o120000, 0o040000].includes(mode)) return "misparsed";
     if (version === 4) {
-      while (cursor < data.length && (data[cursor] as number) & 0x80) cursor++;
+      // The path is the previous one less N bytes (an offset varint), then a NUL-terminated suffix.
+      let strip = (data[cursor] as number) & 0x7f;
+      while (cursor < data.length && (data[cursor] as number) & 0x80) {
+        cursor++;
+        strip = ((strip + 1) << 7) | ((data[cursor] as number) & 0x7f);
+      }
       cursor++;
       const end = data.indexOf(0, cursor);
-      if (end === -1) return "misparsed";
+      if (end === -1 || strip > path.length) return "misparsed";
+      path = path.slice(0, path.length - strip) + data.toString("utf8", cursor, end);
       cursor = end + 1;
     } else {
       const end = data.indexOf(0, cursor);
       if (end === -1) return "misparsed";
+      path = data.toString("utf8", cursor, end);
       const length = end - offset;
       cursor = offset + Math.ceil((length + 1) / 8) * 8;
     }
-    previous = cursor;
+    paths.push(path);
     offset = cursor;
   }
   // Extensions: a 4-byte signature and a 4-byte size each, then the trailing checksum.
-  let cursor = previous || offset;
+  let cursor = offset;
   while (cursor + 8 <= data.length - hashLength) {
     const signature = data.toString("latin1", cursor, cursor + 4);
     const size = data.readUInt32BE(cursor + 4);

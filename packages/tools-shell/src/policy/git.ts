@@ -1,5 +1,5 @@
 import { parseArgs } from "./argv.js";
-import { repositoryRisk } from "./git-repository.js";
+import { inspectRepository } from "./git-repository.js";
 import { landing } from "./paths.js";
 import type { Verdict } from "./verdict.js";
 import { type ShellWord, staticWord } from "./words.js";
@@ -8,7 +8,32 @@ import { type ShellWord, staticWord } from "./words.js";
 export interface GitContext {
   readonly cwds: ReadonlySet<string | null>;
   readonly realCache: Map<string, string>;
+  readonly workspace: { isSecret(path: string): boolean };
 }
+
+// Sub-commands that print file contents from the repository (log and whatchanged only with a patch).
+const SHOWS_CONTENTS = new Set([
+  "diff",
+  "show",
+  "grep",
+  "cat-file",
+  "blame",
+  "annotate",
+  "diff-tree",
+  "diff-files",
+  "diff-index",
+]);
+const PATCH_FLAGS = [
+  "-p",
+  "-u",
+  "--patch",
+  "-U",
+  "--unified",
+  "--patch-with-stat",
+  "--patch-with-raw",
+  "-W",
+  "--function-context",
+];
 
 const GLOBAL_VALUES = new Set([
   "-C",
@@ -255,8 +280,15 @@ export function judgeGit(
     unsaveable();
     return;
   }
-  const risk = repositoryRiskFor(repository, context);
-  if (risk) verdict.hard.push(risk);
+  const facts = repositoryFacts(repository, context);
+  if (facts.risk) verdict.hard.push(facts.risk);
+  const showsContents =
+    SHOWS_CONTENTS.has(sub) ||
+    ((sub === "log" || sub === "whatchanged") && flags.some((flag) => PATCH_FLAGS.includes(flag)));
+  if (showsContents && facts.trackedSecret)
+    verdict.hard.push(`the repository tracks ${facts.trackedSecret}, a secret git ${sub} can print`);
+  if (flags.includes("--no-index"))
+    for (const word of args.positionals) verdict.paths.push({ word, access: "read", recursive: true });
   // Revisions and paths share the operand slots; every operand is checked as a path, which revisions pass.
   const pathStart = sub === "grep" && !flags.includes("-e") && !flags.includes("-f") ? 1 : 0;
   const operands = args.positionals.slice(pathStart);
@@ -277,13 +309,21 @@ export function judgeGit(
       verdict.paths.push({ word, access: "read", recursive: true });
 }
 
-function repositoryRiskFor(repository: ShellWord | undefined, context: GitContext): string | undefined {
+function repositoryFacts(
+  repository: ShellWord | undefined,
+  context: GitContext,
+): { risk: string | undefined; trackedSecret: string | undefined } {
+  let trackedSecret: string | undefined;
   for (const cwd of context.cwds) {
     if (cwd === null)
-      return "git runs in a folder the policy cannot know, so its repository's config is unchecked";
+      return {
+        risk: "git runs in a folder the policy cannot know, so its repository's config is unchecked",
+        trackedSecret,
+      };
     const start = repository ? landing(cwd, repository.value, context.realCache) : cwd;
-    const risk = repositoryRisk(start);
-    if (risk) return risk;
+    const facts = inspectRepository(start, (path) => context.workspace.isSecret(path));
+    if (facts.risk) return facts;
+    trackedSecret ??= facts.trackedSecret;
   }
-  return undefined;
+  return { risk: undefined, trackedSecret };
 }

@@ -147,15 +147,8 @@ export const READ_ONLY: Record<string, CommandSpec> = {
     ),
     readPathFlags: ["-f", "--file", "--ignore-file"],
     execFlags: ["--pre", "-z", "--search-zip"],
-    namesFlags: [
-      "--files",
-      "--type-list",
-      "-l",
-      "--files-with-matches",
-      "--files-without-match",
-      "-c",
-      "--count",
-    ],
+    // Only these print names alone; -l and -c still answer questions about contents (an oracle).
+    namesFlags: ["--files", "--type-list"],
     patternFirst: true,
     patternFlags: ["-e", "--regexp", "-f", "--file", "--files", "--type-list"],
   },

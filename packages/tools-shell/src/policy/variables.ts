@@ -43,6 +43,8 @@ const SHAPED: Record<string, RegExp> = {
   LANGUAGE: /^[A-Za-z0-9_.@:-]*$/,
   TZ: /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/,
   TERM: /^[A-Za-z0-9+_-][A-Za-z0-9.+_-]*$/,
+  // Splitting only changes words the policy already treats as unknown (expansions).
+  IFS: /^[ \t\n]*$/,
   PAGER: /^(?:cat)?$/,
   GIT_PAGER: /^(?:cat)?$/,
   MANPAGER: /^(?:cat)?$/,
@@ -82,7 +84,7 @@ export function variableRisk(name: string, value?: ShellWord): string | undefine
 }
 
 function staticValue(value: ShellWord | undefined): string | undefined {
-  return value && value.kind === "static" ? value.value : undefined;
+  return value && (value.kind === "static" || value.kind === "obfuscated") ? value.value : undefined;
 }
 
 /** A name operand (`read NAME`, `printf -v NAME`, `unset NAME`): a risk, or undefined for a plain safe name. */

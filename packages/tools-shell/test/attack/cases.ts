@@ -438,6 +438,10 @@ export const SECRETS: readonly Row[] = [
   ["cat < .env", "deny"],
   ["x=$(<.env); echo $x", "deny"],
   ["while read l; do echo $l; done < .env", "deny"],
+  ["rg -l '^API_KEY=b'", "block"],
+  ["rg -c API_KEY .", "block"],
+  ["grep -c KEY .env", "deny"],
+  ["git diff --no-index . /dev/null", "block"],
   ["ls -la .env*", "allow"],
   ["ls config", "allow"],
   ["stat .env", "allow"],
@@ -501,6 +505,9 @@ export const EVERYDAY: readonly Row[] = [
   ["nl src/a.ts", "allow"],
   ["od -c src/b.ts | head -2", "allow"],
   ["tr a-z A-Z < src/a.ts", "allow"],
+  ['while IFS= read -r l; do echo "$l"; done < src/a.ts', "allow"],
+  ["set -euo pipefail; ls src", "allow"],
+  ["git show HEAD~0:src/b.ts", "allow"],
 ];
 
 export const TABLES: Readonly<Record<string, readonly Row[]>> = {
