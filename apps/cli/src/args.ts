@@ -61,7 +61,8 @@ const OPTIONS = {
 } as const;
 
 const RUN_OPTIONS = `Options:
-  --provider openai|openai-chat|anthropic   model API (default: from config, else openai)
+  --provider openai|openai-chat|anthropic   model API (default: from config, else openai; anthropic when
+                                            ANTHROPIC_API_KEY is the only key set)
   --model NAME                              model name
   --base-url URL                            API base URL (OpenAI-compatible servers, proxies)
   --cwd DIR                                 workspace root (default: current directory)
@@ -87,10 +88,11 @@ const HELP: Record<CommandName | "main", string> = {
 Usage:
   bridle                          interactive session (on a terminal)
   bridle run "<prompt>"           one run: the answer on stdout, tool activity on stderr
-  bridle demo                     a recorded session replayed against an example repository (no API key)
+  bridle demo [--keep]            the agent fixes a bug in an example repository: the model's turns are
+                                  recorded (no API key), the tools, edits and test run are real
   bridle sessions list|show ID|fork ID [--at SEQ]
   bridle tools list [--json]      the tools exactly as the model sees them
-  bridle policy check "<command>" [--json]
+  bridle policy check "<command>" [--json]   exit 0 allow, 1 ask, 2 deny
   bridle skills validate DIR...   check skill folders against the Agent Skills spec
   bridle --version
 
