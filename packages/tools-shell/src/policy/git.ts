@@ -22,6 +22,7 @@ const SHOWS_CONTENTS = new Set([
   "diff-tree",
   "diff-files",
   "diff-index",
+  "stash",
 ]);
 const PATCH_FLAGS = [
   "-p",

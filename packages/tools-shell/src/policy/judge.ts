@@ -233,9 +233,10 @@ function judgeCommand(
     const spec = READ_ONLY[name] ?? WORKSPACE_WRITERS[name] ?? DESTRUCTIVE[name];
     if (spec) applySpec(name, spec, args, verdict, state.mode);
     else judgeUnknown(name, args, verdict);
-    if (extraArgs && spec?.kind !== "none")
-      verdict.hard.push(`xargs adds arguments read from its input to ${name}; they cannot be checked`);
   }
+  const spec = READ_ONLY[name];
+  if (extraArgs && spec?.kind !== "none")
+    verdict.hard.push(`xargs adds arguments read from its input to ${name}; they cannot be checked`);
 }
 
 /** Commands and scripts a judged command runs in turn: judged after it, each in its own context. */

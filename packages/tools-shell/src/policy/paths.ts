@@ -145,6 +145,10 @@ export function checkPath(claim: PathClaim, context: PathContext, verdict: Verdi
     else if (!inside && access === "write")
       verdict.deny.push(`writes ${word.text} (${real}), outside the workspace`);
     else if (!inside) verdict.hard.push(`reads ${word.text} (${real}), outside the workspace`);
+    else if (access === "write" && agentConfiguration(relative(context.realRoots[0] ?? "/", real)))
+      verdict.hard.push(
+        `writes ${word.text}, configuration git or the agent obeys (hooks, .git/config, bridle.config)`,
+      );
     else if (claim.recursive) {
       const reach = reachBelow(real, context, claim.only);
       if ("tooLarge" in reach)
@@ -158,6 +162,12 @@ export function checkPath(claim: PathClaim, context: PathContext, verdict: Verdi
     } else if (access === "write" && context.mode === "read-only")
       verdict.soft.push(`writes ${shown} (read-only mode)`);
   }
+}
+
+// Files in the workspace that make programs run code later: git's own folder, the agent's config.
+function agentConfiguration(path: string): boolean {
+  const parts = path.split(sep);
+  return parts.includes(".git") || /^bridle\.config\./.test(parts.at(-1) ?? "");
 }
 
 function lastComponent(pattern: string): RegExp {

@@ -342,6 +342,12 @@ export const EXECUTION_THROUGH_DATA: readonly Row[] = [
   ["perl -e 'system(\"touch {OUT}/PWNED-x\")'", "block"],
   ["coproc ./planted.sh", "block"],
   ["exec ./planted.sh", "block"],
+  ["git log --format=%H -n1 | xargs git show", "block"],
+  ["echo x | xargs git -C", "block"],
+  ["echo '[core] pager = sh' >> .git/config", "block"],
+  ["cp planted.sh .git/hooks/post-index-change", "block"],
+  ["echo x > evil/.git/hooks/pre-commit", "block"],
+  ["touch bridle.config.ts", "block"],
   ["git status", "allow"],
   ["git diff", "allow"],
   ["git log -n 3 --oneline", "allow"],
@@ -507,6 +513,7 @@ export const EVERYDAY: readonly Row[] = [
   ["tr a-z A-Z < src/a.ts", "allow"],
   ['while IFS= read -r l; do echo "$l"; done < src/a.ts', "allow"],
   ["set -euo pipefail; ls src", "allow"],
+  [": ${x:=1}; echo $x; exit 0", "allow"],
   ["git show HEAD~0:src/b.ts", "allow"],
 ];
 
