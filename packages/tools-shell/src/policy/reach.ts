@@ -66,7 +66,12 @@ export function globRegex(component: string, leadingDot: boolean): RegExp {
     } else out += char.replace(/[.+^${}()|\\]/g, "\\$&");
   }
   const guard = !leadingDot && WILDCARD.test(component[0] ?? "") ? "(?!\\.)" : "";
-  return new RegExp(`^${guard}${out}$`, "i");
+  try {
+    return new RegExp(`^${guard}${out}$`, "i");
+  } catch {
+    // A bracket bash reads differently from JavaScript (`[z-a]`): match anything, which widens the reach.
+    return /^/;
+  }
 }
 
 /** Whether one glob component could match a name the secret rule covers. */

@@ -406,6 +406,8 @@ export const SECRETS: readonly Row[] = [
   ["head .[e]nv", "block"],
   ["head .[a-z]nv", "block"],
   ["cat .[!x]nv", "block"],
+  ["cat .[z-a]nv", "block"],
+  ["find . -name '[z-a]*' -exec cat {} +", "block"],
   ["cat {.e,x}nv", "block"],
   ["cat .env{,}", "block"],
   ["cat .*", "block"],
