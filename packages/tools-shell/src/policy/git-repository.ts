@@ -277,13 +277,30 @@ function repositoryRisk(cwd: string, seen: (path: string) => void): string | und
       return "the repository has submodules, whose own config git runs when it looks inside them";
     const index = join(gitDir, "index");
     if (existsSync(index)) {
-      const problem = indexProblem(readFileSync(index), seen);
-      if (problem) return problem;
+      const scan = scanIndex(index);
+      for (const path of scan.paths) seen(path);
+      if (scan.problem) return scan.problem;
     }
     return undefined;
   } catch (error) {
     return `the repository's git files could not be read (${(error as Error).message.slice(0, 80)})`;
   }
+}
+
+// Index scans by file identity: a large repository's index is megabytes, and it rarely changes between checks.
+const scans = new Map<string, { stamp: string; problem: string | undefined; paths: string[] }>();
+
+function scanIndex(file: string): { problem: string | undefined; paths: readonly string[] } {
+  const stats = statSync(file, { bigint: true });
+  const stamp = `${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
+  const known = scans.get(file);
+  if (known?.stamp === stamp) return known;
+  const paths: string[] = [];
+  const problem = indexProblem(readFileSync(file), (path) => paths.push(path));
+  if (scans.size > 64) scans.clear();
+  const scan = { stamp, problem, paths };
+  scans.set(file, scan);
+  return scan;
 }
 
 /** Gitlinks (submodules) or a split index in the index file: git would look inside other repositories. */
