@@ -1,0 +1,113 @@
+import { execFile } from "node:child_process";
+
+/** A git command that could not run or failed; the overlay treats the folder as having no usable git. */
+export class GitError extends Error {
+  override readonly name = "GitError";
+  readonly code = "git_failed" as const;
+}
+
+// The repository is untrusted data: its config must not run programs or rewrite what we read. These
+// settings switch off every config key that can execute something or transform content on the way out.
+const NEUTRAL_CONFIG = [
+  "core.fsmonitor=",
+  "core.hooksPath=/dev/null",
+  "core.pager=cat",
+  "core.attributesFile=/dev/null",
+  "core.excludesFile=",
+  "diff.external=",
+  "diff.noprefix=false",
+  "diff.mnemonicPrefix=false",
+  "diff.relative=false",
+  "color.ui=false",
+  "status.relativePaths=false",
+  "status.showUntrackedFiles=all",
+  "core.quotePath=false",
+  "protocol.allow=never",
+];
+
+// Config keys, under any driver name, that name a program git would run while reading (clean/smudge
+// filters during status, textconv and external diff drivers during diff). Each one found is overridden
+// with an empty value, which git treats as "no program".
+const PROGRAM_KEY = /^(filter|diff|merge)\.(.+)\.(clean|smudge|process|textconv|command|driver)$/i;
+
+const MAX_OUTPUT = 32 * 1024 * 1024;
+
+/** The environment git runs with: no system or global config, no prompts, no optional locks. */
+function gitEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const key of ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SYSTEMROOT"]) {
+    const value = process.env[key];
+    if (value !== undefined) env[key] = value;
+  }
+  return {
+    ...env,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_OPTIONAL_LOCKS: "0",
+    GIT_PAGER: "cat",
+    GIT_EXTERNAL_DIFF: "",
+  };
+}
+
+/**
+ * Runs git read-only in `cwd` with the repository's config neutralised, and returns its stdout as bytes.
+ * `--no-ext-diff` and `--no-textconv` are added to the commands that honour them by the callers.
+ */
+export async function git(cwd: string, args: readonly string[], signal?: AbortSignal): Promise<Buffer> {
+  const overrides = [...NEUTRAL_CONFIG, ...(await programKeys(cwd)).map((key) => `${key}=`)];
+  return rawGit(cwd, [...overrides.flatMap((setting) => ["-c", setting]), ...args], signal);
+}
+
+/** The program-naming keys of the repository's configuration (every scope git reads). */
+async function programKeys(cwd: string): Promise<string[]> {
+  let names: Buffer;
+  try {
+    names = await rawGit(cwd, ["config", "--list", "--name-only", "-z"]);
+  } catch {
+    return [];
+  }
+  return [
+    ...new Set(
+      names
+        .toString("utf8")
+        .split("\0")
+        .filter((name) => PROGRAM_KEY.test(name)),
+    ),
+  ];
+}
+
+function rawGit(cwd: string, args: readonly string[], signal?: AbortSignal): Promise<Buffer> {
+  const full = ["--no-pager", ...args];
+  return new Promise((resolve, reject) => {
+    execFile(
+      "git",
+      full,
+      {
+        cwd,
+        env: gitEnv(),
+        encoding: "buffer",
+        maxBuffer: MAX_OUTPUT,
+        ...(signal ? { signal } : {}),
+      },
+      (error, stdout, stderr) => {
+        if (error) {
+          const text = Buffer.isBuffer(stderr) ? stderr.toString("utf8").trim() : "";
+          reject(new GitError(`git ${args[0]}: ${text || error.message}`.slice(0, 500)));
+          return;
+        }
+        resolve(stdout);
+      },
+    );
+  });
+}
+
+/** The repository's top folder, or undefined when `cwd` is not inside a work tree (or git is missing). */
+export async function repositoryRoot(cwd: string): Promise<string | undefined> {
+  try {
+    const out = (await git(cwd, ["rev-parse", "--show-toplevel"])).toString("utf8").trim();
+    return out === "" ? undefined : out;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,26 @@
+export {
+  buildEvidence,
+  type Evidence,
+  formatHandoff,
+  type HandoffOutcome,
+  handoffOutcome,
+  latestPlan,
+} from "./evidence.js";
+export {
+  type BaselineFact,
+  type ChangedFile,
+  type ChangesFact,
+  type CheckFact,
+  type CheckKind,
+  type CheckStatus,
+  type ChecksDetectedFact,
+  type CommandFact,
+  type DetectedCheck,
+  FACT,
+  type NotesFact,
+  type PlanFact,
+  type PlanItem,
+  type PreexistingChange,
+  type ReviewFlag,
+} from "./facts.js";
+export { type CodingOverlay, type CodingOverlayOptions, createCodingOverlay } from "./overlay.js";

@@ -1,0 +1,175 @@
+import { isAbsolute, relative, resolve } from "node:path";
+import { type AnyHook, type AnyTool, defineHook } from "@bridle/core";
+import { ShellEnvironment } from "@bridle/tools-shell";
+import { type ChangesFact, FACT } from "./facts.js";
+import { CODING_INSTRUCTIONS } from "./prompt.js";
+import { reviewChanges } from "./review.js";
+import { type CodingRunState, RunRegistry } from "./run-state.js";
+import { createDetectChecksTool, createRunCheckTool } from "./tools/check-tools.js";
+import { createHandoffNotesTool, createUpdatePlanTool } from "./tools/plan-tools.js";
+import { createGitDiffTool, createGitStatusTool } from "./tools/repo-tools.js";
+
+export interface CodingOverlayOptions {
+  /** The workspace folder the agent works in (the harness's workspace root). */
+  readonly workspace: string;
+  /**
+   * Where run_check's commands run and what judges them: the same environment as the bash tool, so the
+   * sandbox and the command policy cover checks too. A default LocalRunner environment when absent.
+   */
+  readonly shell?: ShellEnvironment;
+  /** Failed checks the agent may repair and run again before the run stops (default 2). */
+  readonly repairAttempts?: number;
+  /** Longest a check may run, in milliseconds (default 10 minutes, capped by the sandbox policy). */
+  readonly checkTimeoutMs?: number;
+  /** Tools that never write, so no rescan follows them (added to the overlay's own and the usual readers). */
+  readonly readOnlyTools?: readonly string[];
+}
+
+export interface CodingOverlay {
+  /** git_status, git_diff, detect_checks, run_check, update_plan, handoff_notes. */
+  readonly tools: readonly AnyTool[];
+  /** Baseline at run start, write snapshots, rescans after writes, facts, the final review. */
+  readonly hooks: readonly AnyHook[];
+  /** A system prompt fragment: how to work, and that repository text is data, never policy. */
+  readonly instructions: string;
+}
+
+// Tools known not to write. Anything else (bash, an MCP tool, a tool added later) is followed by a rescan.
+const READ_ONLY = [
+  "read_file",
+  "list_dir",
+  "glob",
+  "grep",
+  "fetch",
+  "skill_read",
+  "git_status",
+  "git_diff",
+  "detect_checks",
+  "update_plan",
+  "handoff_notes",
+];
+
+/** Paths a write tool's arguments name: `path`-like fields, and the files of an apply_patch patch. */
+function namedPaths(args: unknown): string[] {
+  if (typeof args !== "object" || args === null) return [];
+  const paths: string[] = [];
+  for (const [key, value] of Object.entries(args)) {
+    if (/^(path|file_path|filePath|target|destination|from|to)$/.test(key) && typeof value === "string")
+      paths.push(value);
+    if (key === "paths" && Array.isArray(value))
+      for (const v of value) if (typeof v === "string") paths.push(v);
+    if ((key === "input" || key === "patch") && typeof value === "string") {
+      for (const match of value.matchAll(/^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$/gm)) {
+        paths.push((match[1] as string).trim());
+      }
+    }
+  }
+  return paths;
+}
+
+/**
+ * The coding overlay: tools and hooks that give a general tool loop a coding agent's discipline. Install
+ * both on a Harness (with the instructions in its system prompt); the evidence handoff is then built from
+ * the run's events with `buildEvidence`.
+ */
+export async function createCodingOverlay(options: CodingOverlayOptions): Promise<CodingOverlay> {
+  const root = resolve(options.workspace);
+  const runs = new RunRegistry(root);
+  const shell = options.shell ?? (await ShellEnvironment.create());
+  const repairAttempts = options.repairAttempts ?? 2;
+  if (!Number.isInteger(repairAttempts) || repairAttempts < 0) {
+    throw new TypeError("repairAttempts must be a whole number, 0 or more");
+  }
+  const readOnly = new Set([...READ_ONLY, ...(options.readOnlyTools ?? [])]);
+  const relativePath = (path: string) => {
+    const rel = isAbsolute(path) ? relative(root, path) : path;
+    return rel.split("\\").join("/");
+  };
+
+  const rescan = async (
+    state: CodingRunState,
+    record: ((kind: string, data: unknown) => void) | undefined,
+  ) => {
+    const changes = await state.repo.changes(state.touched);
+    const fact: ChangesFact = {
+      files: changes.map(({ path, added, removed, change }) => ({ path, added, removed, change })),
+      flags: reviewChanges(changes, state.scope),
+    };
+    const json = JSON.stringify(fact);
+    if (json === state.lastChanges) return;
+    state.lastChanges = json;
+    record?.(FACT.changes, fact);
+  };
+
+  const hooks: AnyHook[] = [
+    defineHook({
+      event: "run_start",
+      name: "coding: baseline",
+      handler: async (ctx) => {
+        // A run resumed after an approval pause keeps the baseline it took when it started.
+        if (ctx.resumed && runs.has(ctx.runId)) return;
+        const state = await runs.get(ctx.runId).state;
+        ctx.record?.(FACT.baseline, state.repo.fact());
+        ctx.record?.(FACT.checksDetected, state.detected);
+      },
+    }),
+    defineHook({
+      event: "before_tool_call",
+      name: "coding: snapshot before writes",
+      handler: async (ctx) => {
+        if (readOnly.has(ctx.toolCall.name)) return;
+        const state = await runs.get(ctx.runId).state;
+        const paths = namedPaths(ctx.args).map(relativePath);
+        for (const path of paths) state.touched.add(path);
+        await state.repo.beforeWrite(paths);
+      },
+    }),
+    defineHook({
+      event: "after_tool_call",
+      name: "coding: account changes",
+      handler: async (ctx) => {
+        const state = await runs.get(ctx.runId).state;
+        for (const fact of state.takeFacts(ctx.toolCall.id)) ctx.record?.(fact.kind, fact.data);
+        const details = ctx.result.details as
+          | { result?: { command?: unknown; exit_code?: unknown } }
+          | undefined;
+        const command = (ctx.args as { command?: unknown } | undefined)?.command;
+        const exitCode = details?.result?.exit_code;
+        // Only commands that ran: a refused one has no exit status and changed nothing.
+        if (
+          typeof command === "string" &&
+          typeof exitCode === "number" &&
+          ctx.toolCall.name !== "run_check"
+        ) {
+          ctx.record?.(FACT.command, { command, exitCode, tool: ctx.toolCall.name });
+        }
+        if (!readOnly.has(ctx.toolCall.name)) await rescan(state, ctx.record);
+      },
+    }),
+    defineHook({
+      event: "run_end",
+      name: "coding: final review",
+      handler: async (ctx) => {
+        if (!runs.has(ctx.runId)) return;
+        const state = await runs.get(ctx.runId).state;
+        // A background command or a tool outside the hooks may have written since the last scan.
+        await rescan(state, ctx.record);
+        if (ctx.stopReason !== "approval_required") runs.drop(ctx.runId);
+      },
+    }),
+  ];
+
+  const tools: AnyTool[] = [
+    createGitStatusTool(runs),
+    createGitDiffTool(runs),
+    createDetectChecksTool(runs),
+    createRunCheckTool(runs, {
+      shell,
+      repairAttempts,
+      timeoutMs: options.checkTimeoutMs ?? 10 * 60_000,
+    }),
+    createUpdatePlanTool(runs),
+    createHandoffNotesTool(runs),
+  ];
+  return { tools, hooks, instructions: CODING_INSTRUCTIONS };
+}

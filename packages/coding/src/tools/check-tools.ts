@@ -1,0 +1,184 @@
+import { type AnyTool, defineTool, ModelRetry, type ToolOutput, type Workspace } from "@bridle/core";
+import { exitCodeOf, runCaptured, type ShellEnvironment } from "@bridle/tools-shell";
+import { z } from "zod";
+import { chooseCheck } from "../checks.js";
+import { CHECK_KINDS, type CheckFact, type CheckKind, type DetectedCheck, FACT } from "../facts.js";
+import type { CodingRunState, RunRegistry } from "../run-state.js";
+
+const MAX_SHOWN_OUTPUT = 8_000;
+
+export function createDetectChecksTool(runs: RunRegistry): AnyTool {
+  return defineTool({
+    name: "detect_checks",
+    description:
+      "The project's test, lint, typecheck and build commands, found in package.json scripts, Makefile, pyproject.toml, Cargo.toml and go.mod, with where each came from. run_check runs the first one of a kind.",
+    inputSchema: z.object({}),
+    annotations: { read_only: true, idempotent: true },
+    execute: async (_args, ctx) => {
+      const { detected } = await runs.get(ctx.runId).state;
+      const lines = CHECK_KINDS.map((kind) => {
+        const found = detected.checks.filter((check) => check.kind === kind);
+        if (found.length === 0) return `${kind}: unavailable (no command found)`;
+        const [first, ...rest] = found as [DetectedCheck, ...DetectedCheck[]];
+        const also =
+          rest.length > 0 ? `; also: ${rest.map((c) => `${c.command} (${c.source})`).join(", ")}` : "";
+        return `${kind}: ${first.command} (from ${first.source})${also}`;
+      });
+      if (detected.packageManager)
+        lines.push(`package manager: ${detected.packageManager} (from the lockfile)`);
+      return { content: lines.join("\n"), details: detected };
+    },
+  });
+}
+
+const runCheckSchema = z.object({
+  kind: z.enum(["test", "lint", "typecheck", "build"]).describe("Which check to run"),
+  target: z
+    .string()
+    .min(1)
+    .max(300)
+    .optional()
+    .describe("A narrower target passed to the command (a test file or package), when the tool supports it"),
+});
+
+type RunCheckArgs = z.output<typeof runCheckSchema>;
+
+function quote(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/** The command line for a check and target; undefined when the check's runner takes no target. */
+function commandFor(check: DetectedCheck, target: string | undefined): string | undefined {
+  if (target === undefined) return check.command;
+  if (check.command.startsWith("make ")) return undefined;
+  const separator = /^(npm|pnpm|yarn|bun) run /.test(check.command) ? " --" : "";
+  return `${check.command}${separator} ${quote(target)}`;
+}
+
+interface Plan {
+  readonly check: DetectedCheck;
+  readonly command: string;
+  /** What the policy judges: the command, and a package script's own text, which is what really runs. */
+  readonly judged: readonly { readonly command: string }[];
+}
+
+/** Argument objects are kept per call so the policy's verdict is computed once for approval and run. */
+const plans = new WeakMap<object, Plan | string>();
+
+async function planFor(runs: RunRegistry, runId: string, args: RunCheckArgs): Promise<Plan | string> {
+  const cached = plans.get(args);
+  if (cached) return cached;
+  const { detected } = await runs.get(runId).state;
+  const check = chooseCheck(detected, args.kind);
+  let plan: Plan | string;
+  if (!check) plan = `no ${args.kind} command was found in this project (see detect_checks)`;
+  else {
+    const command = commandFor(check, args.target);
+    plan =
+      command === undefined
+        ? `${check.command} takes no target: run the ${args.kind} check without one`
+        : { check, command, judged: [{ command }, ...(check.body ? [{ command: check.body }] : [])] };
+  }
+  plans.set(args, plan);
+  return plan;
+}
+
+export interface RunCheckOptions {
+  readonly shell: ShellEnvironment;
+  /** Failed checks allowed after the first failure before the run stops. */
+  readonly repairAttempts: number;
+  readonly timeoutMs: number;
+}
+
+function tail(text: string): string {
+  return text.length <= MAX_SHOWN_OUTPUT ? text : `…${text.slice(-MAX_SHOWN_OUTPUT)}`;
+}
+
+async function policyRefusal(
+  env: ShellEnvironment,
+  plan: Plan,
+  workspace: Workspace,
+): Promise<string | undefined> {
+  for (const judged of plan.judged) {
+    const verdict = await env.verdict(judged, workspace);
+    if (verdict?.decision === "deny") {
+      const what = judged.command === plan.command ? "the command" : "the script it runs";
+      return `the command policy denies ${what}: ${verdict.reasons.slice(0, 3).join("; ")}`;
+    }
+  }
+  return undefined;
+}
+
+function record(state: CodingRunState, toolCallId: string, fact: CheckFact, ran: boolean): void {
+  state.addFact(toolCallId, { kind: FACT.check, data: fact });
+  if (ran) {
+    state.addFact(toolCallId, {
+      kind: FACT.command,
+      data: { command: fact.command, exitCode: fact.exitCode ?? null, tool: "run_check" },
+    });
+  }
+}
+
+export function createRunCheckTool(runs: RunRegistry, options: RunCheckOptions): AnyTool {
+  const env = options.shell;
+  const maxFailures = options.repairAttempts + 1;
+  return defineTool({
+    name: "run_check",
+    description: `Run the project's detected test, lint, typecheck or build command through the command policy, with a timeout and capped output. A failed check may be repaired and run again at most ${options.repairAttempts} times in this run; after that the run stops and the handoff reports the failure.`,
+    inputSchema: runCheckSchema,
+    // Tests may write (snapshots, caches): the overlay rescans after every check.
+    annotations: { open_world: true },
+    retryBudget: options.repairAttempts,
+    timeoutMs: options.timeoutMs + env.killGraceMs + 10_000,
+    needsApproval: async (args, context) => {
+      const plan = await planFor(runs, context.runId, args);
+      if (typeof plan === "string") return false;
+      for (const judged of plan.judged) if (await env.needsApproval(judged, context.workspace)) return true;
+      return false;
+    },
+    execute: async (args, ctx): Promise<ToolOutput<{ status: string; exitCode?: number }>> => {
+      const state = await runs.get(ctx.runId).state;
+      const plan = await planFor(runs, ctx.runId, args);
+      const base = { kind: args.kind as CheckKind, failures: state.checkFailures, maxFailures };
+      if (typeof plan === "string") {
+        const status = plan.startsWith("no ") ? "unavailable" : "skipped";
+        record(state, ctx.toolCallId, { ...base, command: "", status, note: plan }, false);
+        return { content: `${args.kind}: ${status}: ${plan}`, details: { status } };
+      }
+      const refusal = await policyRefusal(env, plan, ctx.workspace);
+      if (refusal) {
+        record(
+          state,
+          ctx.toolCallId,
+          { ...base, command: plan.command, status: "skipped", note: refusal },
+          false,
+        );
+        return { content: `${args.kind}: skipped: ${refusal}`, details: { status: "skipped" } };
+      }
+      const { cwd } = await env.admit(plan.judged[0] as { command: string }, ctx.workspace);
+      const timeoutMs = Math.min(options.timeoutMs, env.sandbox.max_execution_ms);
+      const run = await runCaptured(env, ctx, { command: plan.command, cwd, timeoutMs });
+      const exitCode = exitCodeOf(run.exit);
+      const output = tail(`${run.stdout.text}${run.stderr.text ? `\n${run.stderr.text}` : ""}`.trim());
+      const where = `${plan.command} (from ${plan.check.source})`;
+      if (exitCode === 0 && !run.exit.timedOut) {
+        record(state, ctx.toolCallId, { ...base, command: plan.command, status: "passed", exitCode }, true);
+        return {
+          content: `${args.kind} passed: ${where}\n${output}`,
+          details: { status: "passed", exitCode },
+        };
+      }
+      state.checkFailures++;
+      const note = run.exit.timedOut ? `timed out after ${timeoutMs} ms` : `exit code ${exitCode}`;
+      const failures = state.checkFailures;
+      const fact: CheckFact = { ...base, failures, command: plan.command, status: "failed", exitCode, note };
+      record(state, ctx.toolCallId, fact, true);
+      const left = maxFailures - failures;
+      const next =
+        left > 0
+          ? `Fix the cause if it is clear and in scope, then run the check again (${left} repair attempt${left === 1 ? "" : "s"} left).`
+          : "No repair attempts are left: the run stops here and the handoff reports the failure.";
+      throw new ModelRetry(`${args.kind} failed: ${where}: ${note}. ${next}\n${output}`);
+    },
+  });
+}
