@@ -55,11 +55,14 @@ export class RunRegistry {
     this.#root = root;
   }
 
-  /** The run's state; `created` says whether this call took the baseline. */
-  get(runId: string): { state: Promise<CodingRunState>; created: boolean } {
+  /**
+   * The run's state, taking the baseline on first use: of `root` (a tool passes its call's workspace
+   * root), else of the overlay's workspace.
+   */
+  get(runId: string, root?: string): { state: Promise<CodingRunState>; created: boolean } {
     const existing = this.#runs.get(runId);
     if (existing) return { state: existing, created: false };
-    const state = CodingRunState.capture(this.#root);
+    const state = CodingRunState.capture(root ?? this.#root);
     this.#runs.set(runId, state);
     // A failed capture is not cached: the next call tries again.
     state.catch(() => this.#runs.delete(runId));

@@ -29,14 +29,14 @@ const PATTERNS: readonly { readonly what: string; readonly pattern: RegExp }[] =
   { what: "credentials in a URL", pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:[^\s:/@]{3,}@[^\s/]+/i },
 ];
 
-// An assignment of a long, random-looking value to a name that says it is secret, or any long random
-// token: Shannon entropy above these bits per character is beyond identifiers, hashes in prose and words.
+// A long, random-looking value next to a name that says it is secret, or any long random token. Random
+// text nears log2(length) bits a character; identifiers and prose stay well below that share of it.
 const SECRET_NAME =
   /(?:secret|token|passw(?:or)?d|api_?key|apikey|access_?key|private_?key|auth|credential)/i;
-const CANDIDATE = /[A-Za-z0-9+/_=-]{20,}/g;
+const CANDIDATE = /[A-Za-z0-9+/_=-]{16,}/g;
 const NAMED_ENTROPY = 3.5;
-const BARE_ENTROPY = 4.5;
-const BARE_MIN_LENGTH = 32;
+const BARE_MIN_LENGTH = 24;
+const BARE_SHARE = 0.8;
 
 export function shannonEntropy(text: string): number {
   const counts = new Map<string, number>();
@@ -49,20 +49,20 @@ export function shannonEntropy(text: string): number {
   return bits;
 }
 
-function looksRandom(token: string): boolean {
-  // A hex digest or a path-like run of words is not a secret by shape alone.
-  const classes = [/[a-z]/, /[A-Z]/, /[0-9]/].filter((re) => re.test(token)).length;
-  return classes >= 2;
+function classes(token: string): number {
+  return [/[a-z]/, /[A-Z]/, /[0-9]/].filter((re) => re.test(token)).length;
 }
 
 function highEntropy(line: string): boolean {
-  const named = SECRET_NAME.test(line);
   for (const match of line.matchAll(CANDIDATE)) {
     const token = match[0];
-    if (!looksRandom(token)) continue;
     const entropy = shannonEntropy(token);
-    if (named && entropy >= NAMED_ENTROPY) return true;
-    if (token.length >= BARE_MIN_LENGTH && entropy >= BARE_ENTROPY) return true;
+    // The secret-sounding name must be beside the value, not a word inside it.
+    const named = SECRET_NAME.test(line.replace(token, " "));
+    // A hex digest or a run of words is not a secret by shape alone: bare tokens need all three classes.
+    if (named && classes(token) >= 2 && entropy >= NAMED_ENTROPY) return true;
+    const bare = Math.log2(Math.min(token.length, 64)) * BARE_SHARE;
+    if (token.length >= BARE_MIN_LENGTH && classes(token) === 3 && entropy >= bare) return true;
   }
   return false;
 }

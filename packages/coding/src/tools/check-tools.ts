@@ -15,7 +15,7 @@ export function createDetectChecksTool(runs: RunRegistry): AnyTool {
     inputSchema: z.object({}),
     annotations: { read_only: true, idempotent: true },
     execute: async (_args, ctx) => {
-      const { detected } = await runs.get(ctx.runId).state;
+      const { detected } = await runs.get(ctx.runId, ctx.workspace.root).state;
       const lines = CHECK_KINDS.map((kind) => {
         const found = detected.checks.filter((check) => check.kind === kind);
         if (found.length === 0) return `${kind}: unavailable (no command found)`;
@@ -65,10 +65,15 @@ interface Plan {
 /** Argument objects are kept per call so the policy's verdict is computed once for approval and run. */
 const plans = new WeakMap<object, Plan | string>();
 
-async function planFor(runs: RunRegistry, runId: string, args: RunCheckArgs): Promise<Plan | string> {
+async function planFor(
+  runs: RunRegistry,
+  runId: string,
+  root: string,
+  args: RunCheckArgs,
+): Promise<Plan | string> {
   const cached = plans.get(args);
   if (cached) return cached;
-  const { detected } = await runs.get(runId).state;
+  const { detected } = await runs.get(runId, root).state;
   const check = chooseCheck(detected, args.kind);
   let plan: Plan | string;
   if (!check) plan = `no ${args.kind} command was found in this project (see detect_checks)`;
@@ -131,14 +136,14 @@ export function createRunCheckTool(runs: RunRegistry, options: RunCheckOptions):
     retryBudget: options.repairAttempts,
     timeoutMs: options.timeoutMs + env.killGraceMs + 10_000,
     needsApproval: async (args, context) => {
-      const plan = await planFor(runs, context.runId, args);
+      const plan = await planFor(runs, context.runId, context.workspace.root, args);
       if (typeof plan === "string") return false;
       for (const judged of plan.judged) if (await env.needsApproval(judged, context.workspace)) return true;
       return false;
     },
     execute: async (args, ctx): Promise<ToolOutput<{ status: string; exitCode?: number }>> => {
-      const state = await runs.get(ctx.runId).state;
-      const plan = await planFor(runs, ctx.runId, args);
+      const state = await runs.get(ctx.runId, ctx.workspace.root).state;
+      const plan = await planFor(runs, ctx.runId, ctx.workspace.root, args);
       const base = { kind: args.kind as CheckKind, failures: state.checkFailures, maxFailures };
       if (typeof plan === "string") {
         const status = plan.startsWith("no ") ? "unavailable" : "skipped";

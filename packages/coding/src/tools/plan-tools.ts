@@ -32,7 +32,7 @@ export function createUpdatePlanTool(runs: RunRegistry): AnyTool {
     inputSchema: planSchema,
     annotations: { read_only: true },
     execute: async (args, ctx) => {
-      const state = await runs.get(ctx.runId).state;
+      const state = await runs.get(ctx.runId, ctx.workspace.root).state;
       if (args.plan.filter((item) => item.status === "in_progress").length > 1) {
         return { content: "at most one step may be in_progress", isError: true };
       }
@@ -71,7 +71,7 @@ export function createHandoffNotesTool(runs: RunRegistry): AnyTool {
     inputSchema: notesSchema,
     annotations: { read_only: true },
     execute: async (args, ctx) => {
-      const state = await runs.get(ctx.runId).state;
+      const state = await runs.get(ctx.runId, ctx.workspace.root).state;
       const fact: NotesFact = {
         assumptions: args.assumptions ?? [],
         risks: args.risks ?? [],

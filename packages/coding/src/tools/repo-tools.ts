@@ -27,7 +27,7 @@ export function createGitStatusTool(runs: RunRegistry): AnyTool {
     inputSchema: z.object({}),
     annotations: { read_only: true, idempotent: true },
     execute: async (_args, ctx) => {
-      const state = await runs.get(ctx.runId).state;
+      const state = await runs.get(ctx.runId, ctx.workspace.root).state;
       const baseline = state.repo.fact();
       const changes = await state.repo.changes(state.touched);
       const lines: string[] = [];
@@ -109,7 +109,7 @@ export function createGitDiffTool(runs: RunRegistry): AnyTool {
     inputSchema: diffSchema,
     annotations: { read_only: true, idempotent: true },
     execute: async (args, ctx) => {
-      const state = await runs.get(ctx.runId).state;
+      const state = await runs.get(ctx.runId, ctx.workspace.root).state;
       const maxHunks = args.max_hunks ?? 3;
       const filter = (path: string) => !args.paths || inScope(path, args.paths);
       if ((args.scope ?? "agent") === "agent") {
