@@ -14,8 +14,9 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { McpServerConfig } from "./config.js";
+import { boundedWait, InFlight } from "./in-flight.js";
 import { descendantPids, stopProcesses } from "./processes.js";
-import { type OpenedClient, openClient, type TransportKind } from "./transport.js";
+import { CLOSE_STEP_MS, type OpenedClient, openClient, type TransportKind } from "./transport.js";
 
 export interface ConnectionSettings {
   readonly clientName: string;
@@ -54,6 +55,8 @@ interface Live extends OpenedClient {
   /** What listing the tools had to repair or leave out. */
   notes: readonly ListingNote[];
   readonly hasResources: boolean;
+  /** Set when the transport broke under a request: the session is not ended politely, it is gone. */
+  broken?: string;
 }
 
 const STDERR_TAIL = 2_000;
@@ -81,6 +84,7 @@ export class McpConnection {
   #closed = false;
   // Aborted by close(), so a server that never answers the handshake does not hold close() up.
   readonly #closing = new AbortController();
+  readonly #inFlight = new InFlight();
 
   constructor(name: string, config: McpServerConfig, settings: ConnectionSettings) {
     this.name = name;
@@ -125,16 +129,18 @@ export class McpConnection {
     try {
       // Taken as any object here and checked below: a malformed result is that call's failure, while the
       // SDK's own check would throw like a broken transport and cost the server a restart.
-      raw = await live.client.callTool(
-        { name: tool, arguments: args },
-        ANY_RESULT as unknown as typeof CallToolResultSchema,
-        {
-          signal: ctx.signal,
-          timeout: this.config.timeout ?? this.#settings.callTimeoutMs,
-          resetTimeoutOnProgress: true,
-          maxTotalTimeout: this.#settings.maxCallMs,
-          onprogress: (progress) => ctx.progress({ server: this.name, tool, ...progress }),
-        },
+      raw = await this.#inFlight.run([ctx.signal, this.#closing.signal], (signal) =>
+        live.client.callTool(
+          { name: tool, arguments: args },
+          ANY_RESULT as unknown as typeof CallToolResultSchema,
+          {
+            signal,
+            timeout: this.config.timeout ?? this.#settings.callTimeoutMs,
+            resetTimeoutOnProgress: true,
+            maxTotalTimeout: this.#settings.maxCallMs,
+            onprogress: (progress) => ctx.progress({ server: this.name, tool, ...progress }),
+          },
+        ),
       );
     } catch (error) {
       throw this.#callFailure(error, live, `calling ${tool}`, ctx.signal);
@@ -165,8 +171,21 @@ export class McpConnection {
     signal: AbortSignal,
   ): Promise<{ resources: Resource[]; templates: ResourceTemplate[] }> {
     const live = await this.#ensureFor(signal);
-    const options = { signal, timeout: this.config.timeout ?? this.#settings.callTimeoutMs };
     try {
+      return await this.#inFlight.run([signal, this.#closing.signal], (linked) =>
+        this.#listResources(live, linked),
+      );
+    } catch (error) {
+      throw this.#callFailure(error, live, "listing resources", signal);
+    }
+  }
+
+  async #listResources(
+    live: Live,
+    signal: AbortSignal,
+  ): Promise<{ resources: Resource[]; templates: ResourceTemplate[] }> {
+    const options = { signal, timeout: this.config.timeout ?? this.#settings.callTimeoutMs };
+    {
       const resources: Resource[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < PAGE_LIMIT; page++) {
@@ -192,17 +211,17 @@ export class McpConnection {
         if (!cursor) break;
       }
       return { resources, templates };
-    } catch (error) {
-      throw this.#callFailure(error, live, "listing resources", signal);
     }
   }
 
   async readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
     const live = await this.#ensureFor(signal);
     try {
-      return await live.client.readResource(
-        { uri },
-        { signal, timeout: this.config.timeout ?? this.#settings.callTimeoutMs },
+      return await this.#inFlight.run([signal, this.#closing.signal], (linked) =>
+        live.client.readResource(
+          { uri },
+          { signal: linked, timeout: this.config.timeout ?? this.#settings.callTimeoutMs },
+        ),
       );
     } catch (error) {
       // SDK servers answer an unknown URI with InvalidParams rather than the specification's -32002.
@@ -216,14 +235,20 @@ export class McpConnection {
     }
   }
 
-  /** Ends the connection and every process it started. Later use is refused. */
+  /**
+   * Ends the connection and every process it started; later use is refused. Requests still on the wire
+   * are cancelled (and only those); every step is bounded, so a server that does not answer cannot hold
+   * close() up.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     this.#state = "closed";
-    this.#closing.abort(new Error("closed"));
+    this.#closing.abort(new Error("the MCP connection was closed"));
     const live = this.#live ?? (await this.#connecting?.catch(() => undefined));
     this.#live = undefined;
-    if (live) await shutDown(live);
+    if (!live) return;
+    await boundedWait(live.flush(), CLOSE_STEP_MS);
+    await shutDown(live);
   }
 
   async #ensureFor(signal: AbortSignal): Promise<Live> {
@@ -280,11 +305,11 @@ export class McpConnection {
       hasResources: opened.client.getServerCapabilities()?.resources !== undefined,
     };
     opened.client.onclose = () => this.#lost(live, "the connection closed");
+    // A stdio server's death closes the connection at once; over HTTP a dead server only shows as a
+    // transport error, while the requests it was answering would wait for their timeouts.
+    if (opened.kind !== "stdio") opened.client.onerror = (error) => this.#transportError(live, error);
     try {
-      Object.assign(
-        live,
-        await listAllTools(live.client, this.name, this.#settings.connectTimeoutMs, this.#closing.signal),
-      );
+      Object.assign(live, await this.#listTools(live, this.#settings.connectTimeoutMs));
     } catch (error) {
       await shutDown(live);
       this.#state = "crashed";
@@ -322,12 +347,31 @@ export class McpConnection {
     const live = this.#live;
     if (!live) return;
     try {
-      Object.assign(live, await listAllTools(live.client, this.name, this.#settings.callTimeoutMs));
+      Object.assign(live, await this.#listTools(live, this.#settings.callTimeoutMs));
     } catch (error) {
       this.#error = `refreshing the tool list failed: ${errorMessage(error)}`;
       return;
     }
     this.#settings.onToolsChanged(this.name);
+  }
+
+  #listTools(live: Live, timeoutMs: number): Promise<{ tools: McpToolDefinition[]; notes: ListingNote[] }> {
+    return this.#inFlight.run([this.#closing.signal], (signal) =>
+      listAllTools(live.client, this.name, timeoutMs, signal),
+    );
+  }
+
+  /**
+   * A network failure of an HTTP transport (a dropped response stream, a refused reconnect) while requests
+   * are waiting: the server is taken as gone, so those requests fail now, naming it, instead of at their
+   * timeouts, and the next use connects again. Messages the client could not parse are not failures of
+   * the connection, and neither is a hiccup while nothing is waiting (the next request will find out).
+   */
+  #transportError(live: Live, error: Error): void {
+    if (this.#live !== live || this.#inFlight.size === 0) return;
+    if (error instanceof McpError || error instanceof SyntaxError || error.name === "ZodError") return;
+    live.broken = errorMessage(error);
+    this.#lost(live, `the transport failed: ${live.broken}`);
   }
 
   /** Forget a connection that ended by itself; the next use starts a new one. */
@@ -344,6 +388,8 @@ export class McpConnection {
     if (error instanceof ToolFailure) return error;
     if (signal.aborted)
       return new ToolFailure("Cancelled", `${what} on MCP server "${this.name}" was cancelled`);
+    if (this.#closed)
+      return new ToolFailure("Cancelled", `MCP server "${this.name}" was closed while ${what}`);
     if (error instanceof McpError) {
       if (error.code === ErrorCode.RequestTimeout) {
         return new ToolFailure(
@@ -374,9 +420,7 @@ export class McpConnection {
     }
     // The connection is gone or the transport broke (a dead process, an unreachable URL, an expired
     // session): drop it so the next call starts the server again.
-    const reason = errorMessage(error);
-    if (this.#closed)
-      return new ToolFailure("Cancelled", `MCP server "${this.name}" was closed while ${what}`);
+    const reason = live.broken ?? errorMessage(error);
     this.#lost(live, reason);
     const next = live.kind === "stdio" ? "started again" : "reconnected";
     return new ToolFailure(
@@ -480,13 +524,14 @@ function cacheOutputSchemas(client: Client, tools: readonly McpToolDefinition[])
 }
 
 /** Closes the client and, for a stdio server, stops any process the server left behind. */
-async function shutDown(live: OpenedClient): Promise<void> {
+async function shutDown(live: OpenedClient & { broken?: string }): Promise<void> {
   const strays = live.pid === undefined ? [] : await descendantPids(live.pid);
   const transport = live.transport as { terminateSession?: () => Promise<void> };
-  if (live.kind === "streamable-http" && transport.terminateSession) {
-    await transport.terminateSession().catch(() => {});
+  if (live.kind === "streamable-http" && transport.terminateSession && live.broken === undefined) {
+    await boundedWait(transport.terminateSession(), CLOSE_STEP_MS);
   }
   live.client.onclose = undefined;
-  await live.client.close().catch(() => {});
+  live.client.onerror = undefined;
+  await boundedWait(live.client.close(), CLOSE_STEP_MS);
   await stopProcesses(strays, 2_000);
 }

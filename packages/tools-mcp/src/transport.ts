@@ -7,6 +7,7 @@ import {
 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type HttpServerConfig, isStdioConfig, type McpServerConfig } from "./config.js";
+import { boundedWait, untilAborted } from "./in-flight.js";
 import { descendantPids, stopProcesses } from "./processes.js";
 
 export type TransportKind = "stdio" | "streamable-http" | "sse";
@@ -17,10 +18,13 @@ export interface OpenedClient {
   readonly kind: TransportKind;
   /** The child's pid for stdio servers. */
   readonly pid: number | undefined;
+  /** Resolves once every message handed to the transport so far has been sent (or failed). */
+  readonly flush: () => Promise<void>;
 }
 
 export interface OpenOptions {
   readonly makeClient: () => Client;
+  /** The whole handshake (process start or HTTP, the SSE fallback included, and `initialize`). */
   readonly timeoutMs: number;
   /** Abandons the handshake (the connection is being closed). */
   readonly signal: AbortSignal;
@@ -32,6 +36,53 @@ export interface OpenOptions {
  * with the older HTTP+SSE transport, the fallback the MCP specification describes for old servers.
  */
 export async function openClient(config: McpServerConfig, options: OpenOptions): Promise<OpenedClient> {
+  // One deadline for every step: the SDK's own timeout covers only `initialize`, not a transport's start,
+  // and an SSE server that never names its POST endpoint would otherwise hold the handshake open forever.
+  const handshake = new AbortController();
+  const timer = setTimeout(
+    () =>
+      handshake.abort(new Error(`no completed handshake within ${options.timeoutMs} ms (connectTimeoutMs)`)),
+    options.timeoutMs,
+  );
+  const stop = () => handshake.abort(new Error("the connection was closed during the handshake"));
+  if (options.signal.aborted) stop();
+  options.signal.addEventListener("abort", stop, { once: true });
+  try {
+    return await openWithin(config, options, handshake.signal, Date.now() + options.timeoutMs);
+  } finally {
+    clearTimeout(timer);
+    options.signal.removeEventListener("abort", stop);
+  }
+}
+
+/**
+ * The handshake, without handing `signal` to the SDK: a signal given to `initialize` stays attached to it,
+ * and aborting it later would cancel `initialize`, which the specification forbids. A handshake that is
+ * given up is ended by closing the client instead.
+ */
+async function connect(
+  client: Client,
+  transport: Transport,
+  signal: AbortSignal,
+  deadline: number,
+  cleanUp: () => Promise<unknown> = () => client.close(),
+) {
+  const sends = trackSends(transport);
+  try {
+    await untilAborted(client.connect(transport, { timeout: Math.max(deadline - Date.now(), 1) }), signal);
+  } catch (error) {
+    await boundedWait(cleanUp(), CLOSE_STEP_MS);
+    throw error;
+  }
+  return sends;
+}
+
+async function openWithin(
+  config: McpServerConfig,
+  options: OpenOptions,
+  signal: AbortSignal,
+  deadline: number,
+): Promise<OpenedClient> {
   if (isStdioConfig(config)) {
     const transport = new PidRecordingStdioTransport({
       command: config.command,
@@ -42,18 +93,18 @@ export async function openClient(config: McpServerConfig, options: OpenOptions):
     });
     transport.stderr?.on("data", (chunk: Buffer) => options.onStderr(chunk.toString("utf8")));
     const client = options.makeClient();
-    try {
-      await client.connect(transport, { timeout: options.timeoutMs, signal: options.signal });
-    } catch (error) {
-      // The client closes the transport itself on a failed handshake, without waiting for the process
-      // to exit: stop it (and what it started) here, so a failed start leaves nothing running.
-      const pid = transport.startedPid;
+    // The client's own close waits for the process to exit, which a hung server never does: stop it
+    // (and what it started) first, so a failed start leaves nothing running.
+    const stopAll = async () => {
+      // A handshake given up at once may come before start() returned and recorded the pid.
+      const pid = transport.startedPid ?? transport.pid ?? undefined;
       const strays = pid === undefined ? [] : [pid, ...(await descendantPids(pid))];
-      await transport.close().catch(() => {});
-      await stopProcesses(strays, 2_000);
-      throw error;
-    }
-    return { client, transport, kind: "stdio", pid: transport.startedPid };
+      // Within CLOSE_STEP_MS, so the SIGKILL is sent before the cleanup is abandoned.
+      await stopProcesses(strays, 1_000);
+      await client.close();
+    };
+    const flush = await connect(client, transport, signal, deadline, stopAll);
+    return { client, transport, kind: "stdio", pid: transport.startedPid, flush };
   }
   const http = config as HttpServerConfig;
   const url = new URL(http.url);
@@ -62,10 +113,9 @@ export async function openClient(config: McpServerConfig, options: OpenOptions):
     const transport = new StreamableHTTPClientTransport(url, { requestInit });
     const client = options.makeClient();
     try {
-      await client.connect(transport, { timeout: options.timeoutMs, signal: options.signal });
-      return { client, transport, kind: "streamable-http", pid: undefined };
+      const flush = await connect(client, transport, signal, deadline);
+      return { client, transport, kind: "streamable-http", pid: undefined, flush };
     } catch (error) {
-      await client.close().catch(() => {});
       const status = error instanceof StreamableHTTPError ? error.code : undefined;
       if (status === 401 || status === 403) {
         // Credentials, not an old server: SSE would be refused the same way.
@@ -73,9 +123,9 @@ export async function openClient(config: McpServerConfig, options: OpenOptions):
           cause: error,
         });
       }
-      if (options.signal.aborted || (http.type !== undefined && http.type !== "http")) throw error;
+      if (signal.aborted || (http.type !== undefined && http.type !== "http")) throw error;
       try {
-        return await openSse(url, requestInit, options);
+        return await openSse(url, requestInit, options, signal, deadline);
       } catch (sseError) {
         throw new AggregateError(
           [error, sseError],
@@ -84,7 +134,7 @@ export async function openClient(config: McpServerConfig, options: OpenOptions):
       }
     }
   }
-  return openSse(url, requestInit, options);
+  return openSse(url, requestInit, options, signal, deadline);
 }
 
 /** Remembers the child's pid, which the SDK's transport forgets as soon as it is closed. */
@@ -97,14 +147,41 @@ class PidRecordingStdioTransport extends StdioClientTransport {
   }
 }
 
-async function openSse(url: URL, requestInit: RequestInit, options: OpenOptions): Promise<OpenedClient> {
+async function openSse(
+  url: URL,
+  requestInit: RequestInit,
+  options: OpenOptions,
+  signal: AbortSignal,
+  deadline: number,
+): Promise<OpenedClient> {
   const transport = new SSEClientTransport(url, { requestInit });
   const client = options.makeClient();
-  try {
-    await client.connect(transport, { timeout: options.timeoutMs, signal: options.signal });
-  } catch (error) {
-    await client.close().catch(() => {});
-    throw error;
-  }
-  return { client, transport, kind: "sse", pid: undefined };
+  const flush = await connect(client, transport, signal, deadline);
+  return { client, transport, kind: "sse", pid: undefined, flush };
+}
+
+/** How long one cleanup step (closing a client, ending a session) may take before it is abandoned. */
+export const CLOSE_STEP_MS = 2_000;
+
+/**
+ * Counts the notifications still being sent, so close() can let cancellations reach the server before the
+ * transport goes. Requests are left out: over HTTP a request's send lasts until its answer starts.
+ */
+function trackSends(transport: Transport): () => Promise<void> {
+  const pending = new Set<Promise<void>>();
+  const send = transport.send.bind(transport);
+  transport.send = (message, sendOptions) => {
+    const sent = send(message, sendOptions);
+    if ("id" in message) return sent;
+    const settled = sent.then(
+      () => {},
+      () => {},
+    );
+    pending.add(settled);
+    void settled.then(() => pending.delete(settled));
+    return sent;
+  };
+  return async () => {
+    await Promise.all([...pending]);
+  };
 }
