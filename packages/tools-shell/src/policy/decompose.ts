@@ -3,6 +3,7 @@ import { hiddenCode } from "./inert.js";
 import { type ShellWord, staticWord, wordOf } from "./words.js";
 
 export interface Redirect {
+  /** The operator: `>`, `>>`, `<`, `&>`…; `<<` and `<<<` carry a here-document's or here-string's text. */
   readonly op: string;
   readonly target: ShellWord;
 }
@@ -305,11 +306,27 @@ function redirected(node: SyntaxNode, w: Walk, depth: number, context: readonly 
 // Parts of a here-document redirection that are the document itself.
 const HEREDOC_PARTS = new Set(["heredoc_start", "heredoc_body", "heredoc_end"]);
 
+/**
+ * A here-document as the text its command reads. Static only when bash expands nothing in it: a quoted
+ * delimiter, or a body without `$`, backquotes or backslashes.
+ */
+function heredocInput(node: SyntaxNode): Redirect {
+  const start = node.namedChildren.find((part) => part?.type === "heredoc_start")?.text ?? "";
+  const body = node.namedChildren.find((part) => part?.type === "heredoc_body");
+  const text = body?.text ?? "";
+  const quoted = /["'\\]/.test(start);
+  const expands = !quoted && /[$`\\]/.test(text);
+  return {
+    op: node.text.startsWith("<<") ? "<<" : "n<<",
+    target: { text: `<<${start}`, value: text, kind: expands ? "dynamic" : "static" },
+  };
+}
+
 function redirectsOf(node: SyntaxNode, w: Walk, depth: number, context: readonly string[]): Redirect[] {
   if (node.type === "heredoc_redirect") {
     // The grammar hangs the rest of the line after `<<EOF` (`> file`, `| sh`, `&& cmd`) on the
     // here-document: its redirections belong to the command, its commands are judged like any other.
-    const found: Redirect[] = [];
+    const found: Redirect[] = [heredocInput(node)];
     for (const child of node.namedChildren) {
       if (!child) continue;
       if (child.type === "heredoc_body") {
@@ -330,6 +347,13 @@ function redirectsOf(node: SyntaxNode, w: Walk, depth: number, context: readonly
     return [];
   }
   substitutionsIn(node, w, depth, context);
+  if (node.type === "herestring_redirect") {
+    const value = node.namedChildren.find((child) => child !== null && child.type !== "file_descriptor");
+    const word = value ? wordOf(value) : staticWord("");
+    return [
+      { op: node.text.startsWith("<<<") ? "<<<" : "n<<<", target: { ...word, value: `${word.value}\n` } },
+    ];
+  }
   if (node.type !== "file_redirect") return [];
   let op = "";
   for (const child of node.children) if (child && !child.isNamed) op += child.type;

@@ -63,7 +63,12 @@ function judgeRaw(raw: RawCommand, state: JudgeState, issues: string[]): void {
     const risk = variableRisk(name, value);
     if (risk) verdict.hard.push(risk);
   }
+  // What the command reads as its standard input, when that is a here-document or here-string.
+  let stdin: ShellWord | undefined;
   for (const redirect of raw.redirects) {
+    if (redirect.op === "<<" || redirect.op === "<<<") stdin = redirect.target;
+    else if (redirect.op.startsWith("<")) stdin = undefined;
+    if (redirect.op.includes("<<")) continue;
     if (redirect.target.kind === "fd") continue;
     const access = redirect.op.includes(">") ? "write" : "read";
     if (redirect.target.kind === "glob")
@@ -75,7 +80,7 @@ function judgeRaw(raw: RawCommand, state: JudgeState, issues: string[]): void {
     finish(argv.length > 0 ? argv : ["(redirection)"], [], raw.context, verdict, state);
     return;
   }
-  judgeArgv(raw.words, raw.context, raw.depth, [], false, verdict, state, issues);
+  judgeArgv(raw.words, raw.context, raw.depth, [], false, verdict, state, issues, stdin);
 }
 
 function judgeArgv(
@@ -87,6 +92,7 @@ function judgeArgv(
   verdict: Verdict,
   state: JudgeState,
   issues: string[],
+  stdin?: ShellWord,
 ): void {
   let current = words;
   let name = "";
@@ -151,6 +157,8 @@ function judgeArgv(
     rest = rest.slice(wrapper.skip ?? 0);
     wrappers.push(name);
     if (name === "xargs") {
+      // xargs reads the here-document as arguments; what it runs does not get it as a script.
+      stdin = undefined;
       extraArgs = true;
       if (rest.length === 0) rest = [staticWord("echo")];
       // With -I R (or -i), xargs writes each input line into every word holding R: those words are unknown.
@@ -173,7 +181,7 @@ function judgeArgv(
   }
   const args = current.slice(1);
   const argv = [name, ...args.map(shown)];
-  judgeCommand(name, args, extraArgs, verdict, state);
+  judgeCommand(name, args, extraArgs, verdict, state, stdin);
   finish(argv, wrappers, context, verdict, state);
   judgeInner(verdict, context, depth, state, issues);
 }
@@ -184,6 +192,7 @@ function judgeCommand(
   extraArgs: boolean,
   verdict: Verdict,
   state: JudgeState,
+  stdin: ShellWord | undefined,
 ): void {
   const denied = DENIED[name] ?? (name.startsWith("mkfs.") ? "formats a file system" : undefined);
   if (denied) {
@@ -193,7 +202,7 @@ function judgeCommand(
   const never = neverSaveReason([name, ...args.map((w) => w.value)]);
   if (SHELLS.has(name)) {
     state.unsaveable.push(never ?? `${name} is a shell`);
-    judgeShell(name, args, verdict);
+    judgeShell(name, args, verdict, stdin);
     return;
   }
   if (CODE_BUILTINS.has(name)) {
@@ -268,7 +277,12 @@ function judgeInner(
   }
 }
 
-function judgeShell(name: string, args: readonly ShellWord[], verdict: Verdict): void {
+function judgeShell(
+  name: string,
+  args: readonly ShellWord[],
+  verdict: Verdict,
+  stdin: ShellWord | undefined,
+): void {
   if (name === "eval" || name === "source" || name === ".") {
     verdict.hard.push(`${name} runs code the policy cannot see`);
     return;
@@ -303,6 +317,15 @@ function judgeShell(name: string, args: readonly ShellWord[], verdict: Verdict):
     }
   }
   const script = args[i];
+  if (!command && !script && stdin && verdict.hard.length === 0) {
+    // `bash <<'EOF'` runs the here-document: judged like a -c script when bash expands nothing in it.
+    if (stdin.kind !== "static") verdict.hard.push(`${name} runs a here-document whose text is not static`);
+    else {
+      verdict.scripts.push({ script: stdin, label: `${name} ${stdin.text}` });
+      verdict.notes.push("runs its here-document, judged below as separate sub-commands");
+    }
+    return;
+  }
   if (!command) {
     verdict.hard.push(
       script
