@@ -1,0 +1,140 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { fixture, text } from "./helpers.js";
+
+describe("Claude Code's shapes over the same tools", () => {
+  it("Read then Edit with file_path, old_string, new_string; Edit before Read is a Conflict", async () => {
+    const f = await fixture();
+    await f.files({ "a.txt": "alpha\nbeta\n", "b.txt": "gamma\n" });
+    const tools = f.tools("anthropic", "replace");
+    const read = text(await f.call(tools.get("Read"), { file_path: "a.txt" }));
+    expect(read).toMatch(/^ *1\talpha\n *2\tbeta/);
+    await f.call(tools.get("Edit"), { file_path: "a.txt", old_string: "beta", new_string: "BETA" });
+    expect(await readFile(join(f.dir, "a.txt"), "utf8")).toBe("alpha\nBETA\n");
+    const unread = await f.fail(tools.get("Edit"), {
+      file_path: "b.txt",
+      old_string: "gamma",
+      new_string: "G",
+    });
+    expect(unread.kind).toBe("Conflict");
+  });
+
+  it("MultiEdit applies every edit in order, or none when one fails", async () => {
+    const f = await fixture();
+    await f.files({ "m.ts": "const a = 1;\r\nconst b = 2;\r\nconst c = a;\r\n" });
+    const tools = f.tools("anthropic", "replace");
+    const multi = tools.get("MultiEdit");
+    await f.call(tools.get("Read"), { file_path: "m.ts" });
+    const failing = await f.fail(multi, {
+      file_path: "m.ts",
+      edits: [
+        { old_string: "const a = 1;", new_string: "const a = 10;" },
+        { old_string: "const zzz", new_string: "x" },
+      ],
+    });
+    expect(failing.message).toContain("edit 2 of 2");
+    expect(failing.message).toContain("nothing was changed");
+    expect(await readFile(join(f.dir, "m.ts"), "utf8")).toBe(
+      "const a = 1;\r\nconst b = 2;\r\nconst c = a;\r\n",
+    );
+    const ambiguous = await f.fail(multi, {
+      file_path: "m.ts",
+      edits: [{ old_string: "const", new_string: "let" }],
+    });
+    expect(ambiguous.message).toContain("matches 3 places");
+    const ok = await f.call(multi, {
+      file_path: "m.ts",
+      edits: [
+        { old_string: "const a = 1;\nconst b", new_string: "let a = 1;\nlet b" },
+        { old_string: "a", new_string: "alpha", replace_all: true },
+      ],
+    });
+    expect(text(ok)).toBe("Edited m.ts: 2 edits, 3 replacements.");
+    // The file's CRLF line breaks are kept, also inside a multi-line old_string written with \n.
+    expect(await readFile(join(f.dir, "m.ts"), "utf8")).toBe(
+      "let alpha = 1;\r\nlet b = 2;\r\nconst c = alpha;\r\n",
+    );
+  });
+
+  it("MultiEdit refuses a file the run has not read, and a path outside the workspace", async () => {
+    const f = await fixture();
+    await f.files({ "n.txt": "x\n" });
+    const multi = f.tools("anthropic", "replace").get("MultiEdit");
+    expect(
+      (await f.fail(multi, { file_path: "n.txt", edits: [{ old_string: "x", new_string: "y" }] })).kind,
+    ).toBe("Conflict");
+    expect(
+      (await f.fail(multi, { file_path: "../outside.txt", edits: [{ old_string: "x", new_string: "y" }] }))
+        .kind,
+    ).toBe("Denied");
+  });
+
+  it("Write creates a file; Glob lists paths; Grep has Claude Code's output modes", async () => {
+    const f = await fixture();
+    const tools = f.tools("anthropic", "replace");
+    await f.call(tools.get("Write"), {
+      file_path: "src/new.ts",
+      content: "export const X = 1;\nexport const Y = X;\n",
+    });
+    await f.files({ "src/old.ts": "const x = 1;\n", "README.md": "x marks\n" });
+    expect(
+      text(await f.call(tools.get("Glob"), { pattern: "**/*.ts" }))
+        .split("\n")
+        .sort(),
+    ).toEqual(["src/new.ts", "src/old.ts"]);
+    expect(text(await f.call(tools.get("Glob"), { pattern: "*.py" }))).toBe("No files found");
+    const grep = tools.get("Grep");
+    expect(text(await f.call(grep, { pattern: "X" }))).toBe("src/new.ts");
+    expect(
+      text(await f.call(grep, { pattern: "x", "-i": true, output_mode: "count" }))
+        .split("\n")
+        .sort(),
+    ).toEqual(["README.md:1", "src/new.ts:2", "src/old.ts:1"]);
+    expect(text(await f.call(grep, { pattern: "X", output_mode: "content" }))).toBe(
+      "src/new.ts:1:export const X = 1;\nsrc/new.ts:2:export const Y = X;",
+    );
+    expect(
+      text(await f.call(grep, { pattern: "X", output_mode: "content", "-n": false, head_limit: 1 })),
+    ).toBe("src/new.ts:export const X = 1;");
+    expect(text(await f.call(grep, { pattern: "nope" }))).toBe("No matches found");
+  });
+
+  it("Bash gives stdout, stderr and a non-zero exit code as text; TodoWrite updates the plan", async () => {
+    const f = await fixture();
+    const tools = f.tools("anthropic", "replace");
+    expect(text(await f.call(tools.get("Bash"), { command: "echo out; echo err >&2; exit 2" }))).toBe(
+      "out\nerr\nExit code 2",
+    );
+    expect(text(await f.call(tools.get("Bash"), { command: "printf 'ok\\n'", description: "say ok" }))).toBe(
+      "ok",
+    );
+    const todo = await f.call(tools.get("TodoWrite"), {
+      todos: [
+        { content: "Run the tests", status: "completed", activeForm: "Running the tests" },
+        { content: "Fix the bug", status: "in_progress", activeForm: "Fixing the bug" },
+      ],
+    });
+    expect(text(todo)).toBe("Todo list updated: 1 of 2 completed. Keep it current as you work.");
+    expect(todo.details).toEqual({
+      plan: [
+        { step: "Run the tests", status: "completed" },
+        { step: "Fix the bug", status: "in_progress" },
+      ],
+    });
+  });
+
+  it("with hashline edits, Read shows tags and Edit takes them under Claude's names", async () => {
+    const f = await fixture();
+    await f.files({ "h.txt": "one\ntwo\n" });
+    const tools = f.tools("anthropic", "hashline");
+    const read = text(await f.call(tools.get("Read"), { file_path: "h.txt" }));
+    const tag = /2 ([0-9a-f]{8})/.exec(read)?.[1] ?? /([0-9a-f]{8})[^\n]*two/.exec(read)?.[1];
+    expect(tag).toBeDefined();
+    await f.call(tools.get("Edit"), {
+      file_path: "h.txt",
+      edits: [{ op: "replace_line", tag, new_text: "TWO" }],
+    });
+    expect(await readFile(join(f.dir, "h.txt"), "utf8")).toBe("one\nTWO\n");
+  });
+});
