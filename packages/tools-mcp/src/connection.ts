@@ -14,7 +14,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { McpServerConfig } from "./config.js";
-import { boundedWait, InFlight } from "./in-flight.js";
+import { boundedWait, InFlight, untilAborted } from "./in-flight.js";
 import { descendantPids, stopProcesses } from "./processes.js";
 import { CLOSE_STEP_MS, type OpenedClient, openClient, type TransportKind } from "./transport.js";
 
@@ -85,6 +85,8 @@ export class McpConnection {
   // Aborted by close(), so a server that never answers the handshake does not hold close() up.
   readonly #closing = new AbortController();
   readonly #inFlight = new InFlight();
+  // The end of the queue of calls that must not overlap (see `inOrder`).
+  #ordered: Promise<void> = Promise.resolve();
 
   constructor(name: string, config: McpServerConfig, settings: ConnectionSettings) {
     this.name = name;
@@ -115,6 +117,29 @@ export class McpConnection {
 
   async hasResources(): Promise<boolean> {
     return (await this.#ensure()).hasResources;
+  }
+
+  /**
+   * Runs `work` once every earlier call queued here has finished: the calls of tools the server does not
+   * mark read-only go one at a time, in the order the harness starts them (the model's order), because a
+   * server may read, change and write back shared state per call, and two such calls at once lose one
+   * change. A call aborted while it waits leaves the queue without running.
+   */
+  async inOrder<T>(signal: AbortSignal, work: () => Promise<T>): Promise<T> {
+    const before = this.#ordered;
+    let done!: () => void;
+    const mine = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    this.#ordered = before.then(() => mine);
+    try {
+      await untilAborted(before, signal).catch(() => {
+        throw new ToolFailure("Cancelled", "the call was aborted while waiting for an earlier call");
+      });
+      return await work();
+    } finally {
+      done();
+    }
   }
 
   async callTool(tool: string, args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {

@@ -34,6 +34,9 @@ export function buildMcpTool(
   options: BuildOptions,
 ): BuiltTool {
   const { schema, warning } = inputSchemaFromJson(definition.inputSchema);
+  const annotations = mapAnnotations(definition, options.requiresApproval);
+  // Only a server's explicit promise lets calls overlap; a missing hint means the tool may write.
+  const readOnly = annotations.read_only === true;
   const tool: AnyTool = {
     name,
     description:
@@ -41,11 +44,12 @@ export function buildMcpTool(
       definition.title ||
       `The "${definition.name}" tool of MCP server "${connection.name}"`,
     inputSchema: schema,
-    annotations: mapAnnotations(definition, options.requiresApproval),
+    annotations,
     // The call's own timer, which progress notifications push back, replaces the harness's fixed one.
     timeoutMs: 0,
     async execute(args: Record<string, unknown>, ctx) {
-      const result = await connection.callTool(definition.name, args, ctx);
+      const call = () => connection.callTool(definition.name, args, ctx);
+      const result = readOnly ? await call() : await connection.inOrder(ctx.signal, call);
       return shapeCallResult(result, {
         server: connection.name,
         tool: definition.name,

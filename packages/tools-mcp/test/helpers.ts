@@ -8,6 +8,7 @@ export const TOY_SERVER = fileURLToPath(new URL("./fixtures/toy-server.mjs", imp
 const modules = fileURLToPath(new URL("../node_modules/@modelcontextprotocol/", import.meta.url));
 export const EVERYTHING_SERVER = `${modules}server-everything/dist/index.js`;
 export const FILESYSTEM_SERVER = `${modules}server-filesystem/dist/index.js`;
+export const MEMORY_SERVER = `${modules}server-memory/dist/index.js`;
 
 /** Toy servers under these names; `tag` is on their command lines, so a test finds its own processes. */
 export function toyConfig(tag: string, ...names: string[]) {
