@@ -1,7 +1,7 @@
-import { type Dirent, lstatSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import type { Workspace } from "@bridle/core";
-import { globMayMatchSecret, globRegex, reachBelow } from "./reach.js";
+import { expandGlob, globMayMatchSecret, reachBelow } from "./reach.js";
 import type { PathUse, PolicyMode } from "./types.js";
 import type { PathClaim, Verdict } from "./verdict.js";
 
@@ -120,6 +120,7 @@ export function checkPath(claim: PathClaim, context: PathContext, verdict: Verdi
     return;
   }
   const glob = word.kind === "glob";
+  const pattern = value;
   if (glob) {
     if (!claim.names && globMayMatchSecret(value))
       verdict.hard.push(`the pattern ${word.text} could match a secret file (credentials, keys, .env)`);
@@ -157,8 +158,16 @@ export function checkPath(claim: PathClaim, context: PathContext, verdict: Verdi
         verdict.hard.push(
           `reads every file below ${word.text}, which include ${reach.found.map((f) => relative(context.realRoots[0] ?? "/", f)).join(", ")} (a secret or a link out of the workspace)`,
         );
-    } else if (glob && symlinkOut(real, context.realRoots, lastComponent(word.value))) {
-      verdict.hard.push(`the pattern ${word.text} may match a symlink that leads outside the workspace`);
+    } else if (glob) {
+      const problem = globMatchProblem(
+        isAbsolute(pattern) ? pattern : `${cwd ?? "/"}/${pattern}`,
+        word.text,
+        claim,
+        context,
+      );
+      if (problem) verdict.hard.push(problem);
+      else if (access === "write" && context.mode === "read-only")
+        verdict.soft.push(`writes ${shown} (read-only mode)`);
     } else if (access === "write" && context.mode === "read-only")
       verdict.soft.push(`writes ${shown} (read-only mode)`);
   }
@@ -170,22 +179,24 @@ function agentConfiguration(path: string): boolean {
   return parts.includes(".git") || /^bridle\.config\./.test(parts.at(-1) ?? "");
 }
 
-function lastComponent(pattern: string): RegExp {
-  return globRegex(pattern.slice(pattern.lastIndexOf("/") + 1), false);
-}
-
-/** Whether a folder holds a symlink matching `name` whose target lies outside the workspace. */
-function symlinkOut(folder: string, realRoots: readonly string[], name: RegExp): boolean {
-  let entries: Dirent[];
-  try {
-    entries = readdirSync(folder, { withFileTypes: true });
-  } catch {
-    return false;
+/**
+ * What a pattern matches now, checked like the names it stands for: a match whose real path leaves the
+ * workspace (a symlink at any level) or is a secret makes it ask.
+ */
+function globMatchProblem(
+  absolute: string,
+  shown: string,
+  claim: PathClaim,
+  context: PathContext,
+): string | undefined {
+  const matches = expandGlob(absolute, context);
+  if (!matches) return `the pattern ${shown} matches too many files to check`;
+  for (const match of matches) {
+    const real = resolveReal(match, context.realCache);
+    if (!isInside(real, context.realRoots))
+      return `the pattern ${shown} matches ${match}, which leads outside the workspace (${real})`;
+    if (!claim.names && (context.workspace.isSecret(match) || context.workspace.isSecret(real)))
+      return `the pattern ${shown} matches ${relative(context.realRoots[0] ?? "/", match)}, a secret`;
   }
-  return entries.some(
-    (entry) =>
-      entry.isSymbolicLink() &&
-      name.test(entry.name) &&
-      !isInside(resolveReal(join(folder, entry.name)), realRoots),
-  );
+  return undefined;
 }

@@ -144,3 +144,35 @@ export function reachBelow(folder: string, context: ReachContext, only: readonly
   }
   return { found };
 }
+
+/**
+ * The paths a pattern (absolute) matches now, every level expanded the way bash does (a wildcard does
+ * not match a leading dot), or undefined when that takes more than the check's budget. Matching is
+ * case-insensitive, which can only add matches.
+ */
+export function expandGlob(pattern: string, context: ReachContext): string[] | undefined {
+  let current = ["/"];
+  for (const part of pattern.split("/")) {
+    if (part === "") continue;
+    if (!WILDCARD.test(part)) {
+      // Joined as text: `link/..` climbs from where the link points, as the kernel does.
+      current = current.map((dir) => (dir === "/" ? `/${part}` : `${dir}/${part}`));
+      continue;
+    }
+    const regex = globRegex(part, false);
+    const next: string[] = [];
+    for (const dir of current) {
+      let names: string[];
+      try {
+        names = readdirSync(dir);
+      } catch {
+        continue;
+      }
+      context.reachBudget.left -= names.length;
+      if (context.reachBudget.left < 0) return undefined;
+      for (const name of names) if (regex.test(name)) next.push(dir === "/" ? `/${name}` : `${dir}/${name}`);
+    }
+    current = next;
+  }
+  return current;
+}

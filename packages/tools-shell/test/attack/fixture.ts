@@ -102,6 +102,10 @@ function plant(world: World): void {
   writeFileSync(hook, `#!/bin/sh\n${touch("hook")}\n`);
   chmodSync(hook, 0o755);
   symlinkSync(outside, join(ws, "out-link"));
+  // Innocent names that lead to a secret and out of the workspace: what a pattern matches is judged.
+  mkdirSync(join(ws, "links"));
+  symlinkSync("../.env", join(ws, "links", "notes"));
+  symlinkSync(join(outside, "canary.txt"), join(ws, "links", "far"));
 }
 
 /** A fresh world, copied from a template built once per process. */
