@@ -71,7 +71,7 @@ const RUN_OPTIONS = `Options:
   --store jsonl|sqlite                      session store (default: jsonl)
   --max-turns N                             model requests per run (default: 50)
   --edit-format hashline|replace            edit tool flavour (default: replace)
-  --sandbox off|bwrap                       run shell commands in bubblewrap (default: off)
+  --sandbox auto|bwrap|off                  shell commands in bubblewrap (default auto: wherever it runs)
   --mcp FILE                                MCP servers ({"mcpServers": {...}})
   --skills DIR                              folder of SKILL.md skills
   --config FILE                             config file (default: bridle.config.json|yaml here or in ~/.config/bridle)

@@ -1,6 +1,6 @@
 // The composition root: the only place that knows which packages make up the bridle agent. Each package
 // is imported when first needed, so commands that do not need a provider or the shell never load them.
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import {
   type AnyHook,
   type AnyTool,
@@ -87,10 +87,25 @@ export async function composeTools(settings: Settings): Promise<Toolset> {
   };
 }
 
+let sandboxWarned = false;
+
 async function shellTools(settings: Settings) {
-  const { BubblewrapRunner, createShellTools } = await import("@bridle/tools-shell");
+  const { createShellTools, selectRunner } = await import("@bridle/tools-shell");
   try {
-    return await createShellTools(settings.sandbox === "bwrap" ? { runner: new BubblewrapRunner() } : {});
+    // The files that configure this agent stay read-only inside the sandbox, and a skills folder kept
+    // outside the workspace stays visible (read-only) so its scripts can run.
+    const configured = [settings.mcp, settings.skills].flatMap((path) =>
+      path ? [resolve(settings.cwd, path)] : [],
+    );
+    const { runner, warning } = await selectRunner(settings.sandbox, {
+      protect: configured,
+      readable: settings.skills ? [resolve(settings.cwd, settings.skills)] : [],
+    });
+    if (warning && !sandboxWarned) {
+      sandboxWarned = true;
+      process.stderr.write(`bridle: warning: ${warning}\n`);
+    }
+    return await createShellTools({ runner });
   } catch (error) {
     throw new CliError(
       `cannot set up the shell (--sandbox ${settings.sandbox}): ${(error as Error).message}`,

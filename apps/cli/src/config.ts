@@ -29,7 +29,7 @@ const settingsShape = {
   storeDir: z.string().min(1).optional(),
   maxTurns: z.coerce.number().int().positive().max(10_000).default(50),
   editFormat: z.enum(["hashline", "replace"]).default("replace"),
-  sandbox: z.enum(["off", "bwrap"]).default("off"),
+  sandbox: z.enum(["auto", "off", "bwrap"]).default("auto"),
   mcp: z.string().min(1).optional(),
   skills: z.string().min(1).optional(),
   yes: z.boolean().default(false),

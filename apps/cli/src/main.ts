@@ -3,6 +3,7 @@
 import { parseCommandLine } from "./args.js";
 import { describeFailure, NODE_MAJOR_NEEDED } from "./cli-error.js";
 import { checkCwdFlag } from "./cwd-flag.js";
+import { handOffSecrets } from "./secret-handoff.js";
 import { VERSION } from "./version.js";
 
 // First of all, before any code that needs a modern Node runs: on an older one, say which Node is needed
@@ -13,6 +14,10 @@ if (Number(process.versions.node.split(".")[0]) < NODE_MAJOR_NEEDED) {
   );
   process.exit(1);
 }
+
+// Before anything else: API keys leave the exec-time environment (/proc/<pid>/environ) by re-executing.
+const handOffWarning = handOffSecrets();
+if (handOffWarning) process.stderr.write(`bridle: warning: ${handOffWarning}\n`);
 
 async function main(argv: readonly string[]): Promise<number> {
   const parsed = parseCommandLine(argv);

@@ -5,6 +5,7 @@ import { execa } from "execa";
 import { type LimitEnforcement, type SandboxPolicy, sandboxPolicy } from "../sandbox/policy.js";
 import { type SandboxView, SYSTEM_TREES, unreadableByOthers, viewArgs } from "../sandbox/view.js";
 import { processLimits, setupLimits } from "./limits.js";
+import { programOnPath } from "./pid-namespace.js";
 import { launch, SHELL } from "./process-tree.js";
 import type { CommandRequest, CommandRunner, RunningCommand } from "./runner.js";
 
@@ -14,7 +15,7 @@ const ADMIN_TREES = ["/etc", "/opt"];
 let packageTreesMasked: string[] | undefined;
 
 export interface BubblewrapOptions extends SandboxView {
-  /** The bwrap binary (default "bwrap" on PATH). */
+  /** The bwrap binary (default: "bwrap" from the absolute folders of PATH). */
   readonly bwrap?: string;
 }
 
@@ -41,13 +42,13 @@ export class BubblewrapRunner implements CommandRunner {
 
   constructor(options: BubblewrapOptions = {}) {
     const { bwrap, ...view } = options;
-    this.#bwrap = bwrap ?? "bwrap";
+    this.#bwrap = bwrap ?? programOnPath("bwrap");
     this.#view = view;
   }
 
   /** Whether a default bubblewrap sandbox runs here (it needs user namespaces, or root). */
-  static probe(bwrap = "bwrap"): Promise<SandboxProbe> {
-    return new BubblewrapRunner({ bwrap }).probe();
+  static probe(bwrap?: string): Promise<SandboxProbe> {
+    return new BubblewrapRunner(bwrap === undefined ? {} : { bwrap }).probe();
   }
 
   /**

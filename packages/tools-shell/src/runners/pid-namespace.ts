@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { delimiter, isAbsolute, join } from "node:path";
 import { execa } from "execa";
 
 const IS_ROOT = process.getuid?.() === 0;
@@ -59,6 +59,16 @@ export function systemProgram(name: string): string {
     if (existsSync(path)) return path;
   }
   return name;
+}
+
+/** A program on PATH, looking only in absolute folders (never one relative to the workspace). */
+export function programOnPath(name: string): string {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (!isAbsolute(dir)) continue;
+    const path = join(dir, name);
+    if (existsSync(path)) return path;
+  }
+  return systemProgram(name);
 }
 
 let probes: Map<string, Promise<PidNamespaceProbe>> | undefined;
