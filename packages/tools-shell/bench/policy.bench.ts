@@ -23,7 +23,7 @@ for (let i = 0; i < 20; i++) {
 writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "bench", scripts: { test: "vitest" } }));
 writeFileSync(join(dir, "README.md"), "# bench\n");
 writeFileSync(join(dir, "tsconfig.json"), "{}\n");
-writeFileSync(join(dir, ".gitignore"), "node_modules\n");
+writeFileSync(join(dir, ".gitignore"), "node_modules\n.env\n");
 writeFileSync(join(dir, ".env"), "KEY=x\n");
 const git = (...args: string[]) =>
   execFileSync("git", ["-c", "user.name=b", "-c", "user.email=b@b", ...args], { cwd: dir, stdio: "ignore" });
@@ -100,6 +100,8 @@ const policy = new CommandPolicy();
 const parser = await loadBashParser();
 const samples: Record<string, number[]> = { check: [], parse: [], allowed: [], asked: [] };
 const decisions = { allow: 0, ask: 0, deny: 0 };
+// What the corpus asks or denies, with the first reason: the usefulness side of the figures.
+const refused = new Map<string, string>();
 
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -117,6 +119,8 @@ describe(`command policy on a corpus of ${corpus.length} typical agent commands`
         samples.check?.push(took);
         (result.decision === "allow" ? samples.allowed : samples.asked)?.push(took);
         decisions[result.decision]++;
+        if (result.decision !== "allow" && !refused.has(command))
+          refused.set(command, `${result.decision}: ${result.reasons[0]?.slice(0, 100)}`);
         const parseStart = performance.now();
         parser.parse(command)?.delete();
         samples.parse?.push(performance.now() - parseStart);
@@ -142,5 +146,7 @@ afterAll(() => {
   console.log(
     `check / parse alone: median ${(percentile(check, 50) / percentile(parse, 50)).toFixed(1)}x, p99 ${(percentile(check, 99) / percentile(parse, 99)).toFixed(1)}x`,
   );
+  console.log(`\nasked or denied (${refused.size} distinct commands):`);
+  for (const [command, why] of refused) console.log(`  ${command.slice(0, 60).padEnd(60)} ${why}`);
   rmSync(dir, { recursive: true, force: true });
 });
