@@ -39,6 +39,8 @@ async function viaTool(tool: AnyTool, command = "true"): Promise<void> {
 const local = await createShellTools();
 const localNoPolicy = await createShellTools({ policy: false });
 const localUntracked = await createShellTools({ runner: new LocalRunner({ trackProcessTree: false }) });
+// The price of hiding every other process (and its environment) from the command: setpriv + unshare + init.
+const localShared = new LocalRunner({ pidNamespace: false });
 const probe = await BubblewrapRunner.probe();
 const bwrapRunner = new BubblewrapRunner();
 const sandboxed = probe.available ? await createShellTools({ runner: bwrapRunner }) : undefined;
@@ -88,7 +90,8 @@ describe("local: spawn `true` directly vs through the bash tool (interleaved)", 
     "alternate: execa bash -c / bash tool without policy / bash tool with policy",
     async () => {
       await timed("local: execa bash -c true", direct.local);
-      await timed("local: LocalRunner alone", () => runnerOnly(localRunner));
+      await timed("local: LocalRunner alone (own pid namespace)", () => runnerOnly(localRunner));
+      await timed("local: LocalRunner alone, pidNamespace false", () => runnerOnly(localShared));
       await timed("local: bash tool, policy off", () => viaTool(localNoPolicy.bash));
       await timed("local: bash tool, policy on", () => viaTool(local.bash));
       await timed("local: bash tool, policy on, no tracking cgroup", () => viaTool(localUntracked.bash));
