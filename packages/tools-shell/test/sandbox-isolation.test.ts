@@ -55,6 +55,11 @@ describe.skipIf(!probe.available)(`the bubblewrap sandbox isolates the host${why
     writeFileSync(join(dir, ".git", "hooks", "pre-commit"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
     mkdirSync(join(dir, ".git", "info"), { recursive: true });
     writeFileSync(join(dir, ".git", "info", "attributes"), "");
+    // A submodule's git folder, as git keeps it: its own config and hooks.
+    mkdirSync(join(dir, ".git", "modules", "lib", "hooks"), { recursive: true });
+    writeFileSync(join(dir, ".git", "modules", "lib", "HEAD"), "ref: refs/heads/main\n");
+    writeFileSync(join(dir, ".git", "modules", "lib", "config"), "[core]\n\tbare = false\n");
+    writeFileSync(join(dir, ".git", "modules", "lib", "hooks", "pre-commit"), "#!/bin/sh\nexit 0\n");
     // Host services on Unix sockets.
     mkdirSync(join("/run", tag), { recursive: true });
     for (const path of Object.values(sockets)) {
@@ -161,7 +166,14 @@ describe.skipIf(!probe.available)(`the bubblewrap sandbox isolates the host${why
 
   // The agent configuration: every write primitive against every protected path. Each must leave the
   // host's files exactly as they were, while reading them works.
-  const PROTECTED = ["bridle.config.json", ".git/config", ".git/hooks/pre-commit", ".git/info/attributes"];
+  const PROTECTED = [
+    "bridle.config.json",
+    ".git/config",
+    ".git/hooks/pre-commit",
+    ".git/info/attributes",
+    ".git/modules/lib/config",
+    ".git/modules/lib/hooks/pre-commit",
+  ];
   const WRITES: Record<string, (path: string) => string> = {
     append: (p) => `echo evil >> ${p}`,
     overwrite: (p) => `echo evil > ${p}`,
@@ -180,6 +192,7 @@ describe.skipIf(!probe.available)(`the bubblewrap sandbox isolates the host${why
     "hooks folder renamed": "mv .git/hooks .git/hooks.old && mkdir .git/hooks",
     "git folder swapped": "mv .git .git.old && mkdir .git",
     "git folder removed": "rm -rf .git",
+    "submodule folder swapped": "mv .git/modules/lib .git/modules/lib.old && mkdir -p .git/modules/lib/hooks",
     "config through git": "git config core.fsmonitor 'echo evil'",
     "hooksPath through git": "git config core.hooksPath /tmp",
     "attributes appended": "echo '* filter=evil' >> .git/info/attributes",
@@ -193,7 +206,14 @@ describe.skipIf(!probe.available)(`the bubblewrap sandbox isolates the host${why
       if (stat.isDirectory()) for (const name of readdirSync(path).sort()) walk(join(path, name));
       else if (stat.isFile()) out.push(readFileSync(path, "utf8"));
     };
-    for (const path of ["bridle.config.json", ".git/config", ".git/hooks", ".git/info"])
+    for (const path of [
+      "bridle.config.json",
+      ".git/config",
+      ".git/hooks",
+      ".git/info",
+      ".git/modules/lib/config",
+      ".git/modules/lib/hooks",
+    ])
       walk(join(dir, path));
     return out.join("\n");
   }

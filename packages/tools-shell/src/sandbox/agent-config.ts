@@ -52,6 +52,7 @@ function realInside(path: string, root: string): string | undefined {
 }
 
 const GIT_CODE = ["config", "config.worktree", "hooks", "info"];
+const GIT_MARKS = ["HEAD", "objects", "refs", ...GIT_CODE];
 
 function gitDirConfig(gitDir: string, out: string[], pinned: string[], depth: number): void {
   pinned.push(gitDir);
@@ -66,7 +67,9 @@ function gitDirConfig(gitDir: string, out: string[], pinned: string[], depth: nu
     for (const name of safeList(folder)) {
       const path = join(folder, name);
       if (!isDirectory(path)) continue;
-      if (exists(join(path, "HEAD"))) gitDirConfig(path, out, pinned, depth + 1);
+      // Any trace of a git folder counts: a command could delete HEAD so that the next one would not
+      // recognise the folder, then write its config.
+      if (GIT_MARKS.some((mark) => exists(join(path, mark)))) gitDirConfig(path, out, pinned, depth + 1);
       else if (level < 4) walk(path, level + 1);
     }
   };
