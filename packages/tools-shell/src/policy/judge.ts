@@ -135,6 +135,10 @@ function judgeArgv(
       if (wrapper.shellFlags?.includes(flag)) verdict.hard.push(`${name} ${flag} starts a shell`);
     }
     for (const { flag, value } of args.flags) {
+      if (name === "env" && (flag === "-u" || flag === "--unset") && value) {
+        const risk = variableRisk(value.value);
+        if (risk || value.kind === "dynamic") verdict.hard.push(risk ?? `env unsets "${value.text}"`);
+      }
       if (value && wrapper.writePathFlags?.includes(flag))
         verdict.paths.push({ word: value, access: "write" });
       if (value && name === "xargs" && (flag === "-a" || flag === "--arg-file"))
@@ -146,7 +150,8 @@ function judgeArgv(
     }
     let rest = args.rest;
     if (wrapper.assignments) {
-      while (rest[0] && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[0].value)) {
+      // env takes every leading word holding "=" as an assignment, names bash could not write included.
+      while (rest[0] && rest[0].kind !== "dynamic" && /^[^=]+=/.test(rest[0].value)) {
         const word = rest[0];
         const eq = word.value.indexOf("=");
         const risk = variableRisk(word.value.slice(0, eq), { ...word, value: word.value.slice(eq + 1) });
