@@ -72,7 +72,7 @@ export interface Discovery {
   readonly failures: readonly DiscoveryFailure[];
   /**
    * What was changed to make the tools usable: caps hit, definitions repaired or left out, input schemas
-   * that could not be converted (those tools are added with the server's check only).
+   * the bridge checks only in part (an external `$ref`, a schema the validator refuses: the server checks).
    */
   readonly warnings: readonly McpWarning[];
 }

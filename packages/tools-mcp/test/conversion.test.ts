@@ -43,16 +43,13 @@ describe("input schemas", () => {
     expect(shown).toMatchObject({ ...rest, additionalProperties: false });
     expect(schema.safeParse({ query: "a", limit: 0 }).success).toBe(false);
     expect(schema.safeParse({ query: "a", mode: "slow" }).success).toBe(false);
-    expect(schema.safeParse({ query: "a" }).data).toEqual({ query: "a", limit: 10 });
+    // The server applies its own defaults: the arguments reach it as the model sent them.
+    expect(schema.safeParse({ query: "a" }).data).toEqual({ query: "a" });
   });
 
   it("lets through the extra fields a schema explicitly allows, as the model is shown", () => {
     const map = inputSchemaFromJson({ type: "object", additionalProperties: { type: "string" } }).schema;
-    expect(toolJsonSchema(map)).toEqual({
-      type: "object",
-      properties: {},
-      additionalProperties: { type: "string" },
-    });
+    expect(toolJsonSchema(map)).toEqual({ type: "object", additionalProperties: { type: "string" } });
     expect(parseToolArguments(map, '{"a":"x","b":"y"}')).toMatchObject({
       ok: true,
       value: { a: "x", b: "y" },
@@ -98,13 +95,90 @@ describe("input schemas", () => {
     });
   });
 
-  it("falls back to server-side checking, with a warning, when a schema cannot be converted", () => {
+  it("reports an external $ref, shows where it points, and accepts any value there", () => {
     const { schema, warning } = inputSchemaFromJson({
       type: "object",
-      properties: { a: { $ref: "https://x/y.json" } },
+      properties: { a: { $ref: "https://x/y.json", description: "the thing" }, b: { type: "number" } },
     });
-    expect(warning).toMatch(/could not be converted/);
-    expect(schema.safeParse({ anything: 1 }).success).toBe(true);
+    expect(warning).toBe(
+      "input schema refers to https://x/y.json, which is not fetched; any value is accepted there and the server checks it",
+    );
+    expect(toolJsonSchema(schema).properties).toEqual({
+      a: { description: "the thing (defined by https://x/y.json, not fetched)" },
+      b: { type: "number" },
+    });
+    expect(schema.safeParse({ a: { anything: 1 }, b: 2 }).success).toBe(true);
+    expect(schema.safeParse({ a: 1, b: "two" }).success).toBe(false);
+  });
+
+  it("keeps $defs, $ref and if/then/else as the server wrote them, and enforces them", () => {
+    const source = {
+      type: "object",
+      properties: {
+        kind: { type: "string", enum: ["file", "url"] },
+        target: { $ref: "#/$defs/target" },
+        email: { type: "string", format: "email" },
+      },
+      required: ["kind", "target"],
+      if: { properties: { kind: { const: "url" } } },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's own keyword, never awaited
+      then: { properties: { target: { pattern: "^https://" } } },
+      else: { properties: { target: { pattern: "^/" } } },
+      $defs: { target: { type: "string", minLength: 2 } },
+    };
+    const { schema, warning } = inputSchemaFromJson(source);
+    expect(warning).toBeUndefined();
+    // Core closes any top-level object that does not say; the check stays as open as the server's.
+    expect(toolJsonSchema(schema)).toEqual({ ...source, additionalProperties: false });
+    const ok = (args: object) => parseToolArguments(schema, JSON.stringify(args)).ok;
+    expect(ok({ kind: "url", target: "https://example.com" })).toBe(true);
+    expect(ok({ kind: "file", target: "/etc/hosts" })).toBe(true);
+    expect(ok({ kind: "url", target: "/etc/hosts" })).toBe(false);
+    expect(ok({ kind: "file", target: "/" })).toBe(false);
+    expect(ok({ kind: "file", target: "/a", email: "not an address" })).toBe(false);
+    expect(ok({ kind: "file", target: "/a", email: "a@example.com" })).toBe(true);
+    expect(parseToolArguments(schema, '{"kind":"disk","target":"/a"}')).toMatchObject({
+      ok: false,
+      problems: ['kind: must be equal to one of the allowed values: "file", "url"'],
+    });
+  });
+
+  it("gives a top-level oneOf without types an object schema providers accept, and enforces the oneOf", () => {
+    const source = {
+      oneOf: [
+        { properties: { path: { type: "string" } }, required: ["path"], additionalProperties: false },
+        { properties: { url: { type: "string" } }, required: ["url"], additionalProperties: false },
+      ],
+    };
+    const { schema, warning } = inputSchemaFromJson(source);
+    expect(warning).toBeUndefined();
+    const shown = toolJsonSchema(schema);
+    expect(shown).toMatchObject({
+      type: "object",
+      properties: { path: { type: "string" }, url: { type: "string" } },
+    });
+    expect(shown.oneOf).toBeUndefined();
+    expect(shown.required).toBeUndefined();
+    expect(shown.description).toBe(
+      `The arguments must match exactly one of these schemas: ${JSON.stringify(source.oneOf)}`,
+    );
+    const ok = (args: object) => parseToolArguments(schema, JSON.stringify(args)).ok;
+    expect(ok({ path: "/a" })).toBe(true);
+    expect(ok({ url: "https://x" })).toBe(true);
+    expect(ok({ path: "/a", url: "https://x" })).toBe(false);
+    expect(ok({})).toBe(false);
+  });
+
+  it("names an unknown field and where a nested value is wrong", () => {
+    const { schema } = inputSchemaFromJson({
+      type: "object",
+      properties: {
+        items: { type: "array", items: { type: "object", properties: { n: { type: "integer" } } } },
+      },
+    });
+    const parsed = parseToolArguments(schema, '{"items":[{"n":1},{"n":"2"}],"extra":true}');
+    expect(parsed).toMatchObject({ ok: false });
+    expect(parsed.ok ? [] : parsed.problems).toEqual(["extra: unknown field", "items.1.n: must be integer"]);
   });
 });
 
