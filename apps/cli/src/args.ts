@@ -23,6 +23,12 @@ export interface CliFlags {
   readonly at?: string;
   /** `bridle demo`: leave the example repository and its session in place. */
   readonly keep?: boolean;
+  /** A bare tool loop: no coding overlay (see coding.ts). */
+  readonly noCoding?: boolean;
+  /** Write the run's evidence handoff here as JSON. */
+  readonly evidence?: string;
+  /** Failed checks the agent may repair and run again before the run stops (default 2). */
+  readonly repairAttempts?: string;
 }
 
 export type CommandName = "run" | "interactive" | "sessions" | "tools" | "policy" | "skills" | "demo";
@@ -56,6 +62,9 @@ const OPTIONS = {
   json: { type: "boolean" },
   at: { type: "string" },
   keep: { type: "boolean" },
+  "no-coding": { type: "boolean" },
+  evidence: { type: "string" },
+  "repair-attempts": { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -78,6 +87,9 @@ const RUN_OPTIONS = `Options:
   -y, --yes                                 approve every call that needs approval
   --trust                                   apply the workspace config's sensitive settings this run, unasked
   --json                                    write the run's events as JSON lines on stdout
+  --no-coding                               a bare tool loop: no baseline, checks, plan or handoff
+  --evidence FILE                           write the run's evidence handoff as JSON (bridle run)
+  --repair-attempts N                       failed checks the agent may fix and rerun before stopping (default: 2)
   -h, --help                                this help
 API keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY; base URLs also from OPENAI_BASE_URL / ANTHROPIC_BASE_URL.
 `;
@@ -130,6 +142,11 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (values.version && first === undefined) return { kind: "version" };
   if (values.help) return { kind: "help", text: HELP[first === undefined ? "main" : command] };
   if (values.keep && command !== "demo") throw new CliError("--keep is an option of bridle demo", 2);
+  for (const coding of ["no-coding", "evidence", "repair-attempts"] as const) {
+    if (values[coding] !== undefined && command !== "run" && command !== "interactive") {
+      throw new CliError(`--${coding} is an option of bridle run and the interactive session`, 2);
+    }
+  }
   const flags: CliFlags = compact({
     provider: values.provider,
     model: values.model,
@@ -149,6 +166,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     json: values.json,
     at: values.at,
     keep: values.keep,
+    noCoding: values["no-coding"],
+    evidence: values.evidence,
+    repairAttempts: values["repair-attempts"],
   });
   return { kind: "command", command, positionals: first === undefined ? [] : positionals.slice(1), flags };
 }

@@ -12,6 +12,7 @@ import {
   Workspace,
 } from "@bridle/core";
 import { CliError } from "./cli-error.js";
+import { type CodingChoice, codingOverlay, DEFAULT_CODING } from "./coding.js";
 import type { Settings } from "./config.js";
 
 export interface Toolset {
@@ -35,7 +36,10 @@ export interface Agent {
 
 const SYSTEM_PROMPT = `You are a coding agent working in the user's repository (the workspace). Read before you edit, keep changes minimal and in scope, run the relevant checks after editing, and end with a short account of what you changed and what the checks showed. Paths are relative to the workspace root. Never read secrets (.env files, keys, credentials).`;
 
-export async function composeTools(settings: Settings): Promise<Toolset> {
+export async function composeTools(
+  settings: Settings,
+  choice: CodingChoice = DEFAULT_CODING,
+): Promise<Toolset> {
   const tools: AnyTool[] = [];
   const closers: (() => Promise<void>)[] = [];
   const { createFsTools } = await import("@bridle/tools-fs");
@@ -53,6 +57,12 @@ export async function composeTools(settings: Settings): Promise<Toolset> {
   closers.push(() => shell.stopAll());
   const hooks: AnyHook[] = [];
   let instructions = "";
+  // The coding overlay's run_check shares bash's environment: one runner, sandbox and command policy.
+  const coding = await codingOverlay(settings.cwd, shell.environment, choice);
+  if (coding) {
+    tools.push(...coding.tools);
+    hooks.push(...coding.hooks);
+  }
   if (settings.skills) {
     const { SkillRegistry, createSkillTools } = await import("@bridle/skills");
     const registry = await SkillRegistry.load({
@@ -80,7 +90,7 @@ export async function composeTools(settings: Settings): Promise<Toolset> {
   return {
     tools,
     hooks,
-    instructions,
+    instructions: [coding?.instructions, instructions].filter(Boolean).join("\n\n"),
     close: async () => {
       for (const close of closers) await close();
     },
@@ -154,10 +164,14 @@ export async function openStore(settings: Settings): Promise<SessionStore> {
   return JsonlSessionStore.open({ dir: join(settings.storeDir, "jsonl"), durability: "batch" });
 }
 
-export async function composeAgent(settings: Settings, approver: Approver): Promise<Agent> {
+export async function composeAgent(
+  settings: Settings,
+  approver: Approver,
+  coding: CodingChoice = DEFAULT_CODING,
+): Promise<Agent> {
   const [model, toolset, store] = await Promise.all([
     createModel(settings),
-    composeTools(settings),
+    composeTools(settings, coding),
     openStore(settings),
   ]);
   const build = (chosen: CostedModel): Agent => ({

@@ -228,6 +228,13 @@ describe("the other commands", () => {
       "glob",
       "grep",
       "bash",
+      // The coding overlay, on by default (--no-coding for a bare loop).
+      "git_status",
+      "git_diff",
+      "detect_checks",
+      "run_check",
+      "update_plan",
+      "handoff_notes",
     ]);
     for (const tool of tools) expect(tool.inputSchema.type).toBe("object");
   });

@@ -133,7 +133,10 @@ export async function createCodingOverlay(options: CodingOverlayOptions): Promis
         const details = ctx.result.details as
           | { result?: { command?: unknown; exit_code?: unknown } }
           | undefined;
-        const command = (ctx.args as { command?: unknown } | undefined)?.command;
+        // A command is text (bash) or an argv (a Codex-style shell tool).
+        const raw = (ctx.args as { command?: unknown } | undefined)?.command;
+        const command =
+          Array.isArray(raw) && raw.every((part) => typeof part === "string") ? raw.join(" ") : raw;
         const exitCode = details?.result?.exit_code;
         // Only commands that ran: a refused one has no exit status and changed nothing.
         if (

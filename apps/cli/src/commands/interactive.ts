@@ -2,6 +2,7 @@ import { createInterface, type Interface } from "node:readline/promises";
 import { type Message, sessionSink, sessionTranscript } from "@bridle/core";
 import { approveEverything, TerminalApprover } from "../approvers.js";
 import type { CliFlags } from "../args.js";
+import { HandoffReporter, splitCodingFlags } from "../coding.js";
 import { type Agent, composeAgent } from "../compose.js";
 import { loadSettings } from "../config.js";
 import { settleProvider } from "../provider-choice.js";
@@ -19,7 +20,8 @@ const HELP = `/model NAME   switch model      /sessions   list sessions
  * the session (its transcript and store) carries on. Approvals are asked on the same line reader.
  */
 export async function interactive(flags: CliFlags): Promise<number> {
-  const settings = settleProvider(await loadSettings(flags), flags, process.env);
+  const { coding, rest } = splitCodingFlags(flags);
+  const settings = settleProvider(await loadSettings(rest), rest, process.env);
   const rl = createInterface({
     input: process.stdin,
     output: process.stdout,
@@ -38,7 +40,7 @@ export async function interactive(flags: CliFlags): Promise<number> {
   const approver = settings.yes
     ? approveEverything
     : new TerminalApprover((question, signal) => ask(rl, question, signal));
-  let agent: Agent = await composeAgent(settings, approver);
+  let agent: Agent = await composeAgent(settings, approver, coding);
   try {
     let session = await openSession(agent.store, {
       ...(settings.session ? { session: settings.session } : {}),
@@ -99,8 +101,14 @@ export async function interactive(flags: CliFlags): Promise<number> {
           signal: turn.signal,
           sink: sessionSink(agent.store, session.id),
         });
-        for await (const event of stream) renderer.render(event);
+        // Each turn is one run with its own baseline: its handoff covers that turn's changes.
+        const handoff = new HandoffReporter(coding, process.stderr);
+        for await (const event of stream) {
+          renderer.render(event);
+          handoff.observe(event, { showPlan: true });
+        }
         history = (await stream.result).messages;
+        await handoff.finish({ quiet: false });
       } finally {
         renderer.close();
         turn = undefined;

@@ -1,6 +1,7 @@
 import { type RunEvent, sessionSink } from "@bridle/core";
 import { approveEverything, denyWithoutTerminal, TerminalApprover } from "../approvers.js";
 import type { CliFlags } from "../args.js";
+import { type CodingChoice, DEFAULT_CODING, HandoffReporter, splitCodingFlags } from "../coding.js";
 import { composeAgent } from "../compose.js";
 import { loadSettings, type Settings } from "../config.js";
 import { settleProvider } from "../provider-choice.js";
@@ -10,16 +11,18 @@ import { askOnTerminal } from "../terminal.js";
 
 /** `bridle run "<prompt>"`: one run, streamed; exit 0 when it completes. */
 export async function runOnce(prompt: string, flags: CliFlags): Promise<number> {
-  const outcome = await runWithSettings(
-    prompt,
-    settleProvider(await loadSettings(flags), flags, process.env),
-  );
+  const { coding, rest } = splitCodingFlags(flags);
+  const outcome = await runWithSettings(prompt, settleProvider(await loadSettings(rest), rest, process.env), {
+    coding,
+  });
   return outcome.exitCode;
 }
 
 export interface RunOptions {
   /** Sees every event after the renderer (the demo prints what the tools returned). */
   readonly observe?: (event: RunEvent) => void;
+  /** The coding overlay and its handoff (default: on, 2 repair attempts). */
+  readonly coding?: CodingChoice;
 }
 
 export interface RunOutcome {
@@ -38,7 +41,9 @@ export async function runWithSettings(
     : canAsk
       ? new TerminalApprover(askOnTerminal)
       : denyWithoutTerminal;
-  const agent = await composeAgent(settings, approver);
+  const coding = options.coding ?? DEFAULT_CODING;
+  const agent = await composeAgent(settings, approver, coding);
+  const handoff = new HandoffReporter(coding, process.stderr);
   try {
     const session = await openSession(agent.store, {
       ...(settings.session ? { session: settings.session } : {}),
@@ -72,8 +77,10 @@ export async function runWithSettings(
         if (settings.json) process.stdout.write(jsonLine(event));
         else renderer.render(event);
         options.observe?.(event);
+        handoff.observe(event, { showPlan: !settings.json });
       }
       const result = await stream.result;
+      await handoff.finish({ quiet: false });
       if (!settings.json) process.stderr.write(`session: ${session.id}\n`);
       const exitCode = result.stopReason === "completed" ? 0 : result.stopReason === "aborted" ? 130 : 1;
       return { exitCode, sessionId: session.id };

@@ -358,12 +358,13 @@ function judgeUnknown(name: string, args: readonly ShellWord[], verdict: Verdict
       verdict.hard.push(`"${word.text}" is not static`);
       continue;
     }
-    const eq = word.value.startsWith("-") ? word.value.indexOf("=") : -1;
-    const value = eq === -1 ? word.value : word.value.slice(eq + 1);
-    if (word.value.startsWith("-") && eq === -1) continue;
-    if (value.includes("/") || value.startsWith("~") || value === ".." || value.startsWith(".env")) {
-      verdict.paths.push({ word: eq === -1 ? word : { ...word, value }, access: "read" });
-    }
+    // Its options are unknown, so every word may name a file it reads (`curl -T id_rsa`, `-o/etc/x`):
+    // operands, `--flag=VALUE` values and what follows a short flag's letter are all judged as reads.
+    const text = word.value;
+    let value = text;
+    if (text.startsWith("--")) value = text.includes("=") ? text.slice(text.indexOf("=") + 1) : "";
+    else if (text.startsWith("-")) value = text.slice(2);
+    if (value !== "" && value !== "-") verdict.paths.push({ word: { ...word, value }, access: "read" });
   }
 }
 

@@ -1,0 +1,107 @@
+// The coding overlay in the CLI: on by default (--no-coding for a bare tool loop), the plan shown as it
+// changes, and at the end of a run the evidence handoff as a short summary (and --evidence FILE as JSON).
+import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import type { CodingOverlay, Evidence, PlanFact } from "@bridle/coding";
+import type { RunEvent } from "@bridle/core";
+import type { ShellEnvironment } from "@bridle/tools-shell";
+import type { CliFlags } from "./args.js";
+import { CliError } from "./cli-error.js";
+
+/** What the coding flags chose. */
+export interface CodingChoice {
+  readonly enabled: boolean;
+  readonly repairAttempts: number;
+  /** Where the evidence JSON goes (absolute), when asked. */
+  readonly evidence?: string;
+}
+
+export const DEFAULT_CODING: CodingChoice = { enabled: true, repairAttempts: 2 };
+
+/** The coding flags apart from the settings flags (the config loader knows nothing of them). */
+export function splitCodingFlags(flags: CliFlags): { coding: CodingChoice; rest: CliFlags } {
+  const { noCoding, evidence, repairAttempts, ...rest } = flags;
+  let attempts = DEFAULT_CODING.repairAttempts;
+  if (repairAttempts !== undefined) {
+    if (!/^\d{1,2}$/.test(repairAttempts) || Number(repairAttempts) > 20) {
+      throw new CliError(`--repair-attempts must be a whole number from 0 to 20, not "${repairAttempts}"`, 2);
+    }
+    attempts = Number(repairAttempts);
+  }
+  if (noCoding && (evidence !== undefined || repairAttempts !== undefined)) {
+    throw new CliError("--evidence and --repair-attempts need the coding overlay (drop --no-coding)", 2);
+  }
+  return {
+    coding: {
+      enabled: !noCoding,
+      repairAttempts: attempts,
+      ...(evidence !== undefined ? { evidence: resolve(evidence) } : {}),
+    },
+    rest,
+  };
+}
+
+/** The overlay for the workspace, over the bash tool's shell environment (same runner, sandbox, policy). */
+export async function codingOverlay(
+  cwd: string,
+  shell: ShellEnvironment,
+  choice: CodingChoice,
+): Promise<CodingOverlay | undefined> {
+  if (!choice.enabled) return undefined;
+  const { createCodingOverlay } = await import("@bridle/coding");
+  return createCodingOverlay({ workspace: cwd, shell, repairAttempts: choice.repairAttempts });
+}
+
+const MARK = { completed: "[x]", in_progress: "[>]", pending: "[ ]" } as const;
+
+/** The plan as a few stderr lines. */
+export function formatPlan(plan: PlanFact): string {
+  const lines = ["plan:"];
+  if (plan.explanation) lines.push(`  ${plan.explanation.split("\n")[0]}`);
+  for (const item of plan.items) lines.push(`  ${MARK[item.status]} ${item.step}`);
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Watches one run's events: shows each plan update on stderr, and at the end prints the handoff summary
+ * and writes the evidence JSON. The handoff is built from the events alone.
+ */
+export class HandoffReporter {
+  readonly #choice: CodingChoice;
+  readonly #stderr: { write(text: string): void };
+  readonly #events: RunEvent[] = [];
+
+  constructor(choice: CodingChoice, stderr: { write(text: string): void }) {
+    this.#choice = choice;
+    this.#stderr = stderr;
+  }
+
+  observe(event: RunEvent, options: { showPlan: boolean }): void {
+    if (!this.#choice.enabled) return;
+    // Deltas and progress are not evidence: they are left out, so a long run's list stays small.
+    if (event.type === "text_delta" || event.type === "reasoning_delta" || event.type === "tool_progress")
+      return;
+    this.#events.push(event);
+    if (options.showPlan && event.type === "fact" && event.kind === "coding.plan") {
+      this.#stderr.write(formatPlan(event.data as PlanFact));
+    }
+  }
+
+  /** Prints the summary (unless quiet) and writes the JSON; returns the evidence, if the overlay ran. */
+  async finish(options: { quiet: boolean }): Promise<Evidence | undefined> {
+    if (!this.#choice.enabled) return undefined;
+    const { buildEvidence, formatHandoff, handoffOutcome } = await import("@bridle/coding");
+    const evidence = buildEvidence(this.#events);
+    if (!options.quiet) this.#stderr.write(`${formatHandoff(evidence, handoffOutcome(this.#events))}\n`);
+    if (this.#choice.evidence) {
+      try {
+        await writeFile(this.#choice.evidence, `${JSON.stringify(evidence, null, 2)}\n`);
+      } catch (error) {
+        throw new CliError(
+          `cannot write the evidence to ${this.#choice.evidence}: ${(error as Error).message}`,
+        );
+      }
+    }
+    return evidence;
+  }
+}
