@@ -164,6 +164,36 @@ describe.skipIf(!probe.available)(`the bubblewrap sandbox isolates the host${why
     expect(readFileSync(join(dir, "dist", "a"), "utf8")).toBe("x\n");
   });
 
+  it("hides the credential stores when the workspace is the home folder itself", async () => {
+    const { dir: homeWorkspace, cleanup: done } = await tempWorkspace("bridle-iso-home-");
+    try {
+      mkdirSync(join(homeWorkspace, ".ssh"));
+      writeFileSync(join(homeWorkspace, ".ssh", "id_ed25519"), "PRIVATE KEY\n");
+      mkdirSync(join(homeWorkspace, ".config", "bridle"), { recursive: true });
+      writeFileSync(join(homeWorkspace, ".config", "bridle", "trusted-workspaces.json"), "{}\n");
+      writeFileSync(join(homeWorkspace, ".npmrc"), "//registry/:_authToken=NPM-SECRET\n");
+      process.env.HOME = homeWorkspace;
+      const inHome = await createShellTools({ runner: new BubblewrapRunner(), policy: false });
+      const { result } = await call(
+        inHome.bash,
+        {
+          command:
+            "cat .ssh/id_ed25519 .npmrc; echo '{\"x\":1}' > .config/bridle/trusted-workspaces.json; echo ok > notes.txt && cat notes.txt",
+        },
+        homeWorkspace,
+      );
+      expect(result.stdout).not.toContain("PRIVATE KEY");
+      expect(result.stdout).not.toContain("NPM-SECRET");
+      expect(result.stdout).toContain("ok");
+      expect(readFileSync(join(homeWorkspace, ".config", "bridle", "trusted-workspaces.json"), "utf8")).toBe(
+        "{}\n",
+      );
+    } finally {
+      process.env.HOME = home;
+      await done();
+    }
+  });
+
   // The agent configuration: every write primitive against every protected path. Each must leave the
   // host's files exactly as they were, while reading them works.
   const PROTECTED = [

@@ -63,8 +63,13 @@ export function viewArgs(view: SandboxView, request: ViewRequest): string[] {
   if (request.network) args.push(...resolverArgs());
   // An empty home, so tools that write dot-files there work; nothing of the real one unless allowed.
   const home = homedir();
-  args.push("--tmpfs", home);
-  for (const path of pathEntriesIn(home)) args.push("--ro-bind", path, path);
+  // A home of "/" or inside a system tree (service accounts) is not replaced: that would hide the system.
+  const ownHome =
+    isAbsolute(home) && home !== "/" && !SYSTEM_TREES.some((tree) => isInsideFolder(home, tree));
+  if (ownHome) {
+    args.push("--tmpfs", home);
+    for (const path of pathEntriesIn(home)) args.push("--ro-bind", path, path);
+  }
   for (const path of view.readable ?? []) if (existsSync(path)) args.push("--ro-bind", path, path);
   for (const path of view.writable ?? []) if (existsSync(path)) args.push("--bind", path, path);
   for (const root of request.writableRoots) {
@@ -75,7 +80,11 @@ export function viewArgs(view: SandboxView, request: ViewRequest): string[] {
       if (existsSync(path) && isInsideFolder(path, root)) args.push("--ro-bind", path, path);
     }
   }
-  for (const path of [...(request.masked ?? []), ...(view.hide ?? [])]) args.push(...maskArgs(path));
+  // A workspace that holds the home folder (an agent started in ~) would show its credential stores again.
+  const exposedHome = ownHome && request.writableRoots.some((root) => isInsideFolder(home, root));
+  const credentials = exposedHome ? HOME_CREDENTIALS.map((name) => join(home, name)) : [];
+  for (const path of [...(request.masked ?? []), ...credentials, ...(view.hide ?? [])])
+    args.push(...maskArgs(path));
   return args;
 }
 
@@ -95,6 +104,28 @@ function kindOf(path: string): "dir" | "file" | "link" | undefined {
     return undefined;
   }
 }
+
+// Credential stores of a home folder, hidden when the workspace itself contains the home folder.
+export const HOME_CREDENTIALS = [
+  ".ssh",
+  ".gnupg",
+  ".aws",
+  ".azure",
+  ".kube",
+  ".docker",
+  ".config/gcloud",
+  ".config/gh",
+  ".config/bridle",
+  ".local/share/keyrings",
+  ".password-store",
+  ".netrc",
+  ".npmrc",
+  ".pypirc",
+  ".git-credentials",
+  ".pgpass",
+  ".cargo/credentials.toml",
+  ".cargo/credentials",
+];
 
 // Per-user toolchain managers whose folders hold programs and their runtimes, not credentials. When PATH
 // leads into one, the whole folder is shown (read-only): a pyenv or rustup shim needs the rest of it.
