@@ -1,9 +1,13 @@
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { resolve } from "node:path";
 import { BridleError } from "@bridle/core";
 import { z } from "zod";
 import { type EnvironmentValues, expandEnvironment } from "./env-expansion.js";
 
-// The `mcpServers` shape Claude Desktop, Claude Code, Cursor and Gemini CLI share. Keys this package does not
-// use (autoApprove, alwaysAllow, …) are tolerated so an existing config file can be passed unchanged.
+// The configs users already have, read unchanged: `mcpServers` (Claude Desktop, Claude Code's .mcp.json,
+// Cursor, Gemini CLI with its `httpUrl`) and VS Code's `servers`. Keys this package does not use
+// (autoApprove, alwaysAllow, trust, …) are tolerated, and reported, so nothing is dropped silently.
 
 const stdioServerSchema = z.looseObject({
   type: z.literal("stdio").optional(),
@@ -33,12 +37,114 @@ export const mcpConfigSchema = z.object({
   mcpServers: z.record(z.string().min(1, "a server name must not be empty"), serverSchema),
 });
 
+/** The keys a server entry may have that this package uses; any other key is reported as ignored. */
+const USED_KEYS = new Set([
+  "type",
+  "command",
+  "args",
+  "env",
+  "envFile",
+  "cwd",
+  "url",
+  "httpUrl",
+  "headers",
+  "disabled",
+  "timeout",
+]);
+
 export type StdioServerConfig = z.output<typeof stdioServerSchema>;
 export type HttpServerConfig = z.output<typeof httpServerSchema>;
 export type McpServerConfig = StdioServerConfig | HttpServerConfig;
-/** What callers write: the `mcpServers` JSON other agents use. */
-export type McpConfigInput = z.input<typeof mcpConfigSchema>;
+/** What callers write: the `mcpServers` JSON other agents use, or VS Code's `servers`. */
+export type McpConfigInput =
+  | z.input<typeof mcpConfigSchema>
+  | { readonly servers: Readonly<Record<string, McpServerConfigInput>> };
 export type McpServerConfigInput = z.input<typeof serverSchema>;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * Any supported shape as `{ mcpServers }`, each enabled server's references filled in, its `envFile` read,
+ * Gemini's `httpUrl` taken as a Streamable HTTP `url`, and every key left unused reported.
+ */
+function normalizeShape(value: unknown, options: ParseOptions): unknown {
+  if (!isRecord(value)) return value;
+  const key = isRecord(value.mcpServers) ? "mcpServers" : isRecord(value.servers) ? "servers" : undefined;
+  if (!key) return value;
+  const ignored = options.onIgnored ?? (() => {});
+  for (const other of Object.keys(value)) {
+    // VS Code's `inputs` only serve `${input:…}` references, reported where they are used.
+    if (other !== key && other !== "inputs") ignored("(config)", `the top-level key "${other}" is not used`);
+  }
+  const workspaceFolder = resolve(options.workspaceFolder ?? process.cwd());
+  const userHome = options.userHome ?? homedir();
+  const env: EnvironmentValues = {
+    ...(options.env ?? process.env),
+    workspaceFolder,
+    workspaceRoot: workspaceFolder,
+    userHome,
+  };
+  const servers: Record<string, unknown> = {};
+  for (const [name, server] of Object.entries(value[key] as Record<string, unknown>)) {
+    // A disabled server is not started, so what it refers to need not be set.
+    if (!isRecord(server) || server.disabled === true) {
+      servers[name] = server;
+      continue;
+    }
+    const input = JSON.stringify(server).match(/\$\{input:([^}]*)\}/);
+    if (input) {
+      // VS Code asks the user for these; nobody can here. The server is left out, and said so.
+      ignored(
+        name,
+        `MCP server "${name}" uses \${input:${input[1]}}, which VS Code asks the user for; it was left out (write the value, or \${env:NAME}, instead)`,
+      );
+      continue;
+    }
+    for (const field of Object.keys(server)) {
+      if (!USED_KEYS.has(field)) ignored(name, `MCP server "${name}": the key "${field}" is not used`);
+    }
+    const expanded = expandEnvironment(server, env, `${key}.${name}`) as Record<string, unknown>;
+    const { envFile, httpUrl, ...rest } = expanded;
+    if (typeof httpUrl === "string") {
+      rest.url = httpUrl;
+      rest.type ??= "http";
+    }
+    if (typeof envFile === "string") {
+      rest.env = {
+        ...readEnvFile(resolve(workspaceFolder, envFile), name),
+        ...(isRecord(rest.env) ? rest.env : {}),
+      };
+    }
+    servers[name] = rest;
+  }
+  return { mcpServers: servers };
+}
+
+/** A dotenv file's `KEY=value` lines (quotes taken off, `#` comments and `export ` skipped). */
+function readEnvFile(path: string, server: string): Record<string, string> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new BridleError(
+      "invalid_config",
+      `invalid MCP config: MCP server "${server}" names the envFile ${path}, which cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
+  }
+  const values: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    const match = line.match(/^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/);
+    if (!match) continue;
+    let raw = match[2] as string;
+    const quoted = raw.match(/^(["'])(.*)\1$/);
+    if (quoted) raw = quoted[2] as string;
+    else raw = raw.replace(/\s+#.*$/, "");
+    values[match[1] as string] = raw;
+  }
+  return values;
+}
 
 export function isStdioConfig(config: McpServerConfig): config is StdioServerConfig {
   return "command" in config && typeof config.command === "string";
@@ -47,6 +153,12 @@ export function isStdioConfig(config: McpServerConfig): config is StdioServerCon
 export interface ParseOptions {
   /** Where `${VAR}`, `${VAR:-default}` and `${env:VAR}` in the servers' strings are looked up. Default process.env. */
   readonly env?: EnvironmentValues;
+  /** `${workspaceFolder}` (VS Code, Cursor), and where a relative `envFile` is found. Default process.cwd(). */
+  readonly workspaceFolder?: string;
+  /** `${userHome}`. Default the user's home folder. */
+  readonly userHome?: string;
+  /** Told about each part of the config that is not used (an unknown key, a server left out), naming the server. */
+  readonly onIgnored?: (server: string, message: string) => void;
 }
 
 /**
@@ -65,17 +177,7 @@ export function parseMcpConfig(
       throw new BridleError("invalid_config", `MCP config is not valid JSON: ${(error as Error).message}`);
     }
   }
-  const raw = (value as { mcpServers?: unknown } | null)?.mcpServers;
-  if (raw !== null && typeof raw === "object" && !Array.isArray(raw)) {
-    const env = options.env ?? process.env;
-    const expanded = Object.entries(raw).map(([name, server]) =>
-      // A disabled server is not started, so what it refers to need not be set.
-      (server as { disabled?: unknown } | null)?.disabled === true
-        ? [name, server]
-        : [name, expandEnvironment(server, env, `mcpServers.${name}`)],
-    );
-    value = { ...(value as object), mcpServers: Object.fromEntries(expanded) };
-  }
+  value = normalizeShape(value, options);
   const parsed = mcpConfigSchema.safeParse(value);
   if (!parsed.success) {
     const problems = parsed.error.issues

@@ -10,6 +10,8 @@ export interface McpServersOptions {
   readonly clientVersion?: string;
   /** Where `${VAR}` references in the config are looked up. Default process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** `${workspaceFolder}` in the config, and where a relative `envFile` is found. Default process.cwd(). */
+  readonly workspaceFolder?: string;
   /** Milliseconds to start a server and complete the handshake. Default 30 000. */
   readonly connectTimeoutMs?: number;
   /**
@@ -53,7 +55,8 @@ export interface McpWarning {
     | "schema_bytes_capped"
     | "tool_definition_repaired"
     | "tool_definition_invalid"
-    | "input_schema_unchecked";
+    | "input_schema_unchecked"
+    | "config_ignored";
   readonly message: string;
 }
 
@@ -86,13 +89,16 @@ export class McpServers implements AsyncDisposable {
   readonly #connections: McpConnection[];
   readonly #options: McpServersOptions;
   readonly #listeners = new Set<(server: string) => void>();
+  // What the config held that is not used, told by the first discover().
+  #configWarnings: McpWarning[] = [];
 
   constructor(config: McpConfigInput | string, options: McpServersOptions = {}) {
     this.#options = options;
-    const servers: Record<string, McpServerConfig> = parseMcpConfig(
-      config,
-      options.env ? { env: options.env } : {},
-    );
+    const servers: Record<string, McpServerConfig> = parseMcpConfig(config, {
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.workspaceFolder ? { workspaceFolder: options.workspaceFolder } : {}),
+      onIgnored: (server, message) => this.#configWarnings.push({ server, code: "config_ignored", message }),
+    });
     const settings = {
       clientName: options.clientName ?? "bridle",
       clientVersion: options.clientVersion ?? "0.1.0",
@@ -141,6 +147,7 @@ export class McpServers implements AsyncDisposable {
       warnings.push(warning);
       this.#options.onWarning?.(warning);
     };
+    for (const warning of this.#configWarnings.splice(0)) warn(warning);
     const tools: AnyTool[] = [];
     const origins = new Map<string, string>();
     const withResources: McpConnection[] = [];
