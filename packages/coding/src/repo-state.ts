@@ -14,6 +14,11 @@ export interface AgentFileChange {
   readonly removed: number;
   readonly hunks: readonly Hunk[];
   readonly binary: boolean;
+  /**
+   * Set when the user had uncommitted changes in this file: "reverted" when the agent put it back as it is
+   * in HEAD (or deleted the user's new file), else "edited".
+   */
+  readonly userChanges?: "edited" | "reverted";
 }
 
 // Limits on what is kept in memory of the files as they were (documented in the README).
@@ -196,11 +201,29 @@ export class RepoState {
     if (before !== null && after !== null && before.equals(after)) return undefined;
     if (before === null && after === null) return undefined;
     const change = before === null ? "added" : after === null ? "deleted" : "modified";
+    const user = await this.#userChanges(path, after);
+    const mark = user ? { userChanges: user } : {};
     if (isBinary(before) || isBinary(after)) {
-      return { path, change, added: 0, removed: 0, hunks: [], binary: true };
+      return { path, change, added: 0, removed: 0, hunks: [], binary: true, ...mark };
     }
     const diff = diffLines(before?.toString("utf8") ?? "", after?.toString("utf8") ?? "");
-    return { path, change, added: diff.added, removed: diff.removed, hunks: diff.hunks, binary: false };
+    return {
+      path,
+      change,
+      added: diff.added,
+      removed: diff.removed,
+      hunks: diff.hunks,
+      binary: false,
+      ...mark,
+    };
+  }
+
+  /** How the agent's change touched a file the user had changed before the run, if it had. */
+  async #userChanges(path: string, after: Content): Promise<"edited" | "reverted" | undefined> {
+    if (!this.#preexisting.some((entry) => entry.path === path)) return undefined;
+    const head = await this.#headBlob(path);
+    const reverted = head === undefined ? after === null : after !== null && head.equals(after);
+    return reverted ? "reverted" : "edited";
   }
 
   #knows(path: string): boolean {

@@ -95,6 +95,15 @@ export function reviewChanges(changes: readonly AgentFileChange[], scope?: reado
     if (churn.length > MAX_FLAGS_PER_FILE) {
       flags.push({ kind: "churn", path, note: `${churn.length - MAX_FLAGS_PER_FILE} more churn hunks` });
     }
+    if (file.userChanges === "reverted") {
+      flags.push({ kind: "scope", path, note: "the user's uncommitted changes to this file were undone" });
+    } else if (file.userChanges === "edited") {
+      flags.push({
+        kind: "scope",
+        path,
+        note: "the user had uncommitted changes here: check they are intact",
+      });
+    }
     if (scope !== undefined && scope.length > 0 && !inScope(path, scope)) {
       flags.push({ kind: "scope", path, note: `outside the declared scope (${scope.join(", ")})` });
     }

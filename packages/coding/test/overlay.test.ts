@@ -165,7 +165,33 @@ describe("review before handoff", () => {
     const { events } = await agent.run("add NAME");
     const evidence = buildEvidence(events);
     expect(evidence.filesChanged).toEqual([{ path: "settings.py", added: 1, removed: 0 }]);
-    expect(evidence.flags).toEqual([]);
+    expect(evidence.flags).toEqual([
+      {
+        kind: "scope",
+        path: "settings.py",
+        note: "the user had uncommitted changes here: check they are intact",
+      },
+    ]);
+  });
+
+  it("flags the user's uncommitted changes undone by the agent (a file restored, a new file deleted)", async () => {
+    const dir = await setup({ "a.txt": "a\n", "b.txt": "b\n" });
+    await writeFiles(dir, { "a.txt": "a, edited by the user\n", "draft.md": "the user's draft\n" });
+    const agent = await agentIn(dir, [
+      call("bash", { command: "git checkout -- a.txt && rm draft.md && echo c >> b.txt" }),
+      { text: "cleaned up" },
+    ]);
+    const { events } = await agent.run("clean up");
+    const evidence = buildEvidence(events);
+    expect(evidence.flags).toEqual([
+      { kind: "scope", path: "a.txt", note: "the user's uncommitted changes to this file were undone" },
+      { kind: "scope", path: "draft.md", note: "the user's uncommitted changes to this file were undone" },
+    ]);
+    expect(evidence.filesChanged).toEqual([
+      { path: "a.txt", added: 1, removed: 1 },
+      { path: "b.txt", added: 1, removed: 0 },
+      { path: "draft.md", added: 0, removed: 1 },
+    ]);
   });
 });
 
