@@ -16,7 +16,10 @@ if (Number(process.versions.node.split(".")[0]) < NODE_MAJOR_NEEDED) {
 }
 
 // Before anything else: API keys leave the exec-time environment (/proc/<pid>/environ) by re-executing.
-const handOffWarning = handOffSecrets();
+// `bridle --version` / `--help` alone run nothing: they skip the second start (~50–100 ms).
+const printsOnly =
+  process.argv.length === 3 && ["--version", "-v", "--help", "-h"].includes(process.argv[2] ?? "");
+const handOffWarning = printsOnly ? undefined : handOffSecrets();
 if (handOffWarning) process.stderr.write(`bridle: warning: ${handOffWarning}\n`);
 
 async function main(argv: readonly string[]): Promise<number> {
