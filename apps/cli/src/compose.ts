@@ -78,7 +78,11 @@ export async function composeTools(
   if (settings.mcp && settings.mcpConfig !== undefined) {
     const { McpServers } = await import("@bridle/tools-mcp");
     // The text read when the settings were loaded (McpServers takes JSON text, not a path).
-    const servers = new McpServers(settings.mcpConfig);
+    const servers = new McpServers(settings.mcpConfig, {
+      workspaceFolder: settings.cwd,
+      // What the config holds that is not used (a key, a server needing a VS Code prompt) is said, not dropped.
+      onWarning: (warning) => process.stderr.write(`bridle: warning: ${warning.message}\n`),
+    });
     closers.push(() => servers.close());
     try {
       tools.push(...(await servers.tools()));
@@ -104,7 +108,8 @@ async function shellTools(settings: Settings) {
   try {
     // The files that configure this agent stay read-only inside the sandbox, and a skills folder kept
     // outside the workspace stays visible (read-only) so its scripts can run.
-    const configured = [settings.mcp, settings.skills].flatMap((path) =>
+    const mcpFile = settings.mcp?.trimStart().startsWith("{") ? undefined : settings.mcp;
+    const configured = [mcpFile, settings.skills].flatMap((path) =>
       path ? [resolve(settings.cwd, path)] : [],
     );
     const { runner, warning } = await selectRunner(settings.sandbox, {

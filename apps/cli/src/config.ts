@@ -142,7 +142,14 @@ export async function loadSettings(
     model: settings.model ?? DEFAULT_MODELS[settings.provider],
     cwd: settings.cwd ? resolve(settings.cwd) : cwd,
     storeDir: resolve(cwd, settings.storeDir ?? join(dataHome, "bridle")),
-    ...(settings.mcp ? { mcpConfig: await readMcpConfig(resolve(settings.mcp)) } : {}),
+    // `--mcp` names a file, or holds the JSON itself.
+    ...(settings.mcp
+      ? {
+          mcpConfig: settings.mcp.trimStart().startsWith("{")
+            ? settings.mcp
+            : await readMcpConfig(resolve(settings.mcp)),
+        }
+      : {}),
     configFiles: files,
   };
 }
