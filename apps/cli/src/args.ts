@@ -12,6 +12,7 @@ export interface CliFlags {
   readonly store?: string;
   readonly maxTurns?: string;
   readonly editFormat?: string;
+  readonly profile?: string;
   readonly sandbox?: string;
   readonly mcp?: string;
   readonly skills?: string;
@@ -53,6 +54,7 @@ const OPTIONS = {
   store: { type: "string" },
   "max-turns": { type: "string" },
   "edit-format": { type: "string" },
+  profile: { type: "string" },
   sandbox: { type: "string" },
   mcp: { type: "string" },
   skills: { type: "string" },
@@ -79,7 +81,9 @@ const RUN_OPTIONS = `Options:
   --resume ID                               continue a stored session
   --store jsonl|sqlite                      session store (default: jsonl)
   --max-turns N                             model requests per run (default: 50)
-  --edit-format hashline|replace            edit tool flavour (default: replace)
+  --profile generic|openai|anthropic        tool names the model sees (default: from provider and model family)
+  --edit-format replace|hashline|apply_patch   edit tool (default per model family: apply_patch for OpenAI
+                                            models, replace for Claude, hashline otherwise)
   --sandbox auto|bwrap|off                  shell commands in bubblewrap (default auto: wherever it runs)
   --mcp FILE                                MCP servers ({"mcpServers": {...}})
   --skills DIR                              folder of SKILL.md skills
@@ -118,7 +122,7 @@ Run \`bridle <command> --help\` for a command's options.
   bridle sessions fork ID [--at SEQ] [--json]
 `,
   skills: `Usage: bridle skills validate DIR...\n\nChecks each skill folder (or its SKILL.md) against the Agent Skills specification, as its reference\nvalidator skills-ref reads it. One line per problem; exit code 0 when every skill is valid (warnings\nallowed), 1 when one is not, 2 on bad usage.\n`,
-  tools: `Usage: bridle tools list [--json] [--edit-format hashline|replace] [--mcp FILE] [--skills DIR]\n\nPrints the tools with the JSON Schema the model is shown.\n`,
+  tools: `Usage: bridle tools list [--json] [--profile generic|openai|anthropic] [--edit-format replace|hashline|apply_patch] [--provider P] [--model M] [--mcp FILE] [--skills DIR]\n\nPrints the profile and edit format chosen (and why), then the tools with the JSON Schema the model is shown;\n--json prints only the tools, as JSON.\n`,
   policy: `Usage: bridle policy check "<command>" [--json] [--cwd DIR]\n\nJudges a shell command with the bash tool's policy: allow, ask or deny, with the sub-commands and reasons.\nExit code: 0 allow, 1 ask, 2 deny (with --json too), so scripts can branch on it; bad usage is 2 as\nwell, so 2 always means: do not run it.\n`,
   demo: `Usage: bridle demo [--keep] [--json]\n\nCopies an example repository to a temporary folder and runs the agent on it with no API key: the\nmodel's turns are a recorded script, served by a loopback server in the OpenAI Responses wire format;\nthe provider adapter, the tools, the file edits, the test run and the session store are real.\n  --keep    leave the repository and the session in place, and print how to look at them\n  --json    write the run's events as JSON lines on stdout\n`,
 };
@@ -157,6 +161,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     store: values.store,
     maxTurns: values["max-turns"],
     editFormat: values["edit-format"],
+    profile: values.profile,
     sandbox: values.sandbox,
     mcp: values.mcp,
     skills: values.skills,

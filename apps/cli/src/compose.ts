@@ -14,6 +14,7 @@ import {
 import { CliError } from "./cli-error.js";
 import { type CodingChoice, codingOverlay, DEFAULT_CODING } from "./coding.js";
 import type { Settings } from "./config.js";
+import { profileToolset, type ToolChoice, toolChoice } from "./profile.js";
 
 export interface Toolset {
   readonly tools: readonly AnyTool[];
@@ -21,6 +22,8 @@ export interface Toolset {
   readonly hooks: readonly AnyHook[];
   /** Added to the system prompt (the skills catalog). */
   readonly instructions: string;
+  /** The tool vocabulary and edit format, and why (profile.ts). */
+  readonly choice: ToolChoice;
   close(): Promise<void>;
 }
 
@@ -38,29 +41,25 @@ const SYSTEM_PROMPT = `You are a coding agent working in the user's repository (
 
 export async function composeTools(
   settings: Settings,
-  choice: CodingChoice = DEFAULT_CODING,
+  codingChoice: CodingChoice = DEFAULT_CODING,
 ): Promise<Toolset> {
   const tools: AnyTool[] = [];
   const closers: (() => Promise<void>)[] = [];
   const { createFsTools } = await import("@bridle/tools-fs");
+  // One read tracker for every file tool of the profile: a file read in a run may then be edited or patched.
   const fs = createFsTools();
-  if (settings.editFormat === "hashline") {
-    const { createHashlineTools } = await import("@bridle/tools-edit-hashline");
-    // One read tracker for both packages: a file read with hashline read_file may then be overwritten by write_file.
-    const [readFile, editFile] = createHashlineTools({ tracker: fs.tracker });
-    tools.push(readFile, fs.writeFile, editFile, fs.listDir, fs.glob, fs.grep);
-  } else {
-    tools.push(...fs.tools);
-  }
   const shell = await shellTools(settings);
-  tools.push(shell.bash);
   closers.push(() => shell.stopAll());
+  const choice = toolChoice(settings);
   const hooks: AnyHook[] = [];
   let instructions = "";
   // The coding overlay's run_check shares bash's environment: one runner, sandbox and command policy.
-  const coding = await codingOverlay(settings.cwd, shell.environment, choice);
+  const coding = await codingOverlay(settings.cwd, shell.environment, codingChoice);
+  // The profile names the plan tool (update_plan, or TodoWrite for Claude): the overlay's is the one it wraps.
+  const plan = coding?.tools.find((tool) => tool.name === "update_plan");
+  tools.push(...profileToolset(choice, fs, shell.bash, plan));
   if (coding) {
-    tools.push(...coding.tools);
+    tools.push(...coding.tools.filter((tool) => tool !== plan));
     hooks.push(...coding.hooks);
   }
   if (settings.skills) {
@@ -94,6 +93,7 @@ export async function composeTools(
   return {
     tools,
     hooks,
+    choice,
     instructions: [coding?.instructions, instructions].filter(Boolean).join("\n\n"),
     close: async () => {
       for (const close of closers) await close();

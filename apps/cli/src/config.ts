@@ -28,7 +28,9 @@ const settingsShape = {
   store: z.enum(["jsonl", "sqlite"]).default("jsonl"),
   storeDir: z.string().min(1).optional(),
   maxTurns: z.coerce.number().int().positive().max(10_000).default(50),
-  editFormat: z.enum(["hashline", "replace"]).default("replace"),
+  // Unset: chosen per provider and model family (profile.ts), with the reason shown by `bridle tools list`.
+  profile: z.enum(["generic", "openai", "anthropic"]).optional(),
+  editFormat: z.enum(["hashline", "replace", "apply_patch"]).optional(),
   sandbox: z.enum(["auto", "off", "bwrap"]).default("auto"),
   mcp: z.string().min(1).optional(),
   skills: z.string().min(1).optional(),
@@ -55,6 +57,7 @@ export const WORKSPACE_SETTING_RISK = {
   store: "harmless",
   storeDir: "harmless-inside-workspace",
   maxTurns: "harmless",
+  profile: "harmless",
   editFormat: "harmless",
   sandbox: "sensitive", // whether shell commands are confined
   mcp: "sensitive", // starts the commands it names

@@ -45,6 +45,9 @@ function baseArgs(s: FakeProviderServer): string[] {
     openaiResponsesFormat.baseUrl(s.url),
     "--cwd",
     repo,
+    // test-model is no family the CLI knows: generic tool names, and hashline edits unless told otherwise.
+    "--edit-format",
+    "replace",
   ];
 }
 
@@ -136,7 +139,7 @@ describe("bridle run", () => {
       },
       { text: "Done." },
     ]);
-    const run = await runCli(["run", "fix it", "--edit-format", "hashline", ...baseArgs(server)], {
+    const run = await runCli(["run", "fix it", ...baseArgs(server), "--edit-format", "hashline"], {
       cwd: dir,
       env,
     });
@@ -208,7 +211,8 @@ describe("the other commands", () => {
     const version = await runCli(["--version"], { cwd: dir, env });
     expect(version.stdout).toMatch(/^bridle \d+\.\d+\.\d+\n$/);
     const help = await runCli(["run", "--help"], { cwd: dir, env });
-    expect(help.stdout).toContain("--edit-format hashline|replace");
+    expect(help.stdout).toContain("--edit-format replace|hashline|apply_patch");
+    expect(help.stdout).toContain("--profile generic|openai|anthropic");
     const bad = await runCli(["run", "x", "--frobnicate"], { cwd: dir, env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/frobnicate/);
@@ -216,8 +220,14 @@ describe("the other commands", () => {
     expect(noPrompt.code).toBe(2);
   });
 
-  it("lists the default tools as the model sees them", async () => {
-    const run = await runCli(["tools", "list", "--json", "--cwd", repo], { cwd: dir, env });
+  it("lists the generic tools as the model sees them", async () => {
+    const run = await runCli(
+      ["tools", "list", "--json", "--profile", "generic", "--edit-format", "replace", "--cwd", repo],
+      {
+        cwd: dir,
+        env,
+      },
+    );
     expect(run.code).toBe(0);
     const tools = JSON.parse(run.stdout) as { name: string; inputSchema: { type: string } }[];
     expect(tools.map((t) => t.name)).toEqual([
@@ -228,12 +238,12 @@ describe("the other commands", () => {
       "glob",
       "grep",
       "bash",
-      // The coding overlay, on by default (--no-coding for a bare loop).
+      // The coding overlay, on by default (--no-coding for a bare loop); the profile names its plan tool.
+      "update_plan",
       "git_status",
       "git_diff",
       "detect_checks",
       "run_check",
-      "update_plan",
       "handoff_notes",
     ]);
     for (const tool of tools) expect(tool.inputSchema.type).toBe("object");

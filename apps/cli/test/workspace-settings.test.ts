@@ -52,6 +52,7 @@ const SAMPLES: Record<keyof typeof WORKSPACE_SETTING_RISK, unknown> = {
   store: "sqlite",
   storeDir: "/tmp/outside-the-workspace",
   maxTurns: 7,
+  profile: "generic",
   editFormat: "hashline",
   sandbox: "bwrap",
   mcp: "mcp.json",

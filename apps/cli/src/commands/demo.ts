@@ -87,6 +87,8 @@ export async function demo(flags: CliFlags): Promise<number> {
         provider: "openai",
         model: "bridle-demo",
         baseUrl: openaiResponsesFormat.baseUrl(server.url),
+        // The recorded script calls the generic tools: read_file, edit_file, bash.
+        profile: "generic",
         editFormat: "replace",
         // --keep records into the usual store, so `bridle sessions show` finds the session afterwards.
         storeDir: keep ? settings.storeDir : join(workDir, "store"),

@@ -2,6 +2,7 @@ import { toolSchemaOf } from "@bridle/core";
 import type { CliFlags } from "../args.js";
 import { composeTools } from "../compose.js";
 import { loadSettings } from "../config.js";
+import { describeChoice } from "../profile.js";
 
 /** `bridle tools list`: the tools exactly as the model is shown them. */
 export async function toolsList(flags: CliFlags): Promise<number> {
@@ -13,6 +14,7 @@ export async function toolsList(flags: CliFlags): Promise<number> {
       process.stdout.write(`${JSON.stringify(schemas, null, 2)}\n`);
       return 0;
     }
+    process.stdout.write(`${describeChoice(toolset.choice)}\n`);
     for (const schema of schemas) {
       const properties = Object.keys(
         (schema.inputSchema.properties as Record<string, unknown> | undefined) ?? {},

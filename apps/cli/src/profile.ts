@@ -1,0 +1,51 @@
+// Which tool vocabulary (profile) and edit format a run gets, and the tools that makes. Kept apart from
+// compose.ts so the choice and its reason are one function that `bridle tools list` can show as is.
+import type { AnyTool } from "@bridle/core";
+import {
+  type Choice,
+  chooseEditFormat,
+  chooseProfile,
+  type EditFormat,
+  type ProfileName,
+  profileTools,
+} from "@bridle/profiles";
+import type { FsToolkit } from "@bridle/tools-fs";
+import type { Settings } from "./config.js";
+
+export interface ToolChoice {
+  readonly profile: Choice<ProfileName>;
+  readonly editFormat: Choice<EditFormat>;
+}
+
+/** The settings' profile and edit format when set (flag or config), else the model family's defaults. */
+export function toolChoice(
+  settings: Pick<Settings, "provider" | "model" | "profile" | "editFormat">,
+): ToolChoice {
+  return {
+    profile: settings.profile
+      ? { value: settings.profile, reason: "set by --profile or the config" }
+      : chooseProfile(settings.provider, settings.model),
+    editFormat: settings.editFormat
+      ? { value: settings.editFormat, reason: "set by --edit-format or the config" }
+      : chooseEditFormat(settings.model),
+  };
+}
+
+/**
+ * The chosen profile's tools over these filesystem tools and this bash tool: one vocabulary, never two.
+ * `plan` is an update_plan tool to name per profile (the coding overlay's), instead of the profile's own.
+ */
+export function profileToolset(choice: ToolChoice, fs: FsToolkit, bash: AnyTool, plan?: AnyTool): AnyTool[] {
+  return profileTools({
+    profile: choice.profile.value,
+    editFormat: choice.editFormat.value,
+    fs,
+    bash,
+    ...(plan ? { plan } : {}),
+  });
+}
+
+/** Two lines for `bridle tools list`: what was chosen and why. */
+export function describeChoice(choice: ToolChoice): string {
+  return `profile: ${choice.profile.value} (${choice.profile.reason})\nedit format: ${choice.editFormat.value} (${choice.editFormat.reason})\n`;
+}
