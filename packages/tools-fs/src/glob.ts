@@ -98,7 +98,7 @@ export async function findFiles(
     onlyFiles: true,
     followSymbolicLinks: false,
     suppressErrors: true,
-    fs: checkedWalkFs(roots) as unknown as Partial<fg.FileSystemAdapter>,
+    fs: checkedWalkFs(workspace) as unknown as Partial<fg.FileSystemAdapter>,
     // Only alternatives ({a,b}, @(a|b)) can yield a path twice; de-duplication costs a third of the walk.
     unique: /[{(]/.test(pattern),
     ignore: ["**/.git/**", ...gitignore.pruneGlobs(base)],

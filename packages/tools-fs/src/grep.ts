@@ -1,7 +1,7 @@
-import { dirname, resolve } from "node:path";
-import { defineTool, ToolFailure, type ToolOutput } from "@bridle/core";
+import { resolve } from "node:path";
+import { defineTool, isErrno, ToolFailure, type ToolOutput } from "@bridle/core";
 import { z } from "zod";
-import { throughDescriptorFor } from "./descriptor.js";
+import { changedUnder, throughDescriptorFor } from "./descriptor.js";
 import { openInside } from "./open-inside.js";
 import type { FsSettings } from "./options.js";
 import { formatCount } from "./paths.js";
@@ -78,7 +78,8 @@ export function createGrepTool(settings: FsSettings) {
             maxFileBytes: settings.grepMaxFileBytes,
           }),
           {
-            cwd: folder ? held : dirname(target),
+            // A file is read through its descriptor path; the working folder then does not matter.
+            cwd: folder ? held : "/",
             maxMatches: args.max_matches ?? settings.grepDefaultMatches,
             maxLineChars: MAX_GREP_LINE_CHARS,
             timeoutMs: settings.grepTimeoutMs,
@@ -86,6 +87,11 @@ export function createGrepTool(settings: FsSettings) {
             accept: (file) => !ctx.workspace.isSecret(place(file)),
           },
         );
+      } catch (error) {
+        // The held folder's descriptor path is the working folder: a spawn that cannot enter it means
+        // the folder went away during the call.
+        if (isErrno(error, "ENOENT") || isErrno(error, "ENOTDIR")) throw changedUnder(args.path ?? ".");
+        throw error;
       } finally {
         await handle.close();
       }

@@ -28,7 +28,7 @@ export async function suggestPaths(workspace: Workspace, requested: string): Pro
     for (const entry of scored.slice(0, MAX_SUGGESTIONS)) found.add(join(folder, entry.name));
   }
   if (found.size < MAX_SUGGESTIONS) {
-    for (const path of await sameNameElsewhere(workspace.root, wanted)) {
+    for (const path of await sameNameElsewhere(workspace, wanted)) {
       if (found.size >= MAX_SUGGESTIONS) break;
       found.add(path);
     }
@@ -86,11 +86,10 @@ export function editDistance(a: string, b: string, cap: number): number {
   return previous[b.length] as number;
 }
 
-async function sameNameElsewhere(root: string, name: string): Promise<string[]> {
-  const real = await realpath(root).catch(() => root);
+async function sameNameElsewhere(workspace: Workspace, name: string): Promise<string[]> {
   const stream = fg.stream(`**/${fg.escapePath(name)}`, {
-    cwd: real,
-    fs: checkedWalkFs([real]) as unknown as Partial<fg.FileSystemAdapter>,
+    cwd: await realpath(workspace.root).catch(() => workspace.root),
+    fs: checkedWalkFs(workspace) as unknown as Partial<fg.FileSystemAdapter>,
     absolute: true,
     caseSensitiveMatch: false,
     dot: true,
