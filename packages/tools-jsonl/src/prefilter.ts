@@ -1,10 +1,10 @@
 /**
  * The text a JSON writer puts verbatim into a line: printable ASCII except the quote and backslash
- * (always escaped) and the slash (some writers escape it). Anything else may appear as `\uXXXX`
- * (Python's json.dumps does so for every non-ASCII character by default), so a literal taken from it
- * could miss rows; the prefilter only ever looks for verbatim runs.
+ * (always escaped), the slash (PHP escapes it) and `<`, `>`, `&` (Go's encoder escapes them). Anything
+ * else may appear as `\uXXXX` (Python's json.dumps does so for every non-ASCII character by default), so
+ * a literal taken from it could miss rows; the prefilter only ever looks for verbatim runs.
  */
-const VERBATIM = /[\x20-\x21\x23-\x2e\x30-\x5b\x5d-\x7e]+/g;
+const VERBATIM = /[\x20-\x21\x23-\x25\x27-\x2e\x30-\x3b\x3d\x3f-\x5b\x5d-\x7e]+/g;
 // A shorter run matches too many lines to be worth ripgrep's help.
 const MIN_LITERAL = 3;
 

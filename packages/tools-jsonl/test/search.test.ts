@@ -90,6 +90,13 @@ describe("filters on dotted paths", () => {
     expect(await lines({ field: "city", contains: "☃" })).toEqual([1]);
     expect(await lines({ field: "path", equals: "a/b/c" })).toEqual([1]);
     expect(await lines({ field: "path", contains: "b/c" })).toEqual([1]);
+    // Go's encoder writes <, > and & as \u003c, \u003e and \u0026.
+    await f.files({ "go.jsonl": '{"html":"\\u003cb\\u003eR\\u0026D\\u003c/b\\u003e"}\n{"html":"plain"}\n' });
+    const go = await f.search({ path: "go.jsonl", filters: [{ field: "html", equals: "<b>R&D</b>" }] });
+    expect(go.details.rows.map((row) => row.line)).toEqual([1]);
+    expect(
+      (await f.search({ path: "go.jsonl", filters: [{ field: "html", contains: "R&D<" }] })).details.rows,
+    ).toHaveLength(1);
   });
 });
 
