@@ -247,6 +247,32 @@ describe("bridle tools list", () => {
     expect(forced.stdout).toContain("edit format: replace (set by --edit-format or the config)");
   });
 
+  it("shows exactly one vocabulary: no tool name twice, none of another profile's, in every profile and edit format", async () => {
+    const own = {
+      generic: ["read_file", "bash", "grep"],
+      openai: ["shell", "read_file", "grep_files", "update_plan"],
+      anthropic: ["Bash", "Read", "Grep", "TodoWrite"],
+    };
+    const foreign = {
+      generic: ["shell", "Bash", "Read", "grep_files", "TodoWrite"],
+      openai: ["bash", "grep", "glob", "Bash", "Read", "TodoWrite"],
+      anthropic: ["bash", "shell", "read_file", "grep", "grep_files", "update_plan", "edit_file"],
+    };
+    for (const profile of ["generic", "openai", "anthropic"] as const) {
+      for (const format of ["replace", "hashline", "apply_patch"]) {
+        const run = await runCli(
+          ["tools", "list", "--json", "--profile", profile, "--edit-format", format, "--cwd", repo],
+          { cwd: dir, env },
+        );
+        expect(run.code).toBe(0);
+        const names = (JSON.parse(run.stdout) as { name: string }[]).map((tool) => tool.name);
+        expect(new Set(names).size, `${profile} ${format}: ${names.join(", ")}`).toBe(names.length);
+        expect(names).toEqual(expect.arrayContaining(own[profile]));
+        for (const name of foreign[profile]) expect(names, `${profile} ${format}`).not.toContain(name);
+      }
+    }
+  });
+
   it("--profile NAME --json prints that profile's tools, and an unknown profile is bad usage", async () => {
     const json = await runCli(["tools", "list", "--profile", "anthropic", "--json", "--cwd", repo], {
       cwd: dir,
