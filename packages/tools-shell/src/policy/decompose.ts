@@ -21,6 +21,11 @@ export interface RawCommand {
   readonly context: readonly string[];
   /** Nesting of substitutions, subshells and nested scripts it sits in. */
   readonly depth: number;
+  /**
+   * Folders `cd` moved to earlier in the same `&&` chain: the command runs only if those succeeded
+   * (`cd src && rg x .` searches src). Empty when nothing is known.
+   */
+  readonly cdChain?: readonly ShellWord[];
 }
 
 /** The walk's shared limits: it stops, and records why, instead of doing unbounded work. */
@@ -36,6 +41,12 @@ interface Walk {
   readonly budget: WalkBudget;
   /** How deep the walk is in the syntax tree right now. */
   levels: number;
+  /** The `cd` targets of the `&&` chain being walked. */
+  cdChain: readonly ShellWord[];
+  /** `cd`s that head an `&&` chain: every other cd makes the chains unreliable (see decompose). */
+  cdHeads: number;
+  /** Inside a loop, a chain's cd may run again from where the last iteration left. */
+  inLoop: boolean;
 }
 
 export interface Decomposition {
@@ -96,7 +107,16 @@ export function decompose(
   context: readonly string[],
 ): Decomposition {
   const out: Decomposition = { commands: [], issues: [] };
-  walk(root, { out, budget, levels: 0 }, depth, context);
+  const w: Walk = { out, budget, levels: 0, cdChain: [], cdHeads: 0, inLoop: false };
+  walk(root, w, depth, context);
+  // A cd that heads no chain (`cd a; …`, `{ cd b; }` inside a chain) moves the shell where chains do not
+  // see it: then no command keeps its chain, and every folder the line may be in is judged.
+  const cds = out.commands.filter((raw) => raw.words.some((word) => CD_LIKE.has(word.value))).length;
+  if (cds !== w.cdHeads)
+    for (let i = 0; i < out.commands.length; i++) {
+      const raw = out.commands[i] as RawCommand;
+      if (raw.cdChain) out.commands[i] = { ...raw, cdChain: undefined };
+    }
   // Errors the walk did not meet on its way (a missing `}` inside a word) still mean a misread.
   if (root.hasError && out.issues.length === 0)
     out.issues.push("bash could read this differently: the parser found an error in it");
@@ -135,7 +155,18 @@ function visit(node: SyntaxNode, w: Walk, depth: number, context: readonly strin
   }
   const type = node.type;
   if (type === "list") {
-    for (const item of listItems(node)) walk(item, w, depth, context);
+    // After `cd X &&`, the rest of the && chain runs in X; after `||` the cd may not have happened.
+    const outer = w.cdChain;
+    let chain = outer;
+    for (const { item, op } of listItems(node)) {
+      if (op === "||") chain = outer;
+      w.cdChain = chain;
+      walk(item, w, depth, context);
+      const target = w.inLoop ? undefined : cdTarget(item);
+      if (target) w.cdHeads++;
+      chain = target ? [...chain, target] : op === "||" ? outer : chain;
+    }
+    w.cdChain = outer;
     return;
   }
   if (type in CONTAINERS) {
@@ -156,7 +187,10 @@ function visit(node: SyntaxNode, w: Walk, depth: number, context: readonly strin
     const label = CONTAINERS[type];
     const inner = label ? [...context, label] : context;
     const nested = type === "subshell" ? depth + 1 : depth;
+    const inLoop = w.inLoop;
+    if (label === "loop") w.inLoop = true;
     for (const child of node.namedChildren) if (child) walk(child, w, nested, inner);
+    w.inLoop = inLoop;
     return;
   }
   if (INERT.has(type)) return;
@@ -218,19 +252,32 @@ function visit(node: SyntaxNode, w: Walk, depth: number, context: readonly strin
  * The statements of an `a && b || c` chain, in order. The grammar nests lists to the left, one level
  * per operator; unnesting them in a loop keeps a long chain from costing one stack frame per command.
  */
-function listItems(node: SyntaxNode): SyntaxNode[] {
-  const tails: SyntaxNode[][] = [];
+function listItems(node: SyntaxNode): { item: SyntaxNode; op: string | undefined }[] {
+  const tails: { item: SyntaxNode; op: string | undefined }[][] = [];
   let current: SyntaxNode = node;
   while (current.type === "list") {
     const children = current.namedChildren.filter((child): child is SyntaxNode => child !== null);
+    const op = current.children.find((child) => child?.type === "&&" || child?.type === "||")?.type;
     const [first, ...rest] = children;
-    tails.push(rest);
+    tails.push(rest.map((item) => ({ item, op })));
     if (!first) break;
     current = first;
   }
-  const items = current.type === "list" ? [] : [current];
-  for (let i = tails.length - 1; i >= 0; i--) items.push(...(tails[i] as SyntaxNode[]));
+  const items: { item: SyntaxNode; op: string | undefined }[] =
+    current.type === "list" ? [] : [{ item: current, op: undefined }];
+  for (let i = tails.length - 1; i >= 0; i--) items.push(...(tails[i] ?? []));
   return items;
+}
+
+const CD_LIKE = new Set(["cd", "pushd", "popd"]);
+
+/** The folder of a plain `cd DIR` (one static operand, no options), or undefined. */
+function cdTarget(node: SyntaxNode): ShellWord | undefined {
+  if (node.type !== "command" || node.childForFieldName("name")?.text !== "cd") return undefined;
+  const args = node.childrenForFieldName("argument").filter((child) => child !== null);
+  if (args.length !== 1 || node.namedChildCount !== 2) return undefined;
+  const word = wordOf(args[0] as SyntaxNode);
+  return word.kind === "static" && !word.value.startsWith("-") && word.value !== "" ? word : undefined;
 }
 
 /** Walk only the command and process substitutions inside a word: they run before the word exists. */
@@ -420,13 +467,13 @@ function collectAssignments(
   return found;
 }
 
-function push({ out, budget }: Walk, command: RawCommand): void {
+function push({ out, budget, cdChain }: Walk, command: RawCommand): void {
   budget.commands++;
   if (budget.commands > budget.maxSubcommands) {
     budget.exhausted = `more than ${budget.maxSubcommands} sub-commands`;
     return;
   }
-  out.commands.push(command);
+  out.commands.push(cdChain.length > 0 ? { ...command, cdChain } : command);
 }
 
 export function clip(text: string, max = 60): string {

@@ -58,6 +58,36 @@ export function judgeDecomposition(decomposition: Decomposition, state: JudgeSta
 }
 
 function judgeRaw(raw: RawCommand, state: JudgeState, issues: string[]): void {
+  const chain = raw.cdChain;
+  if (!chain || chain.length === 0) {
+    judgeRawIn(raw, state, issues);
+    return;
+  }
+  // Judged only from where the chain's cds lead (a superset: each is applied to every folder the
+  // shell may be in); folders it cds to itself still join the set the rest of the line is judged from.
+  const before = [...state.cwds];
+  const effective = new Set<string | null>();
+  for (const start of before) {
+    let cwd = start;
+    for (const target of chain)
+      cwd =
+        cwd === null && !target.value.startsWith("/")
+          ? null
+          : landing(cwd ?? "/", target.value, state.realCache);
+    effective.add(cwd);
+  }
+  state.cwds.clear();
+  for (const cwd of effective) state.cwds.add(cwd);
+  try {
+    judgeRawIn(raw, state, issues);
+  } finally {
+    const added = [...state.cwds].filter((cwd) => !effective.has(cwd));
+    state.cwds.clear();
+    for (const cwd of [...before, ...added]) state.cwds.add(cwd);
+  }
+}
+
+function judgeRawIn(raw: RawCommand, state: JudgeState, issues: string[]): void {
   const verdict = emptyVerdict();
   for (const { name, value } of raw.assignments) {
     const risk = variableRisk(name, value);
