@@ -33,7 +33,20 @@ export async function sessionsCommand(args: readonly string[], flags: CliFlags):
           for await (const stored of store.read(id)) out(`${JSON.stringify(stored)}\n`);
           return 0;
         }
-        for (const message of await sessionTranscript(store, id)) {
+        // A damaged entry is missing from, or a placeholder in, what follows: say so before showing it.
+        let damaged = 0;
+        const transcript = await sessionTranscript(store, id, {
+          onDamage: (stored) => {
+            damaged++;
+            process.stderr.write(`warning: entry ${stored.sessionSeq}: ${stored.damage.message}\n`);
+          },
+        });
+        if (damaged > 0) {
+          process.stderr.write(
+            `warning: session ${id} has ${damaged} damaged entr${damaged === 1 ? "y" : "ies"}\n`,
+          );
+        }
+        for (const message of transcript) {
           if (message.role === "system") continue;
           if (message.role === "tool") {
             out(
