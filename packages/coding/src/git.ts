@@ -54,19 +54,18 @@ function gitEnv(): NodeJS.ProcessEnv {
  * Runs git read-only in `cwd` with the repository's config neutralised, and returns its stdout as bytes.
  * `--no-ext-diff` and `--no-textconv` are added to the commands that honour them by the callers.
  */
-export async function git(cwd: string, args: readonly string[], signal?: AbortSignal): Promise<Buffer> {
+export async function git(cwd: string, args: readonly string[], input?: string): Promise<Buffer> {
   const overrides = [...NEUTRAL_CONFIG, ...(await programKeys(cwd)).map((key) => `${key}=`)];
-  return rawGit(cwd, [...overrides.flatMap((setting) => ["-c", setting]), ...args], signal);
+  return rawGit(cwd, [...overrides.flatMap((setting) => ["-c", setting]), ...args], input);
 }
 
-/** The program-naming keys of the repository's configuration (every scope git reads). */
+/**
+ * The program-naming keys of the repository's configuration (every scope git reads). Read before every
+ * command, since a shell command may have changed the configuration; a configuration git cannot list
+ * fails the command rather than running it unneutralised.
+ */
 async function programKeys(cwd: string): Promise<string[]> {
-  let names: Buffer;
-  try {
-    names = await rawGit(cwd, ["config", "--list", "--name-only", "-z"]);
-  } catch {
-    return [];
-  }
+  const names = await rawGit(cwd, ["config", "--list", "--name-only", "-z"]);
   return [
     ...new Set(
       names
@@ -77,10 +76,10 @@ async function programKeys(cwd: string): Promise<string[]> {
   ];
 }
 
-function rawGit(cwd: string, args: readonly string[], signal?: AbortSignal): Promise<Buffer> {
+function rawGit(cwd: string, args: readonly string[], input?: string): Promise<Buffer> {
   const full = ["--no-pager", ...args];
   return new Promise((resolve, reject) => {
-    execFile(
+    const child = execFile(
       "git",
       full,
       {
@@ -88,7 +87,6 @@ function rawGit(cwd: string, args: readonly string[], signal?: AbortSignal): Pro
         env: gitEnv(),
         encoding: "buffer",
         maxBuffer: MAX_OUTPUT,
-        ...(signal ? { signal } : {}),
       },
       (error, stdout, stderr) => {
         if (error) {
@@ -99,6 +97,9 @@ function rawGit(cwd: string, args: readonly string[], signal?: AbortSignal): Pro
         resolve(stdout);
       },
     );
+    // A git that exits before reading all its input is reported by its exit status, not by EPIPE.
+    child.stdin?.on("error", () => {});
+    child.stdin?.end(input ?? "");
   });
 }
 

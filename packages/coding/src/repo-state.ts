@@ -181,15 +181,19 @@ export class RepoState {
     }
     if (this.isGit) for (const entry of await this.#status()) candidates.add(entry.path);
     else for (const path of await this.#walk()) candidates.add(path);
+    const sorted = [...candidates].sort();
+    // HEAD's versions in one git process: the files measured against HEAD, and the user's files.
+    const preexisting = new Set(this.preexistingPaths);
+    const heads = await this.#headBlobs(sorted.filter((path) => !this.#knows(path) || preexisting.has(path)));
     const out: AgentFileChange[] = [];
-    for (const path of [...candidates].sort()) {
-      const change = await this.#compare(path);
+    for (const path of sorted) {
+      const change = await this.#compare(path, heads);
       if (change) out.push(change);
     }
     return out;
   }
 
-  async #compare(path: string): Promise<AgentFileChange | undefined> {
+  async #compare(path: string, heads: ReadonlyMap<string, Buffer>): Promise<AgentFileChange | undefined> {
     const after = await readEntry(join(this.root, path));
     let before: Content;
     if (this.#before.has(path)) before = this.#before.get(path) ?? null;
@@ -197,11 +201,11 @@ export class RepoState {
       if (this.#beforeHash.get(path) === sha256(after)) return undefined;
       // Too large to have kept: counted as replaced whole.
       before = null;
-    } else before = this.isGit ? ((await this.#headBlob(path)) ?? null) : null;
+    } else before = heads.get(path) ?? null;
     if (before !== null && after !== null && before.equals(after)) return undefined;
     if (before === null && after === null) return undefined;
     const change = before === null ? "added" : after === null ? "deleted" : "modified";
-    const user = await this.#userChanges(path, after);
+    const user = this.#userChanges(path, after, heads);
     const mark = user ? { userChanges: user } : {};
     if (isBinary(before) || isBinary(after)) {
       return { path, change, added: 0, removed: 0, hunks: [], binary: true, ...mark };
@@ -219,9 +223,13 @@ export class RepoState {
   }
 
   /** How the agent's change touched a file the user had changed before the run, if it had. */
-  async #userChanges(path: string, after: Content): Promise<"edited" | "reverted" | undefined> {
+  #userChanges(
+    path: string,
+    after: Content,
+    heads: ReadonlyMap<string, Buffer>,
+  ): "edited" | "reverted" | undefined {
     if (!this.#preexisting.some((entry) => entry.path === path)) return undefined;
-    const head = await this.#headBlob(path);
+    const head = heads.get(path);
     const reverted = head === undefined ? after === null : after !== null && head.equals(after);
     return reverted ? "reverted" : "edited";
   }
@@ -239,12 +247,30 @@ export class RepoState {
   }
 
   async #headBlob(path: string): Promise<Buffer | undefined> {
-    if (!this.#head || !this.#repoRoot) return undefined;
-    try {
-      return await git(this.#repoRoot, ["cat-file", "blob", `${this.#head}:${this.#prefix}${path}`]);
-    } catch {
-      return undefined;
+    return (await this.#headBlobs([path])).get(path);
+  }
+
+  /** HEAD's version of each path that has one, read with one `git cat-file --batch`. */
+  async #headBlobs(paths: readonly string[]): Promise<Map<string, Buffer>> {
+    const found = new Map<string, Buffer>();
+    // A name with a line break cannot be asked for on cat-file's line-based input: it counts as new.
+    const asked = paths.filter((path) => !/[\n\r]/.test(path));
+    if (!this.#head || !this.#repoRoot || asked.length === 0) return found;
+    const input = asked.map((path) => `${this.#head}:${this.#prefix}${path}\n`).join("");
+    const out = await git(this.#repoRoot, ["cat-file", "--batch"], input);
+    let at = 0;
+    for (const path of asked) {
+      const end = out.indexOf(10, at);
+      if (end < 0) break;
+      const header = out.subarray(at, end).toString("utf8");
+      at = end + 1;
+      const match = /^[0-9a-f]+ (\S+) (\d+)$/.exec(header);
+      if (!match) continue; // "<name> missing": not in HEAD
+      const size = Number(match[2]);
+      if (match[1] === "blob") found.set(path, out.subarray(at, at + size));
+      at += size + 1;
     }
+    return found;
   }
 
   async #status(): Promise<StatusEntry[]> {
