@@ -102,6 +102,7 @@ const samples: Record<string, number[]> = { check: [], parse: [], allowed: [], a
 const decisions = { allow: 0, ask: 0, deny: 0 };
 // What the corpus asks or denies, with the first reason: the usefulness side of the figures.
 const refused = new Map<string, string>();
+const perCommand = new Map<string, number[]>();
 
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -117,6 +118,7 @@ describe(`command policy on a corpus of ${corpus.length} typical agent commands`
         const result = await policy.check(command, dir);
         const took = performance.now() - start;
         samples.check?.push(took);
+        perCommand.set(command, [...(perCommand.get(command) ?? []), took]);
         (result.decision === "allow" ? samples.allowed : samples.asked)?.push(took);
         decisions[result.decision]++;
         if (result.decision !== "allow" && !refused.has(command))
@@ -146,6 +148,12 @@ afterAll(() => {
   console.log(
     `check / parse alone: median ${(percentile(check, 50) / percentile(parse, 50)).toFixed(1)}x, p99 ${(percentile(check, 99) / percentile(parse, 99)).toFixed(1)}x`,
   );
+  const slowest = [...perCommand]
+    .map(([command, values]) => [command, percentile(values, 50)] as const)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5);
+  console.log("\nslowest commands (median ms):");
+  for (const [command, ms] of slowest) console.log(`  ${ms.toFixed(3)}  ${command}`);
   console.log(`\nasked or denied (${refused.size} distinct commands):`);
   for (const [command, why] of refused) console.log(`  ${command.slice(0, 60).padEnd(60)} ${why}`);
   rmSync(dir, { recursive: true, force: true });
