@@ -1,6 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { buildEvidence } from "@bridle/coding";
+import type { RunEvent } from "@bridle/core";
 import { type FakeProviderServer, openaiResponsesFormat, tempWorkspace } from "@bridle/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { call, fakeOpenAI, runCli } from "./cli-harness.js";
@@ -147,6 +149,37 @@ describe("bridle run with the coding overlay", () => {
       { command: "npm run test", exitCode: 1 },
     ]);
     expect(server.requests).toHaveLength(2);
+  });
+
+  it("the evidence is the events' own: rebuilt from --json's event lines, it is the same", async () => {
+    await writeFile(join(repo, "notes.md"), "user edit\n");
+    server = await fakeOpenAI([
+      { toolCalls: [call("c1", "bash", { command: "echo '// done' >> src/greet.js" })] },
+      { toolCalls: [call("c2", "run_check", { kind: "test" })] },
+      { text: "Done, but the test fails." },
+    ]);
+    const evidencePath = join(dir, "evidence.json");
+    const args = [
+      "run",
+      "append a comment",
+      "--yes",
+      "--json",
+      "--evidence",
+      evidencePath,
+      ...baseArgs(server),
+    ];
+    const run = await runCli(args, { cwd: dir, env });
+    expect(run.code).toBe(0);
+    const events = run.stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as RunEvent);
+    const written = JSON.parse(await readFile(evidencePath, "utf8"));
+    expect(buildEvidence(events)).toEqual(written);
+    expect(written.filesChanged).toEqual([{ path: "src/greet.js", added: 1, removed: 0 }]);
+    expect(written.preexistingChanges).toEqual(["notes.md"]);
+    expect(written.checks[0]).toMatchObject({ kind: "test", status: "failed" });
+    expect(run.stderr).toMatch(/handoff: FAILED \(failing checks: test\)/);
   });
 
   it("--no-coding is a bare loop; the coding flags are checked", async () => {
