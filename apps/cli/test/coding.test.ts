@@ -151,7 +151,7 @@ describe("bridle run with the coding overlay", () => {
     expect(server.requests).toHaveLength(2);
   });
 
-  it("the evidence is the events' own: rebuilt from --json's event lines, it is the same", async () => {
+  it("the evidence is the events' own: rebuilt from --json's lines or from the stored session, it is the same", async () => {
     await writeFile(join(repo, "notes.md"), "user edit\n");
     server = await fakeOpenAI([
       { toolCalls: [call("c1", "bash", { command: "echo '// done' >> src/greet.js" })] },
@@ -180,6 +180,15 @@ describe("bridle run with the coding overlay", () => {
     expect(written.preexistingChanges).toEqual(["notes.md"]);
     expect(written.checks[0]).toMatchObject({ kind: "test", status: "failed" });
     expect(run.stderr).toMatch(/handoff: FAILED \(failing checks: test\)/);
+    // The session store holds the same facts: the handoff can be rebuilt from a stored session.
+    const id = /"sessionId":"([^"]+)"/.exec(run.stdout)?.[1] as string;
+    const shown = await runCli(["sessions", "show", id, "--json", "--cwd", repo], { cwd: dir, env });
+    expect(shown.code).toBe(0);
+    const stored = shown.stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { event: RunEvent }).event);
+    expect(buildEvidence(stored)).toEqual(written);
   });
 
   it("--no-coding is a bare loop; the coding flags are checked", async () => {
