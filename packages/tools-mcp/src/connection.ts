@@ -1,12 +1,22 @@
+import { basename } from "node:path";
+import { pathToFileURL } from "node:url";
 import { errorMessage, type ToolContext, ToolFailure } from "@bridle/core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import {
   type CallToolResult,
   type CallToolResultSchema,
   CompatibilityCallToolResultSchema,
+  type ElicitRequest,
+  ElicitRequestSchema,
+  type ElicitResult,
   ErrorCode,
+  type GetPromptResult,
+  ListRootsRequestSchema,
+  type LoggingMessageNotification,
+  LoggingMessageNotificationSchema,
   McpError,
   type Tool as McpToolDefinition,
+  type Prompt,
   type ReadResourceResult,
   type Resource,
   type ResourceTemplate,
@@ -30,7 +40,18 @@ export interface ConnectionSettings {
   readonly onToolsChanged: (server: string) => void;
   /** Receives a stdio server's stderr as it arrives. */
   readonly onStderr: ((server: string, text: string) => void) | undefined;
+  /** Called after a server said its prompts or resources changed. */
+  readonly onListChanged: (server: string, list: "tools" | "prompts" | "resources") => void;
+  /** The folder servers are told is the workspace (the one root offered). */
+  readonly workspaceFolder: string;
+  /** Answers a server's elicitation; without it every request is declined. */
+  readonly onElicitation: ((request: McpElicitation) => Promise<ElicitResult>) | undefined;
+  /** Receives the server's log messages (`notifications/message`). */
+  readonly onLog: ((server: string, message: LoggingMessageNotification["params"]) => void) | undefined;
 }
+
+/** A server's request for input from the user, naming the server. */
+export type McpElicitation = ElicitRequest["params"] & { readonly server: string };
 
 export type ConnectionState = "idle" | "connecting" | "ready" | "crashed" | "closed";
 
@@ -87,6 +108,8 @@ export class McpConnection {
   readonly #inFlight = new InFlight();
   // The end of the queue of calls that must not overlap (see `inOrder`).
   #ordered: Promise<void> = Promise.resolve();
+  // The calls running now, so a server's log messages reach the runs that are waiting on it.
+  readonly #running = new Set<{ readonly ctx: ToolContext; readonly tool: string }>();
 
   constructor(name: string, config: McpServerConfig, settings: ConnectionSettings) {
     this.name = name;
@@ -151,6 +174,8 @@ export class McpConnection {
       );
     }
     let raw: unknown;
+    const running = { ctx, tool };
+    this.#running.add(running);
     try {
       // Taken as any object here and checked below: a malformed result is that call's failure, while the
       // SDK's own check would throw like a broken transport and cost the server a restart.
@@ -169,6 +194,8 @@ export class McpConnection {
       );
     } catch (error) {
       throw this.#callFailure(error, live, `calling ${tool}`, ctx.signal);
+    } finally {
+      this.#running.delete(running);
     }
     return this.#checkedResult(raw, tool);
   }
@@ -236,6 +263,44 @@ export class McpConnection {
         if (!cursor) break;
       }
       return { resources, templates };
+    }
+  }
+
+  /** Every page of the server's prompts (none when it offers none). */
+  async listPrompts(signal: AbortSignal): Promise<Prompt[]> {
+    const live = await this.#ensureFor(signal);
+    if (!live.client.getServerCapabilities()?.prompts) return [];
+    try {
+      return await this.#inFlight.run([signal, this.#closing.signal], async (linked) => {
+        const prompts: Prompt[] = [];
+        let cursor: string | undefined;
+        for (let page = 0; page < PAGE_LIMIT; page++) {
+          const result = await live.client.listPrompts(cursor ? { cursor } : undefined, {
+            signal: linked,
+            timeout: this.config.timeout ?? this.#settings.callTimeoutMs,
+          });
+          prompts.push(...result.prompts);
+          cursor = result.nextCursor;
+          if (!cursor) break;
+        }
+        return prompts;
+      });
+    } catch (error) {
+      throw this.#callFailure(error, live, "listing prompts", signal);
+    }
+  }
+
+  async getPrompt(name: string, args: Record<string, string>, signal: AbortSignal): Promise<GetPromptResult> {
+    const live = await this.#ensureFor(signal);
+    try {
+      return await this.#inFlight.run([signal, this.#closing.signal], (linked) =>
+        live.client.getPrompt(
+          { name, arguments: args },
+          { signal: linked, timeout: this.config.timeout ?? this.#settings.callTimeoutMs },
+        ),
+      );
+    } catch (error) {
+      throw this.#callFailure(error, live, `getting the prompt ${name}`, signal);
     }
   }
 
@@ -352,10 +417,14 @@ export class McpConnection {
   }
 
   #makeClient(): Client {
-    return new Client(
+    const client = new Client(
       { name: this.#settings.clientName, version: this.#settings.clientVersion },
       {
-        capabilities: {},
+        capabilities: {
+          roots: { listChanged: false },
+          // SEP-1034: an accepted form gets the defaults its schema names for fields left out.
+          elicitation: { form: { applyDefaults: true } },
+        },
         listChanged: {
           tools: {
             // Refetched here rather than by the SDK, which reads only the first page.
@@ -363,9 +432,37 @@ export class McpConnection {
             debounceMs: 50,
             onChanged: () => void this.#refreshTools(),
           },
+          prompts: {
+            autoRefresh: false,
+            debounceMs: 50,
+            onChanged: () => this.#settings.onListChanged(this.name, "prompts"),
+          },
+          resources: {
+            autoRefresh: false,
+            debounceMs: 50,
+            onChanged: () => this.#settings.onListChanged(this.name, "resources"),
+          },
         },
       },
     );
+    const root = this.#settings.workspaceFolder;
+    client.setRequestHandler(ListRootsRequestSchema, () => ({
+      roots: [{ uri: pathToFileURL(root).href, name: basename(root) || root }],
+    }));
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const answer = this.#settings.onElicitation;
+      // Nobody to ask: declined, which the server can tell apart from a person's refusal ("cancel").
+      if (!answer) return { action: "decline" };
+      return answer({ ...request.params, server: this.name });
+    });
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      this.#settings.onLog?.(this.name, notification.params);
+      // Log lines sent while calls wait reach those runs as progress, next to the call they concern.
+      for (const { ctx, tool } of this.#running) {
+        ctx.progress({ server: this.name, tool, log: notification.params });
+      }
+    });
+    return client;
   }
 
   async #refreshTools(): Promise<void> {

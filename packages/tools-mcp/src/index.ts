@@ -8,7 +8,7 @@ export {
   parseMcpConfig,
   type StdioServerConfig,
 } from "./config.js";
-export type { ConnectionState, ConnectionStatus } from "./connection.js";
+export type { ConnectionState, ConnectionStatus, McpElicitation } from "./connection.js";
 export { inputSchemaFromJson } from "./json-schema.js";
 export { mapAnnotations } from "./mcp-tool.js";
 export { LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL } from "./resource-tools.js";
@@ -16,6 +16,7 @@ export { type McpCallDetails, shapeCallResult } from "./result.js";
 export {
   type Discovery,
   type DiscoveryFailure,
+  type McpPrompt,
   McpServers,
   type McpServersOptions,
   type McpWarning,

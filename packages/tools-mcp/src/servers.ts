@@ -1,6 +1,12 @@
 import { type AnyTool, BridleError, errorMessage, mcpToolName, toolSchemaOf } from "@bridle/core";
+import type {
+  ElicitResult,
+  GetPromptResult,
+  LoggingMessageNotification,
+  Prompt,
+} from "@modelcontextprotocol/sdk/types.js";
 import { type McpConfigInput, type McpServerConfig, parseMcpConfig } from "./config.js";
-import { type ConnectionStatus, McpConnection } from "./connection.js";
+import { type ConnectionStatus, McpConnection, type McpElicitation } from "./connection.js";
 import { buildMcpTool } from "./mcp-tool.js";
 import { resourceTools } from "./resource-tools.js";
 
@@ -45,6 +51,20 @@ export interface McpServersOptions {
   readonly maxSchemaBytes?: number;
   /** Told each warning as `discover` finds it (a cap hit, a tool definition repaired or left out). */
   readonly onWarning?: (warning: McpWarning) => void;
+  /**
+   * Answers a server's request for user input (form or URL elicitation), through an approver or an
+   * interactive UI. Without it every request is declined at once, so a server never waits on nobody.
+   */
+  readonly onElicitation?: (request: McpElicitation) => Promise<ElicitResult>;
+  /** A server's log messages. Those sent during a call also reach its run as `tool_progress` (`log`). */
+  readonly onLog?: (server: string, message: LoggingMessageNotification["params"]) => void;
+  /** A server said its tools, prompts or resources changed (tools are refetched before this is told). */
+  readonly onListChanged?: (server: string, list: "tools" | "prompts" | "resources") => void;
+}
+
+/** One prompt a server offers, naming the server. */
+export interface McpPrompt extends Prompt {
+  readonly server: string;
 }
 
 /** Something `discover` changed about a server's tools, naming the server. */
@@ -108,7 +128,13 @@ export class McpServers implements AsyncDisposable {
       onStderr: options.onStderr,
       onToolsChanged: (server: string) => {
         for (const listener of this.#listeners) listener(server);
+        options.onListChanged?.(server, "tools");
       },
+      onListChanged: (server: string, list: "tools" | "prompts" | "resources") =>
+        options.onListChanged?.(server, list),
+      workspaceFolder: options.workspaceFolder ?? process.cwd(),
+      onElicitation: options.onElicitation,
+      onLog: options.onLog,
     };
     this.#connections = Object.entries(servers).map(
       ([name, server]) => new McpConnection(name, server, settings),
@@ -225,6 +251,28 @@ export class McpServers implements AsyncDisposable {
       throw new BridleError(code, failures.map((f) => `${f.server}: ${f.message}`).join("\n"));
     }
     return [...tools];
+  }
+
+  /** The prompts of every server (connecting those not connected yet); a server that fails is skipped. */
+  async listPrompts(signal: AbortSignal = new AbortController().signal): Promise<McpPrompt[]> {
+    const settled = await Promise.allSettled(
+      this.#connections.map(async (connection) =>
+        (await connection.listPrompts(signal)).map((prompt) => ({ ...prompt, server: connection.name })),
+      ),
+    );
+    return settled.flatMap((outcome) => (outcome.status === "fulfilled" ? outcome.value : []));
+  }
+
+  /** One prompt, filled in with its arguments: the messages to put before the model. */
+  async getPrompt(
+    server: string,
+    name: string,
+    args: Record<string, string> = {},
+    signal: AbortSignal = new AbortController().signal,
+  ): Promise<GetPromptResult> {
+    const connection = this.#connections.find((candidate) => candidate.name === server);
+    if (!connection) throw new BridleError("invalid_config", `no MCP server named "${server}"`);
+    return connection.getPrompt(name, args, signal);
   }
 
   /** Stops every server this object started (and what they started) and refuses later use. */

@@ -29,6 +29,8 @@ describe("server-filesystem over stdio", () => {
           files: { command: process.execPath, args: [FILESYSTEM_SERVER, workspace.dir] },
         },
       }),
+      // server-filesystem takes the client's roots over its command line: the workspace is the root.
+      { workspaceFolder: workspace.dir },
     );
     tools = await mcp.tools();
   });

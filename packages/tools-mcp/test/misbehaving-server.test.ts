@@ -144,7 +144,7 @@ describe("caps on what servers put in every request", () => {
     const capped = warnings.find((w) => w.code === "tools_per_server_capped");
     expect(capped).toMatchObject({ server: "big" });
     expect(capped?.message).toMatch(
-      /MCP server "big" offers 20011 tools; only the first 128 by name are used/,
+      /MCP server "big" offers 20014 tools; only the first 128 by name are used/,
     );
     expect(tools.filter((tool) => tool.name.startsWith("mcp_big_")).length).toBeLessThanOrEqual(128);
 
