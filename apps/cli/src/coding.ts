@@ -41,15 +41,19 @@ export function splitCodingFlags(flags: CliFlags): { coding: CodingChoice; rest:
   };
 }
 
-/** The overlay for the workspace, over the bash tool's shell environment (same runner, sandbox, policy). */
+/**
+ * The overlay for the workspace, over the bash tool's shell environment (same runner, sandbox, policy).
+ * `readOnlyTools` names the profile's reading tools (Read, grep_files…), so no rescan follows them.
+ */
 export async function codingOverlay(
   cwd: string,
   shell: ShellEnvironment,
   choice: CodingChoice,
+  readOnlyTools: readonly string[] = [],
 ): Promise<CodingOverlay | undefined> {
   if (!choice.enabled) return undefined;
   const { createCodingOverlay } = await import("@bridle/coding");
-  return createCodingOverlay({ workspace: cwd, shell, repairAttempts: choice.repairAttempts });
+  return createCodingOverlay({ workspace: cwd, shell, repairAttempts: choice.repairAttempts, readOnlyTools });
 }
 
 const MARK = { completed: "[x]", in_progress: "[>]", pending: "[ ]" } as const;

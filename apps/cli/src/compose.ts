@@ -14,7 +14,7 @@ import {
 import { CliError } from "./cli-error.js";
 import { type CodingChoice, codingOverlay, DEFAULT_CODING } from "./coding.js";
 import type { Settings } from "./config.js";
-import { profileToolset, type ToolChoice, toolChoice } from "./profile.js";
+import { profileToolset, readOnlyNames, type ToolChoice, toolChoice } from "./profile.js";
 
 export interface Toolset {
   readonly tools: readonly AnyTool[];
@@ -54,7 +54,9 @@ export async function composeTools(
   const hooks: AnyHook[] = [];
   let instructions = "";
   // The coding overlay's run_check shares bash's environment: one runner, sandbox and command policy.
-  const coding = await codingOverlay(settings.cwd, shell.environment, codingChoice);
+  // The overlay rescans the tree after any tool not known to only read: tell it the profile's readers.
+  const readers = readOnlyNames(profileToolset(choice, fs, shell.bash));
+  const coding = await codingOverlay(settings.cwd, shell.environment, codingChoice, readers);
   // The profile names the plan tool (update_plan, or TodoWrite for Claude): the overlay's is the one it wraps.
   const plan = coding?.tools.find((tool) => tool.name === "update_plan");
   tools.push(...profileToolset(choice, fs, shell.bash, plan));

@@ -45,6 +45,11 @@ export function profileToolset(choice: ToolChoice, fs: FsToolkit, bash: AnyTool,
   });
 }
 
+/** The names of the profile's tools that declare they only read (Read, Glob, grep_files…). */
+export function readOnlyNames(tools: readonly AnyTool[]): string[] {
+  return tools.filter((tool) => tool.annotations?.read_only === true).map((tool) => tool.name);
+}
+
 /** Two lines for `bridle tools list`: what was chosen and why. */
 export function describeChoice(choice: ToolChoice): string {
   return `profile: ${choice.profile.value} (${choice.profile.reason})\nedit format: ${choice.editFormat.value} (${choice.editFormat.reason})\n`;
