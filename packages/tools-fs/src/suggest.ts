@@ -1,8 +1,9 @@
-import { readdir, realpath } from "node:fs/promises";
+import { lstat, open, readdir, realpath } from "node:fs/promises";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import type { Readable } from "node:stream";
 import type { Workspace } from "@bridle/core";
 import fg from "fast-glob";
+import { descriptorPath, READ_FLAGS, throughDescriptor } from "./descriptor.js";
 import { checkedWalkFs } from "./walk-fs.js";
 
 const MAX_SUGGESTIONS = 5;
@@ -19,13 +20,13 @@ export async function suggestPaths(workspace: Workspace, requested: string): Pro
   if (wanted === "") return [];
   const found = new Set<string>();
   const folder = await nearestFolder(dirname(absolute));
-  if (folder && (await workspace.contains(folder))) {
-    const entries = await readdir(folder).catch(() => [] as string[]);
-    const scored = entries
+  const listed = folder === undefined ? undefined : await listInside(workspace, folder);
+  if (listed) {
+    const scored = listed.entries
       .map((name) => ({ name, score: closeness(wanted, name) }))
       .filter((entry) => entry.score < Number.POSITIVE_INFINITY)
       .sort((a, b) => a.score - b.score || (a.name < b.name ? -1 : 1));
-    for (const entry of scored.slice(0, MAX_SUGGESTIONS)) found.add(join(folder, entry.name));
+    for (const entry of scored.slice(0, MAX_SUGGESTIONS)) found.add(join(listed.real, entry.name));
   }
   if (found.size < MAX_SUGGESTIONS) {
     for (const path of await sameNameElsewhere(workspace, wanted)) {
@@ -42,11 +43,33 @@ export async function suggestPaths(workspace: Workspace, requested: string): Pro
   return inside;
 }
 
+/**
+ * A folder's entry names, read through a descriptor whose real path is inside the workspace; undefined
+ * when the folder is a link (not followed) or leads outside. A missing path's folder is no more trusted
+ * than the path: a link there must not show the model what is behind it.
+ */
+async function listInside(
+  workspace: Workspace,
+  folder: string,
+): Promise<{ real: string; entries: string[] } | undefined> {
+  const handle = await open(folder, READ_FLAGS).catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    const real = await descriptorPath(handle, folder);
+    if (real === undefined || real === "" || !(await workspace.contains(real))) return undefined;
+    return { real, entries: await readdir(throughDescriptor(handle, real)) };
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
 async function nearestFolder(start: string): Promise<string | undefined> {
   let current = start;
   for (;;) {
-    const entries = await readdir(current).catch(() => undefined);
-    if (entries) return current;
+    const found = await lstat(current).catch(() => undefined);
+    if (found) return current;
     const up = dirname(current);
     if (up === current) return undefined;
     current = up;

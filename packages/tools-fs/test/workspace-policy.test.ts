@@ -72,3 +72,21 @@ describe("every tool goes through the workspace policy", () => {
     expect(text(await open.call(open.kit.grep, { pattern: "hunter2" }))).toContain(".env:1:API_KEY=hunter2");
   });
 });
+
+describe("suggestions for a missing path", () => {
+  it("never name what is behind a folder link that leads outside", async () => {
+    const fx = await fixture();
+    await writeFile(join(fx.outside, "secret-plan.txt"), "outside\n");
+    await symlink(fx.outside, join(fx.dir, "linkdir"));
+    await fx.files({ "inside/secret-plan.txt": "inside\n" });
+    // A near miss beside the link's target, and a path under it: the outside names are never offered.
+    const near = await fx.fail(fx.kit.readFile, { path: "linkdir/secret-plan.tx" });
+    expect(near.kind).toBe("NotFound");
+    expect(near.message).not.toContain("linkdir/secret-plan.txt");
+    expect(near.message).not.toContain("ws-evil");
+    const under = await fx.fail(fx.kit.readFile, { path: "linkdir/nested/secret-plan.txt" });
+    expect(under.message).not.toContain("linkdir/secret-plan.txt");
+    // A same-named file inside is still offered.
+    expect(under.message).toContain("inside/secret-plan.txt");
+  });
+});
