@@ -10,7 +10,6 @@ import {
   type CommandFact,
   FACT,
   type NotesFact,
-  type PlanFact,
   type ReviewFlag,
 } from "./facts.js";
 
@@ -144,11 +143,6 @@ export function handoffOutcome(
     return { status: "unverified", reason: "files changed but no check ran and passed" };
   }
   return { status: "done", reason: changed ? "checks passed" : "no files changed" };
-}
-
-/** The latest plan recorded in the events, for interfaces that show it. */
-export function latestPlan(events: readonly RunEvent[]): PlanFact | undefined {
-  return factsOf<PlanFact>(events, FACT.plan).at(-1);
 }
 
 const LIST = 8;

@@ -4,7 +4,6 @@ export {
   formatHandoff,
   type HandoffOutcome,
   handoffOutcome,
-  latestPlan,
 } from "./evidence.js";
 export {
   type BaselineFact,
