@@ -6,9 +6,11 @@ import { resolveExistingOrSuggest } from "./paths.js";
 
 /** A file or folder opened for reading, whose descriptor was checked to be inside the workspace. */
 export interface OpenedInside {
+  /** Open for reading; the caller closes it. */
   readonly handle: FileHandle;
   /** The real path of what was opened (the descriptor's, not the one asked for). */
   readonly real: string;
+  /** The opened file's own stats (fstat), not the path's. */
   readonly stats: BigIntStats;
 }
 

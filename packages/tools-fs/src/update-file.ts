@@ -17,7 +17,9 @@ export interface CurrentFile {
 
 /** What a change sees: the file's real path, how to name it to the model, and what is there now. */
 export interface UpdateTarget {
+  /** The file's real path (its folder's, as the held descriptor gives it, and its name). */
   readonly real: string;
+  /** The path as the model should see it. */
   readonly shown: string;
   /** Undefined when the file does not exist (only with `create`). */
   readonly current: CurrentFile | undefined;
@@ -25,7 +27,9 @@ export interface UpdateTarget {
 
 /** What a change decided: the new bytes (undefined writes nothing) and what to answer the model. */
 export interface FileChange<T> {
+  /** The file's new bytes; undefined leaves it as it is. */
   readonly bytes: Uint8Array | undefined;
+  /** What updateFile resolves to. */
   readonly value: T;
 }
 
@@ -34,10 +38,13 @@ export interface UpdateOptions {
   readonly create: boolean;
   /** The largest file whose bytes are loaded; a larger one is refused, or stat-only when not `requireBytes`. */
   readonly maxBytes: number;
+  /** Refuse a file over `maxBytes` (an edit needs its bytes) instead of handing over its stats only. */
   readonly requireBytes: boolean;
   /** After a write, the new file is remembered as this run's view of it. */
   readonly tracker: FileTracker;
+  /** The run whose view the tracker updates. */
   readonly runId: string;
+  /** Aborts the wait for the lock and the write; nothing is written once it fires. */
   readonly signal?: AbortSignal;
 }
 

@@ -131,6 +131,27 @@ describe("edit_file", () => {
     expect(emoji.message).toContain("not UTF-8");
   });
 
+  it("leaves every other byte of a mixed file (UTF-8, a stray byte, CR, CRLF and LF) as it was", async () => {
+    const fx = await fixture();
+    const lines = [
+      Buffer.from("caf\u00e9 \u2192 \u{1f389}\r\n"),
+      Buffer.from([0x62, 0x61, 0x64, 0x20, 0xc3, 0x28, 0xff, 0x0a]),
+      Buffer.from("line three\n"),
+      Buffer.from([0x6f, 0x6c, 0x64, 0x0d, 0x6d, 0x61, 0x63, 0xe9, 0x0d, 0x0a]),
+      Buffer.from([0xed, 0xa0, 0x80, 0x65, 0x6e, 0x64]),
+    ];
+    await fx.files({ "mixed.txt": Buffer.concat(lines) });
+    await readThenEdit(fx, "mixed.txt", { old_string: "line three", new_string: "line 3" });
+    const expected = Buffer.concat([
+      lines[0],
+      lines[1],
+      Buffer.from("line 3\n"),
+      lines[3],
+      lines[4],
+    ] as Buffer[]);
+    expect((await bytesOf(fx, "mixed.txt")).toString("hex")).toBe(expected.toString("hex"));
+  });
+
   it("keeps a BOM, the final newline, and the file's mode", async () => {
     const fx = await fixture();
     await fx.files({
