@@ -10,6 +10,7 @@ import {
   profileTools,
 } from "@bridle/profiles";
 import type { FsToolkit } from "@bridle/tools-fs";
+import { CliError } from "./cli-error.js";
 import type { Settings } from "./config.js";
 
 export interface ToolChoice {
@@ -17,14 +18,26 @@ export interface ToolChoice {
   readonly editFormat: Choice<EditFormat>;
 }
 
-/** The settings' profile and edit format when set (flag or config), else the model family's defaults. */
+/**
+ * The settings' profile and edit format when set (flag or config), else the model family's defaults. With
+ * skills the profile is generic: a skill's allowed-tools (`Bash(git status:*)`) are enforced on the generic
+ * tools' names and arguments, and under other names a command restriction would not hold.
+ */
 export function toolChoice(
-  settings: Pick<Settings, "provider" | "model" | "profile" | "editFormat">,
+  settings: Pick<Settings, "provider" | "model" | "profile" | "editFormat" | "skills">,
 ): ToolChoice {
+  if (settings.skills && settings.profile && settings.profile !== "generic") {
+    throw new CliError(
+      `--profile ${settings.profile} cannot be used with --skills: skills' allowed-tools are enforced on the generic tool names (use --profile generic)`,
+      2,
+    );
+  }
   return {
     profile: settings.profile
       ? { value: settings.profile, reason: "set by --profile or the config" }
-      : chooseProfile(settings.provider, settings.model),
+      : settings.skills
+        ? { value: "generic", reason: "--skills: allowed-tools are enforced on the generic tool names" }
+        : chooseProfile(settings.provider, settings.model),
     editFormat: settings.editFormat
       ? { value: settings.editFormat, reason: "set by --edit-format or the config" }
       : chooseEditFormat(settings.model),

@@ -273,6 +273,30 @@ describe("bridle tools list", () => {
     }
   });
 
+  it("with --skills the profile is generic (allowed-tools are enforced on generic names); another profile is refused", async () => {
+    const skills = join(dir, "skills");
+    await mkdir(join(skills, "git-only"), { recursive: true });
+    await writeFile(
+      join(skills, "git-only", "SKILL.md"),
+      "---\nname: git-only\ndescription: Look at git state only.\nallowed-tools: Bash(git status:*) Read\n---\n# Git only\n",
+    );
+    const listed = await runCli(["tools", "list", "--skills", skills, "--cwd", repo], { cwd: dir, env });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(
+      /^profile: generic \(--skills: allowed-tools are enforced on the generic tool names\)/m,
+    );
+    expect(listed.stdout).toMatch(/^bash \{/m);
+    const refused = await runCli(
+      ["tools", "list", "--skills", skills, "--profile", "anthropic", "--cwd", repo],
+      {
+        cwd: dir,
+        env,
+      },
+    );
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("--profile anthropic cannot be used with --skills");
+  });
+
   it("--profile NAME --json prints that profile's tools, and an unknown profile is bad usage", async () => {
     const json = await runCli(["tools", "list", "--profile", "anthropic", "--json", "--cwd", repo], {
       cwd: dir,
