@@ -47,6 +47,12 @@ const READ_ONLY = [
   "detect_checks",
   "update_plan",
   "handoff_notes",
+  // The same readers under the model-facing names of @bridle/profiles (Codex's and Claude Code's).
+  "grep_files",
+  "Read",
+  "Glob",
+  "Grep",
+  "TodoWrite",
 ];
 
 /** Paths a write tool's arguments name: `path`-like fields, and the files of an apply_patch patch. */
