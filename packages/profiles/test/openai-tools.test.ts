@@ -52,6 +52,20 @@ describe("Codex's shapes over the same tools", () => {
     expect(await readFile(join(f.dir, "app.py"), "utf8")).toBe("def greet():\n    print('Hello')\n");
   });
 
+  it("with hashline edits, read_file keeps Codex's file_path and shows the tags edit_file takes", async () => {
+    const f = await fixture();
+    await f.files({ "h.py": "a = 1\nb = 2\n" });
+    const tools = f.tools("openai", "hashline");
+    const read = text(await f.call(tools.get("read_file"), { file_path: "h.py" }));
+    const tag = /([0-9a-f]{8}) *\| *b = 2/.exec(read)?.[1];
+    expect(tag, read).toBeDefined();
+    await f.call(tools.get("edit_file"), {
+      path: "h.py",
+      edits: [{ op: "replace_line", tag, new_text: "b = 3" }],
+    });
+    expect(await readFile(join(f.dir, "h.py"), "utf8")).toBe("a = 1\nb = 3\n");
+  });
+
   it("list_dir shows a tree to depth, pages by offset and limit, and stays inside the workspace", async () => {
     const f = await fixture();
     await f.files({ "a/b/c/deep.txt": "", "a/one.txt": "", "z.txt": "", ".hidden/x": "" });
