@@ -1,6 +1,6 @@
 import { type Dirent, readdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Workspace } from "@bridle/core";
+import { SECRET_PATH_RULES, type Workspace } from "@bridle/core";
 import { isInside, resolveReal } from "./paths.js";
 
 /**
@@ -8,35 +8,19 @@ import { isInside, resolveReal } from "./paths.js";
  * read, not only for the names written in it: `cat .e*`, `head .[e]nv`, `grep -r TOKEN .`.
  */
 
-// Names isSecretPath flags exactly, and one example of each family it flags by prefix or suffix.
+// Names isSecretPath flags exactly, and examples of each family it flags by prefix, suffix or key-file
+// pattern, all taken from core's one list, so a name core adds is reachable here too.
 const SECRET_EXAMPLES = [
-  ".env",
-  ".env.local",
-  ".env.production",
-  "prod.env",
-  ".netrc",
-  ".npmrc",
-  ".pypirc",
-  ".git-credentials",
-  ".pgpass",
-  "credentials",
-  "credentials.json",
-  "id_rsa",
-  "id_dsa",
-  "id_ecdsa",
-  "id_ed25519",
-  "id_ed25519_sk",
-  ".htpasswd",
-  "secrets.json",
-  "secrets.yaml",
-  "secrets.yml",
-  ".ssh",
-  ".aws",
-  ".gnupg",
-  ".docker",
+  ...SECRET_PATH_RULES.names,
+  ...SECRET_PATH_RULES.namePrefixes.flatMap((prefix) => [`${prefix}local`, `${prefix}production`]),
+  ...SECRET_PATH_RULES.nameSuffixes.map((suffix) => `prod${suffix}`),
+  ...SECRET_PATH_RULES.names
+    .filter((name) => SECRET_PATH_RULES.keyFile.test(`${name}_sk`))
+    .map((name) => `${name}_sk`),
+  ...SECRET_PATH_RULES.folders,
 ];
-const SECRET_SUFFIXES = [".env", ".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".asc", ".gpg"];
-const SECRET_PREFIXES = [".env."];
+const SECRET_SUFFIXES = SECRET_PATH_RULES.nameSuffixes;
+const SECRET_PREFIXES = SECRET_PATH_RULES.namePrefixes;
 
 const WILDCARD = /[*?[]/;
 
