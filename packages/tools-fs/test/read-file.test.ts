@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -146,5 +147,17 @@ describe("read_file", () => {
     expect(fx.kit.readFile.inputSchema.safeParse({ path: "a", offset: 0 }).success).toBe(false);
     expect(fx.kit.readFile.inputSchema.safeParse({ path: "a", limit: -1 }).success).toBe(false);
     expect(fx.kit.readFile.annotations).toEqual({ read_only: true, idempotent: true });
+  });
+
+  it("answers a FIFO (a file swapped for one, say) at once instead of waiting for a writer", async () => {
+    const fx = await fixture();
+    execFileSync("mkfifo", [join(fx.dir, "pipe")]);
+    for (const tool of [fx.kit.readFile, fx.kit.editFile]) {
+      const args =
+        tool === fx.kit.readFile ? { path: "pipe" } : { path: "pipe", old_string: "a", new_string: "b" };
+      const failure = await fx.fail(tool, args);
+      expect(failure.kind).toBe("InvalidInput");
+      expect(failure.message).toContain("not a regular file");
+    }
   });
 });
