@@ -160,9 +160,17 @@ describe("review before handoff", () => {
     await writeFiles(dir, { "settings.py": "DEBUG = True\nAWS_KEY = 'AKIAABCDEFGHIJKLMNOP'\n" });
     const agent = await agentIn(dir, [
       call("bash", { command: "echo 'NAME = 1' >> settings.py" }),
+      call("git_diff", { scope: "all" }),
       { text: "ok" },
     ]);
     const { events } = await agent.run("add NAME");
+    // The user's key never reaches the model through the diff: the line is named, not shown.
+    const diff = JSON.stringify(
+      events.find((e) => e.type === "tool_call_completed" && e.result.toolName === "git_diff"),
+    );
+    expect(diff).not.toContain("AKIAABCDEFGHIJKLMNOP");
+    expect(diff).toContain("+[line withheld from settings.py: looks like a AWS access key id]");
+    expect(diff).toContain("+NAME = 1");
     const evidence = buildEvidence(events);
     expect(evidence.filesChanged).toEqual([{ path: "settings.py", added: 1, removed: 0 }]);
     expect(evidence.flags).toEqual([

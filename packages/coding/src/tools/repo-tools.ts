@@ -4,11 +4,19 @@ import { git } from "../git.js";
 import type { AgentFileChange } from "../repo-state.js";
 import { inScope } from "../review.js";
 import type { RunRegistry } from "../run-state.js";
+import { scanAddedLines } from "../secret-scan.js";
 
 const MAX_STATUS_LINES = 200;
 const MAX_DIFF_CHARS = 24_000;
 const HUNK_LINES = 40;
 const LINE_CHARS = 400;
+
+/** A diff line as the model sees it: a line that looks like a secret is named, not shown. */
+function shownLine(path: string, line: string): string {
+  const finding = /^[+-]/.test(line) ? scanAddedLines("", [line.slice(1)], 1)[0] : undefined;
+  if (finding) return `${line[0]}[line withheld from ${path || "the diff"}: looks like a ${finding.what}]`;
+  return clipLine(line);
+}
 
 function clipLine(line: string): string {
   return line.length > LINE_CHARS ? `${line.slice(0, LINE_CHARS)}… (${line.length} chars)` : line;
@@ -88,7 +96,7 @@ function renderAgentDiff(changes: readonly AgentFileChange[], maxHunks: number):
     for (const hunk of file.hunks.slice(0, maxHunks)) {
       out.push(`@@ -${hunk.oldStart},${hunk.removed.length} +${hunk.newStart},${hunk.added.length} @@`);
       const body = [...hunk.removed.map((l) => `-${l}`), ...hunk.added.map((l) => `+${l}`)];
-      for (const line of body.slice(0, HUNK_LINES)) out.push(clipLine(line));
+      for (const line of body.slice(0, HUNK_LINES)) out.push(shownLine(file.path, line));
       if (body.length > HUNK_LINES) out.push(`… ${body.length - HUNK_LINES} more lines in this hunk`);
     }
     if (file.hunks.length > maxHunks) out.push(`… ${file.hunks.length - maxHunks} more hunks`);
@@ -135,15 +143,18 @@ export function createGitDiffTool(runs: RunRegistry): AnyTool {
 function withholdSecretFiles(patch: string): string {
   const out: string[] = [];
   let hiding = false;
+  let path = "";
   for (const line of patch.split("\n")) {
     const header = /^diff --git a\/(.*) b\/(.*)$/.exec(line);
     if (header) {
-      hiding = isSecretPath(header[2] ?? "");
+      path = header[2] ?? "";
+      hiding = isSecretPath(path);
       out.push(line);
       if (hiding) out.push("(contents withheld: a secret file)");
       continue;
     }
-    if (!hiding) out.push(clipLine(line));
+    if (!hiding)
+      out.push(line.startsWith("+++") || line.startsWith("---") ? clipLine(line) : shownLine(path, line));
   }
   return out.join("\n");
 }
