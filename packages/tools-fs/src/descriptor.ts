@@ -96,7 +96,7 @@ export async function holdDir(workspace: Workspace, realDir: string, shown: stri
  * open(), with the errors a swapped path gives turned into a Conflict the model can retry: ELOOP (the last
  * component became a link), ENOTDIR (a folder became a file or link), ENOENT (it went away mid-call).
  */
-export async function openOrChanged(path: string, flags: number, shown: string, mode?: number) {
+async function openOrChanged(path: string, flags: number, shown: string, mode?: number) {
   try {
     return await open(path, flags, mode);
   } catch (error) {

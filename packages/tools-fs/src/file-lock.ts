@@ -33,7 +33,7 @@ const LOCK_STALE_MS = 30_000;
 const LOCK_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 const host = hostname();
 
-export function lockName(name: string): string {
+function lockName(name: string): string {
   return `.${name}.bridle-lock`;
 }
 
