@@ -655,5 +655,7 @@ async function shutDown(live: OpenedClient & { broken?: string }): Promise<void>
   live.client.onclose = undefined;
   live.client.onerror = undefined;
   await boundedWait(live.client.close(), CLOSE_STEP_MS);
-  await stopProcesses(strays, 2_000);
+  // The client's close was given CLOSE_STEP_MS: a server still running after it is stopped here, with
+  // whatever it started.
+  await stopProcesses(live.pid === undefined ? strays : [live.pid, ...strays], 2_000);
 }

@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// The client runner for the official MCP conformance suite (@modelcontextprotocol/conformance). It drives
+// the built bridge as a user's harness would: connect to the one server at the URL given, discover its
+// tools, and call each one with arguments made from its input schema, answering elicitation by accepting
+// (so SEP-1034 defaults are filled in) and offering the current folder as the root.
+//   node packages/tools-mcp/test/conformance/client.mjs <server URL>      (after a build, from the repo root)
+import { McpServers } from "../../dist/index.js";
+
+const url = process.argv[2];
+if (!url) {
+  process.stderr.write("usage: client.mjs <server URL>\n");
+  process.exit(2);
+}
+
+/** A value the schema accepts, for each required property (the suite's tools take numbers or nothing). */
+function sampleArguments(schema) {
+  const args = {};
+  const properties = schema?.properties ?? {};
+  for (const name of schema?.required ?? []) {
+    const property = properties[name] ?? {};
+    if (property.default !== undefined) args[name] = property.default;
+    else if (Array.isArray(property.enum)) args[name] = property.enum[0];
+    else if (property.type === "number" || property.type === "integer") args[name] = 1;
+    else if (property.type === "boolean") args[name] = true;
+    else if (property.type === "array") args[name] = [];
+    else if (property.type === "object") args[name] = {};
+    else args[name] = "conformance";
+  }
+  return args;
+}
+
+const mcp = new McpServers(
+  { mcpServers: { conformance: { type: "http", url } } },
+  {
+    clientName: "bridle-conformance",
+    clientVersion: "0.1.0",
+    connectTimeoutMs: 20_000,
+    callTimeoutMs: 20_000,
+    resources: false,
+    onElicitation: async () => ({ action: "accept", content: {} }),
+    onWarning: (warning) => process.stderr.write(`warning: ${warning.message}\n`),
+  },
+);
+let failed = false;
+try {
+  const { tools, failures } = await mcp.discover();
+  for (const failure of failures) {
+    failed = true;
+    process.stderr.write(`${failure.server}: ${failure.message}\n`);
+  }
+  for (const tool of tools) {
+    const args = sampleArguments(tool.inputSchema.meta?.() ?? {});
+    const controller = new AbortController();
+    try {
+      const output = await tool.execute(args, {
+        signal: controller.signal,
+        workspace: undefined,
+        runId: "conformance",
+        toolCallId: tool.name,
+        progress: () => {},
+      });
+      process.stdout.write(`${tool.name}: ${JSON.stringify(output.content).slice(0, 500)}\n`);
+    } catch (error) {
+      failed = true;
+      process.stderr.write(
+        `${tool.name} failed: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+    }
+  }
+} finally {
+  await mcp.close();
+}
+process.exit(failed ? 1 : 0);
