@@ -21,16 +21,57 @@ export interface AppliedEdits {
   readonly linesAdded: number;
 }
 
-// A model sometimes pastes lines back with their hashline prefix; strip it only when every line has one.
+// A model sometimes pastes lines back with their hashline prefix. Stripped on every line or on none: when
+// only some lines carry one, it may be the file's own text (a doc showing read output), so it stays.
 const ECHOED_LINE = /^ *\d+ [0-9a-f]{8} \|(?: |$)/;
 
 function newLines(text: string, repairs: string[], edit: number): string[] {
   const lines = splitNewText(text);
-  if (lines.length > 0 && lines.every((line) => ECHOED_LINE.test(line))) {
+  const echoed = lines.filter((line) => ECHOED_LINE.test(line)).length;
+  if (echoed > 0 && echoed === lines.length) {
     repairs.push(`edit ${edit + 1}: removed the "<n> <tag> | " prefixes pasted into new_text`);
     return lines.map((line) => line.replace(ECHOED_LINE, ""));
   }
+  if (echoed > 0) {
+    repairs.push(
+      `edit ${edit + 1}: ${echoed} of ${lines.length} lines of new_text begin like read_file's "<n> <tag> | " ` +
+        "prefix; none was removed, so they are in the file as written. If they were pasted by mistake, " +
+        "replace those lines again without the prefix",
+    );
+  }
   return lines;
+}
+
+/**
+ * Warnings for new text that repeats the unchanged line just above or below it: the slip of a model
+ * that copies an anchor line into new_text without replacing it. A repeat the file already had is no slip.
+ */
+export function duplicatedNeighbours(doc: TextDocument, changes: readonly Change[]): string[] {
+  const warnings: string[] = [];
+  const same = (a: string | undefined, b: string | undefined) =>
+    a !== undefined && b !== undefined && a.trim() !== "" && a === b;
+  const text = (index: number) => (index >= 0 && index < doc.count ? doc.text(index) : undefined);
+  for (const change of changes) {
+    if (change.lines.length === 0) continue;
+    const aboveAt = change.insert ? change.start : change.start - 1;
+    const belowAt = change.end + 1;
+    const removed = change.insert ? [] : [text(change.start), text(change.end)];
+    const first = change.lines[0];
+    const last = change.lines.at(-1);
+    if (same(first, text(aboveAt)) && !same(removed[0], text(aboveAt))) {
+      warnings.push(
+        `edit ${change.edit + 1}: the first new line repeats line ${aboveAt + 1} just above it ` +
+          `(${JSON.stringify(first?.slice(0, 80))}); if that line was meant to be replaced, it is now there twice`,
+      );
+    }
+    if (same(last, text(belowAt)) && !same(removed[1], text(belowAt))) {
+      warnings.push(
+        `edit ${change.edit + 1}: the last new line repeats line ${belowAt + 1} just below it ` +
+          `(${JSON.stringify(last?.slice(0, 80))}); if that line was meant to be replaced, it is now there twice`,
+      );
+    }
+  }
+  return warnings;
 }
 
 /** Place every edit on the file, refusing overlaps and ranges that run backwards. */

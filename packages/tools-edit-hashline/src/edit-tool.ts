@@ -1,6 +1,6 @@
 import { defineTool, ToolFailure } from "@bridle/core";
 import { sameContent, updateFile } from "@bridle/tools-fs";
-import { applyChanges, assertEncodable, planEdits } from "./apply-edits.js";
+import { applyChanges, assertEncodable, duplicatedNeighbours, planEdits } from "./apply-edits.js";
 import { type LineSource, serializeDocument } from "./document.js";
 import { type EditFileArgs, editFileSchema } from "./edit-schema.js";
 import { type LoadedFile, textFile } from "./load-file.js";
@@ -102,6 +102,7 @@ function planFileEdit(file: LoadedFile, args: EditFileArgs, runId: string, optio
   const changes = planEdits(args.edits, index, repairs);
   assertEncodable(doc, changes);
   const applied = applyChanges(doc, changes);
+  repairs.push(...duplicatedNeighbours(doc, changes));
   const bytes = serializeDocument(applied.lines);
   const result = renderResult(
     file.shown,

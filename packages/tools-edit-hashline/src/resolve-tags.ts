@@ -1,11 +1,25 @@
 import type { LineSource } from "./document.js";
 import type { HashlineEdit } from "./edit-schema.js";
 import type { ShownLine } from "./read-state.js";
-import { lineTag, normalizeTag, type TextEncodingName } from "./tag.js";
+import { lineTag, parseTagRef, type TextEncodingName } from "./tag.js";
 
 export type TagProblem =
   | { readonly kind: "malformed"; readonly raw: string }
-  | { readonly kind: "unknown"; readonly tag: string }
+  | {
+      readonly kind: "unknown";
+      readonly tag: string;
+      /** The one line whose shown tag is a single character away from this one, when exactly one is. */
+      readonly near: ShownLine | undefined;
+      /** The line number written before it, if any. */
+      readonly said: number | undefined;
+    }
+  | {
+      /** The line number written before the tag is not the line the tag belongs to. */
+      readonly kind: "line-mismatch";
+      readonly tag: string;
+      readonly said: number;
+      readonly was: ShownLine;
+    }
   | {
       readonly kind: "stale";
       readonly tag: string;
@@ -40,17 +54,24 @@ export function resolveTags(
   for (const raw of edits.flatMap(tagsOf)) {
     if (seen.has(raw)) continue;
     seen.add(raw);
-    const tag = normalizeTag(raw);
-    if (tag === undefined) {
+    const ref = parseTagRef(raw);
+    if (ref === undefined) {
       problems.push({ kind: "malformed", raw });
       continue;
     }
-    if (index.has(tag)) continue;
+    const { tag } = ref;
     const shown = shownTags.get(tag);
     if (!shown) {
-      problems.push({ kind: "unknown", tag });
+      problems.push({ kind: "unknown", tag, near: oneCharAway(tag, shownTags), said: ref.line });
       continue;
     }
+    // A tag copied from the row above or below, with this row's number: the two disagree, and
+    // neither can be trusted over the other.
+    if (ref.line !== undefined && ref.line !== shown.line) {
+      problems.push({ kind: "line-mismatch", tag, said: ref.line, was: shown });
+      continue;
+    }
+    if (index.has(tag)) continue;
     if (shown.line <= lines.count && lineTag(shown.line, lines.text(shown.line - 1), encoding) === tag) {
       index.set(tag, shown.line - 1);
       continue;
@@ -72,4 +93,17 @@ function relocate(lines: LineSource, was: ShownLine): number | undefined {
     if (d > 0 && after < lines.count && lines.text(after) === was.text) return after + 1;
   }
   return undefined;
+}
+
+/** The shown line whose tag differs from `tag` in exactly one character, when exactly one does. */
+function oneCharAway(tag: string, shownTags: ReadonlyMap<string, ShownLine>): ShownLine | undefined {
+  let found: ShownLine | undefined;
+  for (const [candidate, line] of shownTags) {
+    let diff = 0;
+    for (let i = 0; i < candidate.length && diff < 2; i++) if (candidate[i] !== tag[i]) diff++;
+    if (diff !== 1) continue;
+    if (found !== undefined) return undefined;
+    found = line;
+  }
+  return found;
 }

@@ -30,7 +30,8 @@ export function tagFailure(input: TagFailureInput): ToolFailure {
   const { contextLines } = input.options;
   const total = file.doc.count;
   const lines: string[] = [];
-  const stale = problems.some((p) => p.kind === "stale");
+  // A problem that shows the current lines is one the model can retry from at once.
+  const stale = problems.some((p) => p.kind === "stale" || p.kind === "line-mismatch");
   if (input.changedOnDisk) {
     lines.push(`${file.shown} changed on disk since you last read it; nothing was written.`);
   } else {
@@ -43,10 +44,9 @@ export function tagFailure(input: TagFailureInput): ToolFailure {
     lines.push(`- ${describeProblem(problem, file)}`);
   }
   if (problems.length > MAX_LISTED) lines.push(`- …and ${problems.length - MAX_LISTED} more`);
-  for (const problem of problems) {
-    if (problem.kind !== "stale") continue;
-    const line = Math.min(problem.movedTo ?? problem.was.line, total);
-    spots.push({ from: line, to: line });
+  for (const line of problems.flatMap(spotsOf)) {
+    const at = Math.min(line, total);
+    spots.push({ from: at, to: at });
   }
   for (const line of input.validLines) spots.push({ from: line, to: line });
   if (problems.length > 0 && !stale && input.validLines.length === 0 && !input.changedOnDisk) {
@@ -92,8 +92,25 @@ function describeProblem(problem: TagProblem, file: LoadedFile): string {
   switch (problem.kind) {
     case "malformed":
       return `${JSON.stringify(problem.raw.slice(0, 40))}: not a tag (a tag is the 8 hex characters after the line number)`;
-    case "unknown":
-      return `${problem.tag}: no read of ${file.shown} in this run showed this tag`;
+    case "unknown": {
+      const base = `${problem.tag}: no read of ${file.shown} in this run showed this tag`;
+      if (problem.near === undefined) return base;
+      const near = problem.near.line;
+      return `${base}; it is one character away from the tag of line ${near}: did you mean line ${near} ${currentTag(file, near, problem.near.text)}?`;
+    }
+    case "line-mismatch": {
+      const said = problem.said;
+      const own = problem.was.line;
+      const saidNow =
+        said >= 1 && said <= file.doc.count
+          ? `line ${said} (tag ${lineTag(said, file.doc.text(said - 1), file.doc.encoding)})`
+          : `line ${said} (past the end: the file has ${file.doc.count} lines)`;
+      return (
+        `"${said} ${problem.tag}": tag ${problem.tag} belongs to line ${own}, not line ${said}; nothing was ` +
+        `guessed. Did you mean ${saidNow} or line ${own} ${currentTag(file, own, problem.was.text)}? ` +
+        "Send the tag of the line you mean"
+      );
+    }
     case "stale": {
       const was = `${problem.tag} (line ${problem.was.line})`;
       if (problem.movedTo !== undefined) {
@@ -105,4 +122,28 @@ function describeProblem(problem: TagProblem, file: LoadedFile): string {
       return `${was} is stale: line ${problem.was.line} has changed`;
     }
   }
+}
+
+/** The lines a problem's error shows, 1-based: where a stale line is now, both lines of a mismatch. */
+function spotsOf(problem: TagProblem): number[] {
+  switch (problem.kind) {
+    case "stale":
+      return [problem.movedTo ?? problem.was.line];
+    case "line-mismatch":
+      return [problem.said, problem.was.line].filter((line) => line >= 1);
+    case "unknown":
+      return [problem.near?.line, problem.said].filter(
+        (line): line is number => line !== undefined && line >= 1,
+      );
+    case "malformed":
+      return [];
+  }
+}
+
+/** "(tag X)" with a line's current tag, noting when it has changed since it was shown. */
+function currentTag(file: LoadedFile, line: number, shownText: string): string {
+  if (line > file.doc.count) return "(past the end of the file now)";
+  const text = file.doc.text(line - 1);
+  const tag = lineTag(line, text, file.doc.encoding);
+  return text === shownText ? `(tag ${tag})` : `(changed since it was shown; now tag ${tag})`;
 }

@@ -32,12 +32,28 @@ export function hashline(lineNumber: number, tag: string, text: string): string 
 
 const TAG_PATTERN = /^[0-9a-f]{8}$/;
 // What a model sometimes sends instead of a bare tag: the whole prefix of a hashline, with or without text.
-const ECHOED_PREFIX = /^\s*(?:\d+\s+)?([0-9a-fA-F]{8})\s*(?:\|.*)?$/s;
+
+const ECHOED_PREFIX = /^\s*(?:(\d+)\s+)?([0-9a-fA-F]{8})\s*(?:\|.*)?$/s;
+
+/** A tag as the model sent it: the bare tag, and the line number it wrote in front, if any. */
+export interface TagRef {
+  readonly tag: string;
+  readonly line: number | undefined;
+}
+
+/** The tag (and any line number) in what the model sent, or undefined when it holds no tag. */
+export function parseTagRef(value: string): TagRef | undefined {
+  const trimmed = value.trim();
+  if (TAG_PATTERN.test(trimmed)) return { tag: trimmed, line: undefined };
+  const match = ECHOED_PREFIX.exec(value);
+  if (!match) return undefined;
+  return {
+    tag: (match[2] as string).toLowerCase(),
+    line: match[1] === undefined ? undefined : Number(match[1]),
+  };
+}
 
 /** The bare tag in what the model sent, or undefined when it holds none. */
 export function normalizeTag(value: string): string | undefined {
-  const trimmed = value.trim();
-  if (TAG_PATTERN.test(trimmed)) return trimmed;
-  const match = ECHOED_PREFIX.exec(value);
-  return match ? (match[1] as string).toLowerCase() : undefined;
+  return parseTagRef(value)?.tag;
 }
