@@ -257,7 +257,7 @@ function describe(
   const files = new Set(details.rows.map((row) => row.file)).size;
   lines.push(
     "",
-    `${details.rows.length} row${details.rows.length === 1 ? "" : "s"}${files > 1 ? ` from ${files} files` : ""}; ${details.candidates} candidate line${details.candidates === 1 ? "" : "s"} parsed.`,
+    `${details.rows.length} row${details.rows.length === 1 ? "" : "s"}${files > 1 ? ` from ${files} files` : ""}; ${details.candidates.toLocaleString("en-US")} candidate line${details.candidates === 1 ? "" : "s"} parsed.`,
   );
   if (details.malformed > 0 || details.oversized > 0) {
     const parts: string[] = [];

@@ -214,6 +214,7 @@ describe("bad lines and big files", () => {
     const { content, details } = await f.search({ path: "w.jsonl", limit: 200 });
     expect(details.truncated).toBe(true);
     expect(content.length).toBeLessThan(2_600);
+    expect(content).toMatch(/^\d+ rows; [\d,]+ candidate lines parsed\.$/m);
   });
 });
 
