@@ -1,7 +1,9 @@
 import { defineTool, ToolFailure, type ToolOutput } from "@bridle/core";
 import { z } from "zod";
-import { lineOf, planEdit } from "./edit-match.js";
+import { closestHint, numberedLines, splitLines } from "./edit-hints.js";
+import { lineOf, occurrences, planEdit } from "./edit-match.js";
 import type { FsSettings } from "./options.js";
+import { sameContent } from "./snapshot.js";
 import { decodeText, encodeText, looksBinary } from "./text-format.js";
 import { updateFile } from "./update-file.js";
 
@@ -66,8 +68,14 @@ export function createEditFileTool(settings: FsSettings) {
               `${shown} is a binary file; edit_file changes text files only.`,
             );
           }
-          settings.tracker.assertUnchanged(ctx.runId, real, current.snapshot, shown);
           const { text, format } = decodeText(before);
+          const seen = settings.tracker.lastSeen(ctx.runId, real);
+          if (seen !== undefined && !sameContent(seen, current.snapshot)) {
+            throw staleRead(shown, text, args.old_string, () =>
+              settings.tracker.remember(ctx.runId, real, current.snapshot),
+            );
+          }
+          settings.tracker.assertUnchanged(ctx.runId, real, current.snapshot, shown);
           const plan = planEdit(text, format, args.old_string, args.new_string, args.replace_all ?? false);
           const bytes = encodeText(plan.text, format);
           return { bytes, value: report(shown, plan, before.length, bytes.length) };
@@ -96,6 +104,8 @@ function report(
     `Edited ${shown}: ${count} replacement${count === 1 ? "" : "s"} (line${count === 1 ? "" : "s"} ${startLines.slice(0, 10).join(", ")}${count > 10 ? ", …" : ""}).`,
   ];
   if (plan.repairs.length > 0) out.push(`Note: ${plan.repairs.join("; ")}.`);
+  const slips = duplicatedNeighbours(plan.text, plan);
+  if (slips.length > 0) out.push(`Warning: ${slips.join("; ")}.`);
   const addedLines = plan.replacement.split("\n").length;
   for (const line of startLines.slice(0, MAX_SNIPPETS)) {
     out.push("", snippet(lines, line, addedLines));
@@ -130,4 +140,78 @@ function snippet(lines: readonly string[], startLine: number, replacedLines: num
     );
   }
   return out.join("\n");
+}
+
+/**
+ * The refusal for a file that changed since the run read it, showing the current lines where old_string
+ * is (or most likely was meant to be). Those lines count as read, so the model can retry from them alone.
+ */
+function staleRead(shown: string, text: string, oldString: string, markSeen: () => void): ToolFailure {
+  const head = `${shown} changed on disk since this run last read it; nothing was written.`;
+  const found = oldString === "" ? [] : occurrences(text, oldString);
+  let body: string | undefined;
+  if (found.length === 1) {
+    const from = lineOf(text, found[0] as number);
+    const to = lineOf(text, (found[0] as number) + oldString.length);
+    body =
+      `old_string is still there, once; the current lines around it:\n` +
+      `${numberedLines(text, Math.max(1, from - SNIPPET_CONTEXT), to + SNIPPET_CONTEXT)}\n` +
+      "If your edit still applies to them, call edit_file again.";
+  } else if (found.length > 1) {
+    body = `old_string now matches ${found.length} places (lines ${found
+      .slice(0, 10)
+      .map((at) => lineOf(text, at))
+      .join(", ")}); read the file again (read_file) to see which one you mean.`;
+  } else {
+    const hint = oldString === "" ? undefined : closestHint(text, oldString);
+    if (hint !== undefined) body = `old_string is no longer there. ${hint}`;
+  }
+  if (body === undefined || found.length > 1) {
+    return new ToolFailure(
+      "Conflict",
+      `${head} ${body ?? "old_string is no longer there."} Read it again with read_file, then retry against the current content.`,
+    );
+  }
+  markSeen();
+  return new ToolFailure("Conflict", `${head} ${body}`);
+}
+
+/**
+ * Warnings for a replacement of whole lines whose first or last line repeats the unchanged line just
+ * above or below it, when old_string did not already have that line there: the slip of copying an anchor
+ * line into new_string without replacing it.
+ */
+function duplicatedNeighbours(text: string, plan: ReturnType<typeof planEdit>): string[] {
+  const replacement = plan.replacement;
+  const inner = (value: string) => value.replace(/^\r?\n/, "").replace(/\r?\n$/, "");
+  const core = inner(replacement);
+  if (core.trim() === "") return [];
+  const lead = replacement.length - replacement.replace(/^\r?\n/, "").length;
+  const old = splitLines(inner(plan.search));
+  const lines = splitLines(text);
+  const warnings: string[] = [];
+  for (const off of plan.starts.slice(0, MAX_SNIPPETS)) {
+    const a = off + lead;
+    const b = a + core.length;
+    const wholeLines =
+      (a === 0 || text[a - 1] === "\n") && (b === text.length || /[\r\n]/.test(text[b] as string));
+    if (!wholeLines) continue;
+    const first = lineOf(text, a);
+    const last = lineOf(text, b);
+    const above = lines[first - 2];
+    const below = lines[last];
+    if (above?.trim() && lines[first - 1] === above && old[0] !== above) {
+      warnings.push(
+        `new line ${first} repeats line ${first - 1} just above it (${JSON.stringify(above.slice(0, 80))})`,
+      );
+    }
+    if (below?.trim() && lines[last - 1] === below && old.at(-1) !== below) {
+      warnings.push(
+        `new line ${last} repeats line ${last + 1} just below it (${JSON.stringify(below.slice(0, 80))})`,
+      );
+    }
+  }
+  return warnings.length > 0
+    ? [`${warnings.join("; ")}; if that line was meant to be replaced, it is now there twice`]
+    : [];
 }

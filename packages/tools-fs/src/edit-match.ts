@@ -1,4 +1,5 @@
 import { ToolFailure } from "@bridle/core";
+import { closestHint } from "./edit-hints.js";
 import { type TextFormat, withLineEndings } from "./text-format.js";
 
 export interface EditPlan {
@@ -105,6 +106,7 @@ function* lineEndingVariants(
 }
 
 function apply(text: string, format: TextFormat, candidate: Candidate, found: readonly number[]): EditPlan {
+  assertNoSwallowedBreak(text, candidate, found);
   const parts: string[] = [];
   const starts: number[] = [];
   let from = 0;
@@ -160,24 +162,34 @@ function unescapeJson(value: string): string | undefined {
 
 function notFoundMessage(text: string, oldString: string): string {
   const base =
-    "old_string was not found. It must match the file exactly, including whitespace, indentation and line breaks; read the file again (read_file) and copy the text without the line-number prefix.";
-  const first = oldString
-    .split("\n")
-    .find((line) => line.trim() !== "")
-    ?.replace(/\r$/, "");
-  if (first === undefined) return base;
-  const lines = text.split("\n");
-  let loose: number | undefined;
-  for (let index = 0; index < lines.length; index++) {
-    const line = (lines[index] as string).replace(/\r$/, "");
-    if (line.includes(first)) {
-      return `${base} Its first line matches line ${index + 1}; a later line differs.`;
-    }
-    if (loose === undefined && line.trim() === first.trim()) loose = index;
-  }
-  if (loose !== undefined) {
-    const line = (lines[loose] as string).replace(/\r$/, "");
-    return `${base} Line ${loose + 1} has the same text apart from whitespace: ${JSON.stringify(line.slice(0, 200))}.`;
-  }
-  return base;
+    "old_string was not found. It must match the file exactly, including whitespace, indentation and line breaks; copy it from the file without the line-number prefix.";
+  const hint = closestHint(text, oldString);
+  return hint === undefined
+    ? `${base} Nothing close was found; read the file again (read_file).`
+    : `${base} ${hint}`;
+}
+
+/**
+ * An old_string that begins (or ends) with a line break, replaced by text that does not, would join the
+ * line before (or after) the match to the new text: refused, since either reading is a guess.
+ */
+function assertNoSwallowedBreak(text: string, candidate: Candidate, found: readonly number[]): void {
+  const { search, replacement } = candidate;
+  if (replacement === "") return;
+  const breakAt = (value: string, end: boolean) => (end ? /\r?\n$/ : /^\r?\n/).test(value);
+  const leading = breakAt(search, false) && !breakAt(replacement, false);
+  // At the very end of the file there is no next line to join (the final newline is kept anyway).
+  const inside = found.filter((at) => at + search.length < text.length);
+  const trailing = inside.length > 0 && breakAt(search, true) && !breakAt(replacement, true);
+  const at = (leading ? found[0] : inside[0]) as number;
+  if (!leading && !trailing) return;
+  // The line ending at the match's first break, or the line after the one its last break ends.
+  const line = lineOf(text, at) + (leading ? 0 : lineOf(search, search.length) - 1);
+  const which = leading ? "starts" : "ends";
+  const neighbour = leading ? `line ${line}, just before the match,` : `line ${line}, just after the match,`;
+  throw new ToolFailure(
+    "InvalidInput",
+    `old_string ${which} with a line break but new_string does not, so ${neighbour} would be joined onto the new text; nothing was written. ` +
+      `Give both strings the same ${leading ? "leading" : "trailing"} line break, or leave it off both.`,
+  );
 }

@@ -54,7 +54,9 @@ describe("edit_file", () => {
     });
     expect(missing.kind).toBe("InvalidInput");
     expect(missing.message).toContain("must match the file exactly");
-    expect(missing.message).toContain('Line 4 has the same text apart from whitespace: "    z = 3"');
+    expect(missing.message).toContain(
+      "Did you mean line 4? Its text matches apart from whitespace. Current text there (copy old_string from it, without the line numbers):\n4\t    z = 3",
+    );
     expect((await fx.fail(fx.kit.editFile, { path: "a.py", old_string: "", new_string: "q" })).kind).toBe(
       "InvalidInput",
     );
@@ -186,9 +188,12 @@ describe("edit_file", () => {
 
     // Another run's read does not count for this one.
     await fx.call(fx.kit.readFile, { path: "a.txt" }, "run-2");
-    expect(
-      (await fx.fail(fx.kit.editFile, { path: "a.txt", old_string: "beta", new_string: "gamma" })).kind,
-    ).toBe("Conflict");
+    const other = await fx.fail(
+      fx.kit.editFile,
+      { path: "a.txt", old_string: "beta", new_string: "gamma" },
+      "run-3",
+    );
+    expect(other.kind).toBe("Conflict");
     await fx.call(fx.kit.editFile, { path: "a.txt", old_string: "beta", new_string: "gamma" }, "run-2");
     // Its own write keeps the run's view current: a second edit needs no new read.
     await fx.call(fx.kit.editFile, { path: "a.txt", old_string: "gamma", new_string: "delta" }, "run-2");

@@ -1,0 +1,192 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Harness, type Message, textOf } from "@bridle/core";
+import { ScriptedModel } from "@bridle/testing";
+import { describe, expect, it } from "vitest";
+import { type Fixture, fixture, text } from "./helpers.js";
+
+const content = (fx: Fixture, path: string) => readFile(join(fx.dir, path), "utf8");
+const edit = (fx: Fixture, path: string, old_string: string, new_string: string, runId = "run-1") =>
+  fx.call(fx.kit.editFile, { path, old_string, new_string }, runId);
+
+const CODE = [
+  "import { a } from './a';",
+  "function first() {",
+  "  return a + 1;",
+  "}",
+  "",
+  "function second() {",
+  "  const x = a * 2;",
+  "  const y = x - 3;",
+  "  return x + y;",
+  "}",
+  "",
+].join("\n");
+
+describe("a stale read", () => {
+  it("shows the current lines around old_string, and those count as read for the retry", async () => {
+    const fx = await fixture();
+    await fx.files({ "m.ts": CODE });
+    await fx.call(fx.kit.readFile, { path: "m.ts" });
+    await writeFile(join(fx.dir, "m.ts"), `// header\n${CODE}`);
+    const stale = await fx.fail(fx.kit.editFile, {
+      path: "m.ts",
+      old_string: "  const y = x - 3;",
+      new_string: "  const y = x - 4;",
+    });
+    expect(stale.kind).toBe("Conflict");
+    expect(stale.message).toContain("changed on disk since this run last read it; nothing was written.");
+    expect(stale.message).toContain(
+      " 7\tfunction second() {\n 8\t  const x = a * 2;\n 9\t  const y = x - 3;",
+    );
+    expect(stale.message.length).toBeLessThan(2_000);
+    expect(await content(fx, "m.ts")).toBe(`// header\n${CODE}`);
+    await edit(fx, "m.ts", "  const y = x - 3;", "  const y = x - 4;");
+    expect(await content(fx, "m.ts")).toBe(`// header\n${CODE.replace("x - 3", "x - 4")}`);
+  });
+
+  it("names where old_string most likely went when it is no longer there", async () => {
+    const fx = await fixture();
+    await fx.files({ "m.ts": CODE });
+    await fx.call(fx.kit.readFile, { path: "m.ts" });
+    await writeFile(join(fx.dir, "m.ts"), CODE.replace("  const y = x - 3;", "  const y = x - 30;"));
+    const stale = await fx.fail(fx.kit.editFile, {
+      path: "m.ts",
+      old_string: "  const x = a * 2;\n  const y = x - 3;\n  return x + y;",
+      new_string: "  return 0;",
+    });
+    expect(stale.kind).toBe("Conflict");
+    expect(stale.message).toContain("Did you mean lines 7-9?");
+    expect(stale.message).toContain("8\t  const y = x - 30;");
+  });
+
+  it("on a long file stays bounded", async () => {
+    const fx = await fixture();
+    const long = Array.from({ length: 3000 }, (_, i) => `line ${i} ${"x".repeat(400)}`).join("\n");
+    await fx.files({ "l.txt": long });
+    await fx.call(fx.kit.readFile, { path: "l.txt" });
+    await writeFile(join(fx.dir, "l.txt"), `new\n${long}`);
+    const old = Array.from({ length: 200 }, (_, i) => `line ${i + 5} ${"x".repeat(400)}`).join("\n");
+    const stale = await fx.fail(fx.kit.editFile, { path: "l.txt", old_string: old, new_string: "x" });
+    expect(stale.message.split("\n").length).toBeLessThan(30);
+  });
+});
+
+describe("did you mean", () => {
+  it("ranks places by how much of the whole old_string they match, not by its first line", async () => {
+    const fx = await fixture();
+    await fx.files({ "m.ts": CODE });
+    await fx.call(fx.kit.readFile, { path: "m.ts" });
+    const missing = await fx.fail(fx.kit.editFile, {
+      path: "m.ts",
+      old_string: "function second() {\n  const x = a * 2;\n  const y = x - 4;\n  return x + y;\n}",
+      new_string: "",
+    });
+    expect(missing.message).toContain("Did you mean lines 6-10? Its text is closest (4 of 5 lines equal");
+    expect(missing.message).toContain("8\t  const y = x - 3;");
+    const first = await fx.fail(fx.kit.editFile, {
+      path: "m.ts",
+      old_string: "}\n\nfunction second() {\n  const x = a * 3;",
+      new_string: "",
+    });
+    expect(first.message).toContain("Did you mean lines 4-7?");
+  });
+
+  it("does not point at the first place its first line matches", async () => {
+    const fx = await fixture();
+    await fx.files({ "r.py": "x = 1\na()\nb()\nx = 1\nc()\nd()\n" });
+    await fx.call(fx.kit.readFile, { path: "r.py" });
+    const missing = await fx.fail(fx.kit.editFile, {
+      path: "r.py",
+      old_string: "x = 1\nc()\nD()",
+      new_string: "",
+    });
+    expect(missing.message).toContain("Did you mean lines 4-6? Its text is closest (2 of 3 lines equal");
+  });
+
+  it("lists every equally good place when old_string is ambiguous even loosely", async () => {
+    const fx = await fixture();
+    await fx.files({ "d.py": "if a:\n    run()\nif b:\n    run()\n" });
+    await fx.call(fx.kit.readFile, { path: "d.py" });
+    const missing = await fx.fail(fx.kit.editFile, {
+      path: "d.py",
+      old_string: "\trun()",
+      new_string: "stop()",
+    });
+    expect(missing.message).toContain("Did you mean one of line 2, line 4?");
+  });
+});
+
+describe("a bare line break at either end of old_string", () => {
+  it("cannot join the neighbouring line onto the new text", async () => {
+    const fx = await fixture();
+    const original = "one\ntwo\nthree\n";
+    await fx.files({ "n.txt": original });
+    await fx.call(fx.kit.readFile, { path: "n.txt" });
+    const leading = await fx.fail(fx.kit.editFile, { path: "n.txt", old_string: "\ntwo", new_string: "TWO" });
+    expect(leading.message).toContain(
+      "old_string starts with a line break but new_string does not, so line 1",
+    );
+    const trailing = await fx.fail(fx.kit.editFile, {
+      path: "n.txt",
+      old_string: "two\n",
+      new_string: "TWO",
+    });
+    expect(trailing.message).toContain(
+      "old_string ends with a line break but new_string does not, so line 3",
+    );
+    const crlf = await fx.fail(fx.kit.editFile, { path: "n.txt", old_string: "one\r\n", new_string: "ONE" });
+    expect(crlf.kind).toBe("InvalidInput");
+    expect(await content(fx, "n.txt")).toBe(original);
+    // The same break on both sides, or a deletion, is what it says.
+    await edit(fx, "n.txt", "\ntwo", "\nTWO");
+    await edit(fx, "n.txt", "one\n", "");
+    expect(await content(fx, "n.txt")).toBe("TWO\nthree\n");
+  });
+});
+
+describe("a successful edit", () => {
+  it("shows the region with context and warns when new text repeats the line beside it", async () => {
+    const fx = await fixture();
+    await fx.files({ "m.ts": CODE });
+    await fx.call(fx.kit.readFile, { path: "m.ts" });
+    const out = await edit(fx, "m.ts", "  const y = x - 3;", "  const x = a * 2;\n  const y = x - 4;");
+    expect(text(out)).toContain('Warning: new line 8 repeats line 7 just above it ("  const x = a * 2;")');
+    expect(text(out)).toContain(" 6\tfunction second() {\n 7\t  const x = a * 2;\n 8\t  const x = a * 2;");
+    const below = await edit(fx, "m.ts", "  const y = x - 4;", "  const y = x - 5;\n  return x + y;");
+    expect(text(below)).toContain('new line 10 repeats line 11 just below it ("  return x + y;")');
+    const quiet = await edit(fx, "m.ts", "  return a + 1;", "  return a + 2;");
+    expect(text(quiet)).not.toContain("Warning");
+  });
+});
+
+describe("in a run", () => {
+  it("a scripted model retries a stale edit from the refusal alone, without reading again", async () => {
+    const fx = await fixture();
+    await fx.files({ "m.ts": CODE });
+    const last = (messages: readonly Message[]) => {
+      const found = messages.findLast((m) => m.role === "tool");
+      return found && found.role === "tool" ? textOf(found.content) : "";
+    };
+    const call = { name: "edit_file", arguments: { path: "m.ts", old_string: "a + 1", new_string: "a + 2" } };
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "read_file", arguments: { path: "m.ts" } }] },
+      async () => {
+        await writeFile(join(fx.dir, "m.ts"), `// changed\n${CODE}`);
+        return { toolCalls: [call] };
+      },
+      ({ messages }) => {
+        expect(last(messages)).toContain("3\tfunction first() {");
+        return { toolCalls: [call] };
+      },
+      { text: "done" },
+    ]);
+    const harness = new Harness({ model, tools: fx.kit.tools, workspace: fx.workspace });
+    const result = await harness.run({ prompt: "bump" });
+    const kinds = result.messages
+      .filter((m) => m.role === "tool")
+      .map((m) => m.role === "tool" && (m.errorKind ?? "ok"));
+    expect(kinds).toEqual(["ok", "Conflict", "ok"]);
+    expect(await content(fx, "m.ts")).toBe(`// changed\n${CODE.replace("a + 1", "a + 2")}`);
+  });
+});
