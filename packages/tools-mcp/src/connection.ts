@@ -1,7 +1,9 @@
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
 import { errorMessage, type ToolContext, ToolFailure } from "@bridle/core";
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   type CallToolResult,
   type CallToolResultSchema,
@@ -23,8 +25,9 @@ import {
   ToolSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import type { McpServerConfig } from "./config.js";
+import { isStdioConfig, type McpServerConfig } from "./config.js";
 import { boundedWait, InFlight, untilAborted } from "./in-flight.js";
+import { type McpOAuthOptions, McpOAuthProvider } from "./oauth.js";
 import { descendantPids, stopProcesses } from "./processes.js";
 import { CLOSE_STEP_MS, type OpenedClient, openClient, type TransportKind } from "./transport.js";
 
@@ -46,6 +49,8 @@ export interface ConnectionSettings {
   readonly workspaceFolder: string;
   /** Answers a server's elicitation; without it every request is declined. */
   readonly onElicitation: ((request: McpElicitation) => Promise<ElicitResult>) | undefined;
+  /** OAuth for HTTP servers that ask for it. */
+  readonly oauth: McpOAuthOptions | undefined;
   /** Receives the server's log messages (`notifications/message`). */
   readonly onLog: ((server: string, message: LoggingMessageNotification["params"]) => void) | undefined;
 }
@@ -106,6 +111,7 @@ export class McpConnection {
   // Aborted by close(), so a server that never answers the handshake does not hold close() up.
   readonly #closing = new AbortController();
   readonly #inFlight = new InFlight();
+  readonly #authProvider: McpOAuthProvider | undefined;
   // The end of the queue of calls that must not overlap (see `inOrder`).
   #ordered: Promise<void> = Promise.resolve();
   // The calls running now, so a server's log messages reach the runs that are waiting on it.
@@ -115,6 +121,9 @@ export class McpConnection {
     this.name = name;
     this.config = config;
     this.#settings = settings;
+    if (settings.oauth && !isStdioConfig(config)) {
+      this.#authProvider = new McpOAuthProvider(name, config.url, settings.oauth);
+    }
   }
 
   status(): ConnectionStatus {
@@ -180,16 +189,18 @@ export class McpConnection {
       // Taken as any object here and checked below: a malformed result is that call's failure, while the
       // SDK's own check would throw like a broken transport and cost the server a restart.
       raw = await this.#inFlight.run([ctx.signal, this.#closing.signal], (signal) =>
-        live.client.callTool(
-          { name: tool, arguments: args },
-          ANY_RESULT as unknown as typeof CallToolResultSchema,
-          {
-            signal,
-            timeout: this.config.timeout ?? this.#settings.callTimeoutMs,
-            resetTimeoutOnProgress: true,
-            maxTotalTimeout: this.#settings.maxCallMs,
-            onprogress: (progress) => ctx.progress({ server: this.name, tool, ...progress }),
-          },
+        this.#authorized(live, signal, () =>
+          live.client.callTool(
+            { name: tool, arguments: args },
+            ANY_RESULT as unknown as typeof CallToolResultSchema,
+            {
+              signal,
+              timeout: this.config.timeout ?? this.#settings.callTimeoutMs,
+              resetTimeoutOnProgress: true,
+              maxTotalTimeout: this.#settings.maxCallMs,
+              onprogress: (progress) => ctx.progress({ server: this.name, tool, ...progress }),
+            },
+          ),
         ),
       );
     } catch (error) {
@@ -378,6 +389,7 @@ export class McpConnection {
         makeClient: () => this.#makeClient(),
         timeoutMs: this.#settings.connectTimeoutMs,
         signal: this.#closing.signal,
+        ...(this.#authProvider ? { authProvider: this.#authProvider } : {}),
         onStderr: (chunk) => {
           this.#stderr = (this.#stderr + chunk).slice(-STDERR_TAIL);
           this.#settings.onStderr?.(this.name, chunk);
@@ -479,8 +491,25 @@ export class McpConnection {
 
   #listTools(live: Live, timeoutMs: number): Promise<{ tools: McpToolDefinition[]; notes: ListingNote[] }> {
     return this.#inFlight.run([this.#closing.signal], (signal) =>
-      listAllTools(live.client, this.name, timeoutMs, signal),
+      this.#authorized(live, signal, () => listAllTools(live.client, this.name, timeoutMs, signal)),
     );
+  }
+
+  /**
+   * Runs `request`; when the server asks for more scopes (a 403 with `insufficient_scope`), the SDK sends the
+   * user to authorize again, and with the code that comes back the request is tried once more.
+   */
+  async #authorized<T>(live: Live, signal: AbortSignal, request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      const code =
+        error instanceof UnauthorizedError ? this.#authProvider?.takeAuthorizationCode() : undefined;
+      const transport = live.transport as { finishAuth?: (code: string) => Promise<void> };
+      if (!code || !transport.finishAuth) throw error;
+      await transport.finishAuth(await untilAborted(code, signal));
+      return request();
+    }
   }
 
   /**
@@ -492,6 +521,9 @@ export class McpConnection {
   #transportError(live: Live, error: Error): void {
     if (this.#live !== live || this.#inFlight.size === 0) return;
     if (error instanceof McpError || error instanceof SyntaxError || error.name === "ZodError") return;
+    // An HTTP answer (a 401 or 403 asking for authorization, an expired session) fails its own request
+    // at once, and authorization may still save it: the connection itself is fine.
+    if (error instanceof UnauthorizedError || error instanceof StreamableHTTPError) return;
     live.broken = errorMessage(error);
     this.#lost(live, `the transport failed: ${live.broken}`);
   }

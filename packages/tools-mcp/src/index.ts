@@ -11,6 +11,13 @@ export {
 export type { ConnectionState, ConnectionStatus, McpElicitation } from "./connection.js";
 export { inputSchemaFromJson } from "./json-schema.js";
 export { mapAnnotations } from "./mcp-tool.js";
+export {
+  defaultOAuthDir,
+  fileOAuthStore,
+  type McpOAuthOptions,
+  type McpOAuthRecord,
+  type McpOAuthStore,
+} from "./oauth.js";
 export { LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL } from "./resource-tools.js";
 export { type McpCallDetails, shapeCallResult } from "./result.js";
 export {

@@ -8,6 +8,7 @@ import type {
 import { type McpConfigInput, type McpServerConfig, parseMcpConfig } from "./config.js";
 import { type ConnectionStatus, McpConnection, type McpElicitation } from "./connection.js";
 import { buildMcpTool } from "./mcp-tool.js";
+import type { McpOAuthOptions } from "./oauth.js";
 import { resourceTools } from "./resource-tools.js";
 
 export interface McpServersOptions {
@@ -56,6 +57,12 @@ export interface McpServersOptions {
    * interactive UI. Without it every request is declined at once, so a server never waits on nobody.
    */
   readonly onElicitation?: (request: McpElicitation) => Promise<ElicitResult>;
+  /**
+   * OAuth for HTTP servers that answer 401 (the MCP authorization spec, through the SDK: metadata
+   * discovery, dynamic registration or a client ID metadata document, PKCE, scopes, step-up, refresh).
+   * Sessions are kept per server in a 0600 file under the user's config folder unless `store` is given.
+   */
+  readonly oauth?: McpOAuthOptions;
   /** A server's log messages. Those sent during a call also reach its run as `tool_progress` (`log`). */
   readonly onLog?: (server: string, message: LoggingMessageNotification["params"]) => void;
   /** A server said its tools, prompts or resources changed (tools are refetched before this is told). */
@@ -135,6 +142,7 @@ export class McpServers implements AsyncDisposable {
       workspaceFolder: options.workspaceFolder ?? process.cwd(),
       onElicitation: options.onElicitation,
       onLog: options.onLog,
+      oauth: options.oauth,
     };
     this.#connections = Object.entries(servers).map(
       ([name, server]) => new McpConnection(name, server, settings),

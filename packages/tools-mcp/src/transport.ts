@@ -1,3 +1,4 @@
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -8,6 +9,7 @@ import {
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type HttpServerConfig, isStdioConfig, type McpServerConfig } from "./config.js";
 import { boundedWait, untilAborted } from "./in-flight.js";
+import type { McpOAuthProvider } from "./oauth.js";
 import { descendantPids, stopProcesses } from "./processes.js";
 
 export type TransportKind = "stdio" | "streamable-http" | "sse";
@@ -29,7 +31,12 @@ export interface OpenOptions {
   /** Abandons the handshake (the connection is being closed). */
   readonly signal: AbortSignal;
   readonly onStderr: (chunk: string) => void;
+  /** OAuth for an HTTP server that asks for it (a 401 naming its authorization server). */
+  readonly authProvider?: McpOAuthProvider;
 }
+
+// Authorization rounds one handshake may take: the first sign-in, then one step-up to more scopes.
+const AUTHORIZATION_ROUNDS = 2;
 
 /**
  * Connects a fresh client to one server. A URL is tried with Streamable HTTP first and, when that fails,
@@ -109,13 +116,24 @@ async function openWithin(
   const http = config as HttpServerConfig;
   const url = new URL(http.url);
   const requestInit: RequestInit = { headers: http.headers };
-  if (http.type !== "sse") {
-    const transport = new StreamableHTTPClientTransport(url, { requestInit });
+  const auth = options.authProvider;
+  for (let round = 0; http.type !== "sse"; round++) {
+    const transport = new StreamableHTTPClientTransport(url, {
+      requestInit,
+      ...(auth ? { authProvider: auth } : {}),
+    });
     const client = options.makeClient();
     try {
       const flush = await connect(client, transport, signal, deadline);
       return { client, transport, kind: "streamable-http", pid: undefined, flush };
     } catch (error) {
+      // The SDK sent the user to the authorization server; with the code it sends back, finish the flow
+      // (token exchange with the saved PKCE verifier) and connect again with the token.
+      const code = error instanceof UnauthorizedError ? auth?.takeAuthorizationCode() : undefined;
+      if (code && round < AUTHORIZATION_ROUNDS) {
+        await transport.finishAuth(await untilAborted(code, signal));
+        continue;
+      }
       const status = error instanceof StreamableHTTPError ? error.code : undefined;
       if (status === 401 || status === 403) {
         // Credentials, not an old server: SSE would be refused the same way.
@@ -154,7 +172,10 @@ async function openSse(
   signal: AbortSignal,
   deadline: number,
 ): Promise<OpenedClient> {
-  const transport = new SSEClientTransport(url, { requestInit });
+  const transport = new SSEClientTransport(url, {
+    requestInit,
+    ...(options.authProvider ? { authProvider: options.authProvider } : {}),
+  });
   const client = options.makeClient();
   const flush = await connect(client, transport, signal, deadline);
   return { client, transport, kind: "sse", pid: undefined, flush };

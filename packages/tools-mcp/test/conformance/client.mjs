@@ -29,6 +29,23 @@ function sampleArguments(schema) {
   return args;
 }
 
+/** Kept in memory: a conformance run must not touch the user's saved sessions. */
+const sessions = new Map();
+const memoryStore = {
+  load: (server, url) => structuredClone(sessions.get(`${server} ${url}`) ?? {}),
+  save: (server, url, record) => sessions.set(`${server} ${url}`, structuredClone(record)),
+};
+
+/** The suite's authorization servers approve at once: follow the redirect and read the code off it. */
+async function authorize(_server, authorizationUrl) {
+  const response = await fetch(authorizationUrl, { redirect: "manual" });
+  const location = response.headers.get("location");
+  if (!location) throw new Error(`the authorization server answered ${response.status} without a redirect`);
+  const code = new URL(location, authorizationUrl).searchParams.get("code");
+  if (!code) throw new Error(`the redirect carried no code: ${location}`);
+  return code;
+}
+
 const mcp = new McpServers(
   { mcpServers: { conformance: { type: "http", url } } },
   {
@@ -38,6 +55,7 @@ const mcp = new McpServers(
     callTimeoutMs: 20_000,
     resources: false,
     onElicitation: async () => ({ action: "accept", content: {} }),
+    oauth: { authorize, redirectUrl: "http://localhost:3000/callback", store: memoryStore },
     onWarning: (warning) => process.stderr.write(`warning: ${warning.message}\n`),
   },
 );

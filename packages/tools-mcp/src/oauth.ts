@@ -1,0 +1,160 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
+
+/** What one server's OAuth session keeps between runs. */
+export interface McpOAuthRecord {
+  clientInformation?: OAuthClientInformationMixed;
+  tokens?: OAuthTokens;
+  codeVerifier?: string;
+}
+
+/** Where OAuth sessions are kept, one per server; the default is a 0600 file per server. */
+export interface McpOAuthStore {
+  load(server: string, url: string): McpOAuthRecord;
+  save(server: string, url: string, record: McpOAuthRecord): void;
+}
+
+export interface McpOAuthOptions {
+  /**
+   * Shows the user the authorization URL (opens a browser, or prints it) and resolves with the `code` the
+   * authorization server sent to `redirectUrl`.
+   */
+  readonly authorize: (server: string, authorizationUrl: URL) => Promise<string>;
+  /** Where the authorization server sends the user back (a loopback URL the caller listens on). */
+  readonly redirectUrl: string;
+  /** Default: a 0600 file per server under the user's config folder (`…/bridle/mcp-oauth`). */
+  readonly store?: McpOAuthStore;
+  /** A client ID metadata document URL, used instead of dynamic registration where supported. */
+  readonly clientMetadataUrl?: string;
+  readonly clientName?: string;
+}
+
+/** The user's config folder for Bridle's MCP OAuth sessions. */
+export function defaultOAuthDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CONFIG_HOME?.startsWith("/") ? env.XDG_CONFIG_HOME : join(homedir(), ".config");
+  return join(base, "bridle", "mcp-oauth");
+}
+
+/** One JSON file per server (named by server and URL), written atomically with mode 0600. */
+export function fileOAuthStore(dir: string = defaultOAuthDir()): McpOAuthStore {
+  const path = (server: string, url: string) => {
+    const safe = server.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
+    return join(dir, `${safe}-${createHash("sha256").update(url).digest("hex").slice(0, 16)}.json`);
+  };
+  return {
+    load(server, url) {
+      try {
+        return JSON.parse(readFileSync(path(server, url), "utf8")) as McpOAuthRecord;
+      } catch {
+        return {};
+      }
+    },
+    save(server, url, record) {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const target = path(server, url);
+      const temporary = `${target}.${process.pid}.tmp`;
+      writeFileSync(temporary, JSON.stringify(record), { mode: 0o600 });
+      renameSync(temporary, target);
+    },
+  };
+}
+
+/**
+ * The SDK's OAuthClientProvider for one server: discovery, registration, PKCE, refresh and step-up are
+ * the SDK's; this keeps the session in the store and hands the authorization URL to `authorize`, whose
+ * code the connection then finishes the flow with.
+ */
+export class McpOAuthProvider implements OAuthClientProvider {
+  readonly #server: string;
+  readonly #url: string;
+  readonly #options: McpOAuthOptions;
+  readonly #store: McpOAuthStore;
+  #pendingCode: Promise<string> | undefined;
+
+  constructor(server: string, url: string, options: McpOAuthOptions) {
+    this.#server = server;
+    this.#url = url;
+    this.#options = options;
+    this.#store = options.store ?? fileOAuthStore();
+    if (options.clientMetadataUrl) this.clientMetadataUrl = options.clientMetadataUrl;
+  }
+
+  clientMetadataUrl?: string;
+
+  get redirectUrl(): string {
+    return this.#options.redirectUrl;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: this.#options.clientName ?? "Bridle",
+      redirect_uris: [this.#options.redirectUrl],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "none",
+    };
+  }
+
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    return this.#record().clientInformation;
+  }
+
+  saveClientInformation(clientInformation: OAuthClientInformationMixed): void {
+    this.#update({ clientInformation });
+  }
+
+  tokens(): OAuthTokens | undefined {
+    return this.#record().tokens;
+  }
+
+  saveTokens(tokens: OAuthTokens): void {
+    this.#update({ tokens });
+  }
+
+  redirectToAuthorization(authorizationUrl: URL): void {
+    this.#pendingCode = this.#options.authorize(this.#server, authorizationUrl);
+    // Awaited by the connection; a rejection there is its failure, not an unhandled one here.
+    this.#pendingCode.catch(() => {});
+  }
+
+  saveCodeVerifier(codeVerifier: string): void {
+    this.#update({ codeVerifier });
+  }
+
+  codeVerifier(): string {
+    const verifier = this.#record().codeVerifier;
+    if (!verifier) throw new Error(`no PKCE code verifier saved for MCP server "${this.#server}"`);
+    return verifier;
+  }
+
+  invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
+    const record = this.#record();
+    if (scope === "all" || scope === "client") delete record.clientInformation;
+    if (scope === "all" || scope === "tokens") delete record.tokens;
+    if (scope === "all" || scope === "verifier") delete record.codeVerifier;
+    this.#store.save(this.#server, this.#url, record);
+  }
+
+  /** The code `authorize` produced for the last redirect, once; undefined when none was asked for. */
+  takeAuthorizationCode(): Promise<string> | undefined {
+    const pending = this.#pendingCode;
+    this.#pendingCode = undefined;
+    return pending;
+  }
+
+  #record(): McpOAuthRecord {
+    return this.#store.load(this.#server, this.#url);
+  }
+
+  #update(change: Partial<McpOAuthRecord>): void {
+    this.#store.save(this.#server, this.#url, { ...this.#record(), ...change });
+  }
+}
