@@ -1,4 +1,4 @@
-import type { AnyTool } from "@bridle/core";
+import { type AnyTool, ToolFailure } from "@bridle/core";
 import { editSchema } from "@bridle/tools-edit-hashline";
 import type { GlobDetails, GrepDetails } from "@bridle/tools-fs";
 import { z } from "zod";
@@ -111,10 +111,39 @@ export function claudeGlob(glob: AnyTool): AnyTool {
   });
 }
 
+// ripgrep's --type names the models use most, as the glob the grep tool takes.
+const FILE_TYPES: Readonly<Record<string, string>> = {
+  c: "*.{c,h}",
+  cpp: "*.{cpp,cc,cxx,hpp,hh,hxx,h}",
+  cs: "*.cs",
+  css: "*.{css,scss,sass,less}",
+  go: "*.go",
+  html: "*.{html,htm}",
+  java: "*.java",
+  js: "*.{js,jsx,mjs,cjs}",
+  json: "*.json",
+  kotlin: "*.{kt,kts}",
+  md: "*.{md,markdown}",
+  php: "*.php",
+  py: "*.{py,pyi}",
+  rb: "*.rb",
+  rust: "*.rs",
+  sh: "*.{sh,bash,zsh}",
+  sql: "*.sql",
+  swift: "*.swift",
+  toml: "*.toml",
+  ts: "*.{ts,tsx,mts,cts}",
+  yaml: "*.{yaml,yml}",
+};
+
 const grepSchema = z.object({
   pattern: z.string().min(1).describe("Regular expression to search file contents for (ripgrep syntax)"),
   path: z.string().optional().describe("File or folder to search (default: the workspace root)"),
   glob: z.string().optional().describe('Only files matching this glob, e.g. "*.js" or "*.{ts,tsx}"'),
+  type: z
+    .enum(Object.keys(FILE_TYPES) as [string, ...string[]])
+    .optional()
+    .describe("Only files of this type (ripgrep's type names: js, ts, py, rust, go…); instead of glob"),
   output_mode: z
     .enum(["content", "files_with_matches", "count"])
     .optional()
@@ -143,10 +172,17 @@ export function claudeGrep(grep: AnyTool): AnyTool {
     inputSchema: grepSchema,
     toArgs: (args) => {
       const context = Math.max(args["-C"] ?? 0, args["-A"] ?? 0, args["-B"] ?? 0);
+      if (args.glob !== undefined && args.type !== undefined) {
+        throw new ToolFailure(
+          "InvalidInput",
+          "Grep takes glob or type, not both: put the type's extension in glob",
+        );
+      }
+      const include = args.glob ?? (args.type === undefined ? undefined : FILE_TYPES[args.type]);
       return {
         pattern: args["-i"] ? `(?i)${args.pattern}` : args.pattern,
         ...(args.path === undefined ? {} : { path: args.path }),
-        ...(args.glob === undefined ? {} : { include: args.glob }),
+        ...(include === undefined ? {} : { include }),
         ...(args.output_mode === "content" && context > 0 ? { context } : {}),
         max_matches: 2_000,
       };

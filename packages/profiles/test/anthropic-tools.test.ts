@@ -98,6 +98,17 @@ describe("Claude Code's shapes over the same tools", () => {
       text(await f.call(grep, { pattern: "X", output_mode: "content", "-n": false, head_limit: 1 })),
     ).toBe("src/new.ts:export const X = 1;");
     expect(text(await f.call(grep, { pattern: "nope" }))).toBe("No matches found");
+    // ripgrep's type names, as Claude Code passes them.
+    expect(
+      text(await f.call(grep, { pattern: "x", "-i": true, type: "ts" }))
+        .split("\n")
+        .sort(),
+    ).toEqual(["src/new.ts", "src/old.ts"]);
+    expect(text(await f.call(grep, { pattern: "x", type: "md" }))).toBe("README.md");
+    expect((await f.fail(grep, { pattern: "x", type: "md", glob: "*.md" })).message).toContain(
+      "glob or type",
+    );
+    expect((await f.fail(grep, { pattern: "x", type: "cobol" })).kind).toBe("InvalidInput");
   });
 
   it("Bash gives stdout, stderr and a non-zero exit code as text; TodoWrite updates the plan", async () => {
