@@ -2,7 +2,6 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { chmod, mkdir, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FakeProviderServer, openaiResponsesFormat, tempWorkspace } from "@bridle/testing";
 import { BubblewrapRunner } from "@bridle/tools-shell";
@@ -26,6 +25,7 @@ beforeEach(async () => {
   ({ dir, cleanup } = await tempWorkspace("bridle-cli-sandbox-"));
   repo = join(dir, "repo");
   await mkdir(repo, { recursive: true });
+  await mkdir(join(dir, "tmp"));
   // The canary never appears whole in a script's text, so a command cannot find its own.
   await writeFile(
     join(repo, "scan.sh"),
@@ -43,6 +43,8 @@ beforeEach(async () => {
   env = {
     XDG_DATA_HOME: join(dir, "data"),
     XDG_CONFIG_HOME: join(dir, "config"),
+    // A temp folder of this test's own: other test files' CLI runs hand their keys over in the shared one.
+    TMPDIR: join(dir, "tmp"),
     OPENAI_API_KEY: canary,
     GITHUB_TOKEN: canary,
   };
@@ -109,7 +111,7 @@ describe.each(modes)("--sandbox $sandbox", ({ sandbox, available, reason }) => {
       expect(await waitFor(() => existsSync(join(repo, "started")))).toBe(true);
       // While the agent runs a command: no process anywhere carries the key, and no hand-over file is left.
       expect(processesHolding(canary)).toEqual([]);
-      expect(readdirSync(tmpdir()).filter((name) => name.startsWith("bridle-secrets-"))).toEqual([]);
+      expect(readdirSync(join(dir, "tmp")).filter((name) => name.startsWith("bridle-secrets-"))).toEqual([]);
       await writeFile(join(repo, "go"), "");
       const run = await running;
       expect(run.code, run.stderr).toBe(0);
@@ -117,6 +119,8 @@ describe.each(modes)("--sandbox $sandbox", ({ sandbox, available, reason }) => {
       // The key still reached the provider.
       expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${canary}`);
     },
+    // Real processes on a shared machine: a start under load takes seconds, not the default's budget.
+    120_000,
   );
 
   it.skipIf(!available)(
@@ -158,6 +162,7 @@ describe.each(modes)("--sandbox $sandbox", ({ sandbox, available, reason }) => {
         server = undefined;
       }
     },
+    120_000,
   );
 });
 
