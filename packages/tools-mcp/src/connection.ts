@@ -27,7 +27,7 @@ import {
 import { z } from "zod";
 import { isStdioConfig, type McpServerConfig } from "./config.js";
 import { boundedWait, InFlight, untilAborted } from "./in-flight.js";
-import { type McpOAuthOptions, McpOAuthProvider } from "./oauth.js";
+import { createOAuthProvider, type McpOAuthOptions } from "./oauth.js";
 import { descendantPids, stopProcesses } from "./processes.js";
 import { CLOSE_STEP_MS, type OpenedClient, openClient, type TransportKind } from "./transport.js";
 
@@ -111,7 +111,7 @@ export class McpConnection {
   // Aborted by close(), so a server that never answers the handshake does not hold close() up.
   readonly #closing = new AbortController();
   readonly #inFlight = new InFlight();
-  readonly #authProvider: McpOAuthProvider | undefined;
+  readonly #authProvider: ReturnType<typeof createOAuthProvider> | undefined;
   // The end of the queue of calls that must not overlap (see `inOrder`).
   #ordered: Promise<void> = Promise.resolve();
   // The calls running now, so a server's log messages reach the runs that are waiting on it.
@@ -122,7 +122,7 @@ export class McpConnection {
     this.config = config;
     this.#settings = settings;
     if (settings.oauth && !isStdioConfig(config)) {
-      this.#authProvider = new McpOAuthProvider(name, config.url, settings.oauth);
+      this.#authProvider = createOAuthProvider(name, config.url, settings.oauth);
     }
   }
 
@@ -504,7 +504,7 @@ export class McpConnection {
       return await request();
     } catch (error) {
       const code =
-        error instanceof UnauthorizedError ? this.#authProvider?.takeAuthorizationCode() : undefined;
+        error instanceof UnauthorizedError ? this.#authProvider?.takeAuthorizationCode?.() : undefined;
       const transport = live.transport as { finishAuth?: (code: string) => Promise<void> };
       if (!code || !transport.finishAuth) throw error;
       await transport.finishAuth(await untilAborted(code, signal));

@@ -3,6 +3,10 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import {
+  ClientCredentialsProvider,
+  PrivateKeyJwtProvider,
+} from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -25,11 +29,26 @@ export interface McpOAuthStore {
 export interface McpOAuthOptions {
   /**
    * Shows the user the authorization URL (opens a browser, or prints it) and resolves with the `code` the
-   * authorization server sent to `redirectUrl`.
+   * authorization server sent to `redirectUrl`. Without it (and without `clientCredentials`) a server that
+   * needs a user's authorization fails to connect, naming the reason.
    */
-  readonly authorize: (server: string, authorizationUrl: URL) => Promise<string>;
+  readonly authorize?: (server: string, authorizationUrl: URL) => Promise<string>;
   /** Where the authorization server sends the user back (a loopback URL the caller listens on). */
-  readonly redirectUrl: string;
+  readonly redirectUrl?: string;
+  /** A client registered beforehand, used instead of dynamic registration. */
+  readonly client?: { readonly clientId: string; readonly clientSecret?: string };
+  /**
+   * Machine use, no user: the client-credentials grant with a secret, or with a private key (a signed JWT
+   * assertion, RFC 7523). Tokens are kept in memory.
+   */
+  readonly clientCredentials?:
+    | { readonly clientId: string; readonly clientSecret: string; readonly scope?: string }
+    | {
+        readonly clientId: string;
+        readonly privateKey: string;
+        readonly algorithm: string;
+        readonly scope?: string;
+      };
   /** Default: a 0600 file per server under the user's config folder (`…/bridle/mcp-oauth`). */
   readonly store?: McpOAuthStore;
   /** A client ID metadata document URL, used instead of dynamic registration where supported. */
@@ -90,13 +109,13 @@ export class McpOAuthProvider implements OAuthClientProvider {
   clientMetadataUrl?: string;
 
   get redirectUrl(): string {
-    return this.#options.redirectUrl;
+    return this.#options.redirectUrl ?? "http://127.0.0.1/callback";
   }
 
   get clientMetadata(): OAuthClientMetadata {
     return {
       client_name: this.#options.clientName ?? "Bridle",
-      redirect_uris: [this.#options.redirectUrl],
+      redirect_uris: [this.redirectUrl],
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
       token_endpoint_auth_method: "none",
@@ -104,6 +123,13 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   clientInformation(): OAuthClientInformationMixed | undefined {
+    const registered = this.#options.client;
+    if (registered) {
+      return {
+        client_id: registered.clientId,
+        ...(registered.clientSecret ? { client_secret: registered.clientSecret } : {}),
+      };
+    }
     return this.#record().clientInformation;
   }
 
@@ -120,7 +146,12 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   redirectToAuthorization(authorizationUrl: URL): void {
-    this.#pendingCode = this.#options.authorize(this.#server, authorizationUrl);
+    const authorize = this.#options.authorize;
+    this.#pendingCode = authorize
+      ? authorize(this.#server, authorizationUrl)
+      : Promise.reject(
+          new Error(`MCP server "${this.#server}" needs a user's authorization, and nobody can give it here`),
+        );
     // Awaited by the connection; a rejection there is its failure, not an unhandled one here.
     this.#pendingCode.catch(() => {});
   }
@@ -157,4 +188,29 @@ export class McpOAuthProvider implements OAuthClientProvider {
   #update(change: Partial<McpOAuthRecord>): void {
     this.#store.save(this.#server, this.#url, { ...this.#record(), ...change });
   }
+}
+
+/** The provider for one server: the client-credentials grant for machine use, else the user's flow. */
+export function createOAuthProvider(
+  server: string,
+  url: string,
+  options: McpOAuthOptions,
+): OAuthClientProvider & { takeAuthorizationCode?(): Promise<string> | undefined } {
+  const machine = options.clientCredentials;
+  if (machine && "clientSecret" in machine) {
+    return new ClientCredentialsProvider({
+      clientId: machine.clientId,
+      clientSecret: machine.clientSecret,
+      ...(machine.scope ? { scope: machine.scope } : {}),
+    });
+  }
+  if (machine) {
+    return new PrivateKeyJwtProvider({
+      clientId: machine.clientId,
+      privateKey: machine.privateKey,
+      algorithm: machine.algorithm,
+      ...(machine.scope ? { scope: machine.scope } : {}),
+    });
+  }
+  return new McpOAuthProvider(server, url, options);
 }

@@ -9,7 +9,7 @@ import {
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type HttpServerConfig, isStdioConfig, type McpServerConfig } from "./config.js";
 import { boundedWait, untilAborted } from "./in-flight.js";
-import type { McpOAuthProvider } from "./oauth.js";
+import type { createOAuthProvider } from "./oauth.js";
 import { descendantPids, stopProcesses } from "./processes.js";
 
 export type TransportKind = "stdio" | "streamable-http" | "sse";
@@ -32,7 +32,7 @@ export interface OpenOptions {
   readonly signal: AbortSignal;
   readonly onStderr: (chunk: string) => void;
   /** OAuth for an HTTP server that asks for it (a 401 naming its authorization server). */
-  readonly authProvider?: McpOAuthProvider;
+  readonly authProvider?: ReturnType<typeof createOAuthProvider>;
 }
 
 // Authorization rounds one handshake may take: the first sign-in, then one step-up to more scopes.
@@ -129,7 +129,7 @@ async function openWithin(
     } catch (error) {
       // The SDK sent the user to the authorization server; with the code it sends back, finish the flow
       // (token exchange with the saved PKCE verifier) and connect again with the token.
-      const code = error instanceof UnauthorizedError ? auth?.takeAuthorizationCode() : undefined;
+      const code = error instanceof UnauthorizedError ? auth?.takeAuthorizationCode?.() : undefined;
       if (code && round < AUTHORIZATION_ROUNDS) {
         await transport.finishAuth(await untilAborted(code, signal));
         continue;

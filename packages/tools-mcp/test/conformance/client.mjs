@@ -46,6 +46,36 @@ async function authorize(_server, authorizationUrl) {
   return code;
 }
 
+/**
+ * What the scenario hands over (MCP_CONFORMANCE_CONTEXT): a pre-registered client, or credentials for
+ * machine use. Otherwise the user's flow: dynamic registration or a client ID metadata document.
+ */
+function oauthFor(context) {
+  const interactive = {
+    authorize,
+    redirectUrl: "http://localhost:3000/callback",
+    store: memoryStore,
+    clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
+  };
+  if (context.private_key_pem) {
+    return {
+      clientCredentials: {
+        clientId: context.client_id,
+        privateKey: context.private_key_pem,
+        algorithm: context.signing_algorithm ?? "ES256",
+      },
+    };
+  }
+  if (context.client_id && /client-credentials/.test(process.env.MCP_CONFORMANCE_SCENARIO ?? "")) {
+    return { clientCredentials: { clientId: context.client_id, clientSecret: context.client_secret } };
+  }
+  if (context.client_id) {
+    return { ...interactive, client: { clientId: context.client_id, clientSecret: context.client_secret } };
+  }
+  return interactive;
+}
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? "{}");
+
 const mcp = new McpServers(
   { mcpServers: { conformance: { type: "http", url } } },
   {
@@ -55,7 +85,7 @@ const mcp = new McpServers(
     callTimeoutMs: 20_000,
     resources: false,
     onElicitation: async () => ({ action: "accept", content: {} }),
-    oauth: { authorize, redirectUrl: "http://localhost:3000/callback", store: memoryStore },
+    oauth: oauthFor(context),
     onWarning: (warning) => process.stderr.write(`warning: ${warning.message}\n`),
   },
 );
