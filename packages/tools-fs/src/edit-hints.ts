@@ -81,26 +81,31 @@ export function closestRegions(text: string, oldString: string): LineRegion[] {
   if (starts.length === 0 && lines.length * m <= 200_000) {
     starts = Array.from({ length: Math.max(1, lines.length - m + 1) }, (_, start) => start);
   }
-  const regions: LineRegion[] = [];
+  const regions: (LineRegion & { readonly exact: number })[] = [];
   for (const start of starts) {
     let total = 0;
     let equal = 0;
+    let exact = 0;
     for (let i = 0; i < m; i++) {
       const line = lines[start + i];
       if (line === undefined) continue;
       const s = similarity(wanted[i] as string, line);
       total += s;
       if (s === 1) equal++;
+      if (line.trimEnd() === (wanted[i] as string).trimEnd()) exact++;
     }
     const from = Math.max(0, start);
     const to = Math.min(lines.length, start + m) - 1;
     if (to < from) continue;
-    regions.push({ from: from + 1, to: to + 1, score: total / m, equalLines: equal, totalLines: m });
+    regions.push({ from: from + 1, to: to + 1, score: total / m, equalLines: equal, totalLines: m, exact });
   }
-  regions.sort((a, b) => b.score - a.score || a.from - b.from);
+  // Equal apart from whitespace, the place whose indentation also matches ranks first.
+  regions.sort((a, b) => b.score - a.score || b.exact - a.exact || a.from - b.from);
   const best = regions[0];
   if (!best || best.score < 0.5) return [];
-  return regions.filter((region) => region.score === best.score);
+  return regions
+    .filter((region) => region.score === best.score && region.exact === best.exact)
+    .map(({ exact: _, ...region }) => region);
 }
 
 /** Lines `from`..`to` of a text, numbered as read_file numbers them, bounded in count and width. */

@@ -184,12 +184,14 @@ function assertNoSwallowedBreak(text: string, candidate: Candidate, found: reado
   const at = (leading ? found[0] : inside[0]) as number;
   if (!leading && !trailing) return;
   // The line ending at the match's first break, or the line after the one its last break ends.
-  const line = lineOf(text, at) + (leading ? 0 : lineOf(search, search.length) - 1);
+  const first = lineOf(text, at) + (leading ? 1 : 0);
+  const last = lineOf(text, at) + lineOf(search, search.length) - 2;
+  const matched = first >= last ? `line ${first}` : `lines ${first}-${last}`;
   const which = leading ? "starts" : "ends";
-  const neighbour = leading ? `line ${line}, just before the match,` : `line ${line}, just after the match,`;
+  const neighbour = leading ? `line ${first - 1}, just before it,` : `line ${last + 1}, just after it,`;
   throw new ToolFailure(
     "InvalidInput",
-    `old_string ${which} with a line break but new_string does not, so ${neighbour} would be joined onto the new text; nothing was written. ` +
+    `old_string (${matched}) ${which} with a line break but new_string does not, so ${neighbour} would be joined onto the new text; nothing was written. ` +
       `Give both strings the same ${leading ? "leading" : "trailing"} line break, or leave it off both.`,
   );
 }

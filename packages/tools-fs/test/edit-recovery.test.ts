@@ -125,7 +125,7 @@ describe("a bare line break at either end of old_string", () => {
     await fx.call(fx.kit.readFile, { path: "n.txt" });
     const leading = await fx.fail(fx.kit.editFile, { path: "n.txt", old_string: "\ntwo", new_string: "TWO" });
     expect(leading.message).toContain(
-      "old_string starts with a line break but new_string does not, so line 1",
+      "old_string (line 2) starts with a line break but new_string does not, so line 1, just before it,",
     );
     const trailing = await fx.fail(fx.kit.editFile, {
       path: "n.txt",
@@ -133,7 +133,7 @@ describe("a bare line break at either end of old_string", () => {
       new_string: "TWO",
     });
     expect(trailing.message).toContain(
-      "old_string ends with a line break but new_string does not, so line 3",
+      "old_string (line 2) ends with a line break but new_string does not, so line 3, just after it,",
     );
     const crlf = await fx.fail(fx.kit.editFile, { path: "n.txt", old_string: "one\r\n", new_string: "ONE" });
     expect(crlf.kind).toBe("InvalidInput");
