@@ -14,6 +14,7 @@ import { type AnyTool, type ToolContext, ToolFailure, Workspace } from "@bridle/
 import { createFsTools } from "@bridle/tools-fs";
 import { bench, describe } from "vitest";
 import { createHashlineTools, hashline, lineTag } from "../src/index.js";
+import { random } from "../test/random.js";
 
 const FILES = 40;
 const TARGETS_PER_KIND = 2;
@@ -74,16 +75,6 @@ async function firstSourceFile(
   return undefined;
 }
 
-function random(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 2 ** 32;
-  };
-}
-
 const EDITED = " /* edited */";
 const jsonEscaped = (text: string) => JSON.stringify(text).slice(1, -1);
 
@@ -114,22 +105,22 @@ function targets(lines: string[], rand: () => number, count: number, duplicated 
 const replaced = (lines: string[], i: number, text: string) => lines.map((l, j) => (j === i ? text : l));
 const external = (lines: string[]) => ["// changed by someone else", ...lines];
 
-function replaceCalls(lines: string[], rand: () => number): Call[] {
-  const calls: Call[] = [];
-  const add = (
-    kind: string,
-    i: number,
-    args: (l: string) => Record<string, unknown>,
-    extra: Partial<Call> = {},
-  ) =>
+/** A function adding one call that replaces line i+1 with itself plus EDITED, made with `toArgs`. */
+function adder<A>(lines: string[], calls: Call[], toArgs: (made: A, line: string) => Call["args"]) {
+  return (kind: string, i: number, made: A, extra: Partial<Call> = {}) =>
     calls.push({
       kind,
       before: lines,
       intended: replaced(lines, i, (lines[i] as string) + EDITED),
       targetNow: i + 1,
-      args: () => args(lines[i] as string),
+      args: toArgs(made, lines[i] as string),
       ...extra,
     });
+}
+
+function replaceCalls(lines: string[], rand: () => number): Call[] {
+  const calls: Call[] = [];
+  const add = adder(lines, calls, (args: (l: string) => Record<string, unknown>, l) => () => args(l));
   const each = (n = TARGETS_PER_KIND) => targets(lines, rand, n);
   for (const i of each(1)) add("control", i, (l) => ({ old_string: l, new_string: l + EDITED }));
   // A drifted old_string that is, exactly, text elsewhere in the file is a correct call for that place:
@@ -185,20 +176,11 @@ function replaceCalls(lines: string[], rand: () => number): Call[] {
 
 function hashlineCalls(lines: string[], rand: () => number): Call[] {
   const calls: Call[] = [];
-  const add = (
-    kind: string,
-    i: number,
-    edit: (tag: (line: number) => string, l: string) => object,
-    extra: Partial<Call> = {},
-  ) =>
-    calls.push({
-      kind,
-      before: lines,
-      intended: replaced(lines, i, (lines[i] as string) + EDITED),
-      targetNow: i + 1,
-      args: (tag) => ({ edits: [edit(tag, lines[i] as string)] }),
-      ...extra,
-    });
+  const add = adder(
+    lines,
+    calls,
+    (edit: (tag: (line: number) => string, l: string) => object, l) => (tag) => ({ edits: [edit(tag, l)] }),
+  );
   const each = (n = TARGETS_PER_KIND) => targets(lines, rand, n);
   const replace = (tag: string, new_text: string) => ({ op: "replace_line", tag, new_text });
   for (const i of each(1)) add("control", i, (t, l) => replace(t(i + 1), l + EDITED));

@@ -2,6 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { expectOk, setup } from "./helpers.js";
+import { random } from "./random.js";
 
 // Byte-level line content of every kind a real file holds: ASCII, Latin-1 bytes, valid UTF-8 of each
 // length, and the invalid UTF-8 families (lone continuation, truncated sequence, overlong form, encoded
@@ -27,17 +28,6 @@ const PIECES: readonly (readonly number[])[] = [
 ];
 const UTF8_ONLY = [0, 1, 5, 6, 7];
 const ENDINGS = [[0x0a], [0x0d, 0x0a]];
-
-/** A small seeded generator, so a failure names a case that can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 2 ** 32;
-  };
-}
 
 interface Sample {
   readonly lines: Buffer[];
