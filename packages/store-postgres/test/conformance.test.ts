@@ -1,0 +1,14 @@
+import { describeSessionStore } from "@bridle/testing/vitest";
+import { describe } from "vitest";
+import { PostgresSessionStore } from "../src/index.js";
+import { databaseUrl, freshSchema, skipReason } from "./database.js";
+
+describe.skipIf(skipReason !== "")(`Postgres ${skipReason}`, () => {
+  describeSessionStore("PostgresSessionStore", async () => {
+    const { schema, drop } = freshSchema("conf");
+    return {
+      open: () => PostgresSessionStore.open({ connectionString: databaseUrl, schema, max: 4 }),
+      cleanup: drop,
+    };
+  });
+});
