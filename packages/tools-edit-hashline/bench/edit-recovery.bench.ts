@@ -221,10 +221,11 @@ function hashlineCalls(lines: string[], rand: () => number): Call[] {
 const skipped = new Map<string, number>();
 const WARNED = /Warning: new line|repeats line|none was removed/;
 
+/** Whether a refusal points at the line: "line N", a list "lines 3, N", or N's row shown as read shows it. */
 function namesLine(message: string, line: number): boolean {
-  return new RegExp(
-    `\\blines? ${line}\\b|\\b(lines|of) [^.]*\\b${line}\\b|(^|\\n) *${line}(\\t| [0-9a-f]{8} \\|)`,
-  ).test(message);
+  return new RegExp(`\\blines? (\\d+, )*${line}\\b|(^|\\n) *${line}(\\t| [0-9a-f]{8} \\|)`, "i").test(
+    message,
+  );
 }
 
 async function measure() {
