@@ -2,7 +2,11 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import {
+  discoverAuthorizationServerMetadata,
+  discoverOAuthProtectedResourceMetadata,
+  type OAuthClientProvider,
+} from "@modelcontextprotocol/sdk/client/auth.js";
 import {
   ClientCredentialsProvider,
   PrivateKeyJwtProvider,
@@ -49,6 +53,18 @@ export interface McpOAuthOptions {
         readonly algorithm: string;
         readonly scope?: string;
       };
+  /**
+   * Enterprise-managed authorization (SEP-990, an extension): the user's ID token from the company's
+   * identity provider is exchanged there for an identity assertion grant (RFC 8693), which the MCP
+   * server's authorization server takes as a JWT bearer grant (RFC 7523), with this client's secret.
+   */
+  readonly enterprise?: {
+    readonly clientId: string;
+    readonly clientSecret: string;
+    readonly idpTokenEndpoint: string;
+    readonly idpClientId: string;
+    readonly idToken: () => string | Promise<string>;
+  };
   /** Default: a 0600 file per server under the user's config folder (`…/bridle/mcp-oauth`). */
   readonly store?: McpOAuthStore;
   /** A client ID metadata document URL, used instead of dynamic registration where supported. */
@@ -196,6 +212,7 @@ export function createOAuthProvider(
   url: string,
   options: McpOAuthOptions,
 ): OAuthClientProvider & { takeAuthorizationCode?(): Promise<string> | undefined } {
+  if (options.enterprise) return enterpriseProvider(url, options.enterprise);
   const machine = options.clientCredentials;
   if (machine && "clientSecret" in machine) {
     return new ClientCredentialsProvider({
@@ -213,4 +230,52 @@ export function createOAuthProvider(
     });
   }
   return new McpOAuthProvider(server, url, options);
+}
+
+const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
+const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
+/** SEP-990: an ID-JAG from the identity provider, presented to the authorization server as a JWT bearer grant. */
+function enterpriseProvider(
+  url: string,
+  enterprise: NonNullable<McpOAuthOptions["enterprise"]>,
+): OAuthClientProvider {
+  // The client-credentials provider's client, secret and non-interactive flow, with the grant swapped.
+  const base = new ClientCredentialsProvider({
+    clientId: enterprise.clientId,
+    clientSecret: enterprise.clientSecret,
+  });
+  const provider = Object.create(base) as OAuthClientProvider;
+  provider.prepareTokenRequest = async (scope?: string) => {
+    // The grant is for one authorization server (its issuer is the audience) and one resource.
+    const resource = await discoverOAuthProtectedResourceMetadata(url);
+    const server = resource.authorization_servers?.[0];
+    if (!server) throw new Error(`${url} names no authorization server`);
+    const issuer = (await discoverAuthorizationServerMetadata(server))?.issuer ?? server;
+    const exchange = new URLSearchParams({
+      grant_type: TOKEN_EXCHANGE,
+      requested_token_type: "urn:ietf:params:oauth:token-type:id-jag",
+      subject_token: await enterprise.idToken(),
+      subject_token_type: "urn:ietf:params:oauth:token-type:id_token",
+      audience: issuer,
+      resource: resource.resource,
+      client_id: enterprise.idpClientId,
+    });
+    if (scope) exchange.set("scope", scope);
+    const response = await fetch(enterprise.idpTokenEndpoint, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: exchange,
+    });
+    const answer = (await response.json().catch(() => ({}))) as { access_token?: unknown; error?: unknown };
+    if (!response.ok || typeof answer.access_token !== "string") {
+      throw new Error(
+        `the identity provider refused the token exchange (HTTP ${response.status}): ${String(answer.error ?? "")}`,
+      );
+    }
+    const grant = new URLSearchParams({ grant_type: JWT_BEARER, assertion: answer.access_token });
+    if (scope) grant.set("scope", scope);
+    return grant;
+  };
+  return provider;
 }

@@ -57,6 +57,17 @@ function oauthFor(context) {
     store: memoryStore,
     clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
   };
+  if (context.idp_token_endpoint) {
+    return {
+      enterprise: {
+        clientId: context.client_id,
+        clientSecret: context.client_secret,
+        idpTokenEndpoint: context.idp_token_endpoint,
+        idpClientId: context.idp_client_id,
+        idToken: () => context.idp_id_token,
+      },
+    };
+  }
   if (context.private_key_pem) {
     return {
       clientCredentials: {
