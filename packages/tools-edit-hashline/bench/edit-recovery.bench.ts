@@ -200,6 +200,7 @@ function hashlineCalls(lines: string[], rand: () => number): Call[] {
       return replace(tag.slice(0, 7) + last, l + EDITED);
     });
   }
+  for (const i of each()) add("tag missing a character", i, (t, l) => replace(t(i + 1).slice(1), l + EDITED));
   for (const i of each()) add("wrong line number", i, (t, l) => replace(`${i + 3} ${t(i + 1)}`, l + EDITED));
   for (const i of each())
     add("pasted prefix, every line", i, (t, l) => replace(t(i + 1), hashline(i + 1, t(i + 1), l + EDITED)));

@@ -56,7 +56,14 @@ export function resolveTags(
     seen.add(raw);
     const ref = parseTagRef(raw);
     if (ref === undefined) {
-      problems.push({ kind: "malformed", raw });
+      // A tag with one hex character dropped or doubled is still one character away from a shown tag.
+      const hex = /^\s*(?:\d+\s+)?([0-9a-fA-F]{7}|[0-9a-fA-F]{9})\s*(?:\|.*)?$/s
+        .exec(raw)?.[1]
+        ?.toLowerCase();
+      const near = hex === undefined ? undefined : oneCharAway(hex, shownTags);
+      problems.push(
+        near ? { kind: "unknown", tag: hex as string, near, said: undefined } : { kind: "malformed", raw },
+      );
       continue;
     }
     const { tag } = ref;
@@ -99,11 +106,23 @@ function relocate(lines: LineSource, was: ShownLine): number | undefined {
 function oneCharAway(tag: string, shownTags: ReadonlyMap<string, ShownLine>): ShownLine | undefined {
   let found: ShownLine | undefined;
   for (const [candidate, line] of shownTags) {
-    let diff = 0;
-    for (let i = 0; i < candidate.length && diff < 2; i++) if (candidate[i] !== tag[i]) diff++;
-    if (diff !== 1) continue;
+    if (!oneEditApart(tag, candidate)) continue;
     if (found !== undefined) return undefined;
     found = line;
   }
   return found;
+}
+
+/** Whether `a` becomes `b` by changing, dropping or inserting exactly one character. */
+function oneEditApart(a: string, b: string): boolean {
+  if (a.length === b.length) {
+    let diff = 0;
+    for (let i = 0; i < a.length && diff < 2; i++) if (a[i] !== b[i]) diff++;
+    return diff === 1;
+  }
+  const [short, long] = a.length < b.length ? [a, b] : [b, a];
+  if (long.length - short.length !== 1) return false;
+  let i = 0;
+  while (i < short.length && short[i] === long[i]) i++;
+  return short.slice(i) === long.slice(i + 1);
 }

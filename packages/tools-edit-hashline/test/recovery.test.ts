@@ -68,6 +68,12 @@ describe("mistaken tags are refused with what to send instead", () => {
     expect(result.text).toContain(`did you mean line 5 (tag ${f.tag(5)})?`);
     expect(hashlines(result.text).get(5)?.tag).toBe(f.tag(5));
     expect(await f.content()).toBe(f.original);
+    // A dropped or doubled character is one character away too.
+    for (const tag of [f.tag(6).slice(1), `${f.tag(6)}${f.tag(6).at(-1)}`]) {
+      const off = await f.edit({ path: "a.txt", edits: [{ op: "delete_line", tag }] });
+      expect(off.ok).toBe(false);
+      if (!off.ok) expect(off.text).toContain(`did you mean line 6 (tag ${f.tag(6)})?`);
+    }
     // A tag far from every shown tag gets no guess.
     const far = await f.edit({ path: "a.txt", edits: [{ op: "delete_line", tag: "00000000" }] });
     expect(far.ok).toBe(false);
