@@ -16,6 +16,7 @@ export interface LineRegion {
 
 const MAX_SHOWN_LINES = 20;
 const MAX_LINE_CHARS = 200;
+const MAX_SHOWN_CHARS = 1_200;
 const MAX_OCCURRENCES_PER_LINE = 200;
 const MAX_RESCORED = 12;
 
@@ -114,13 +115,19 @@ export function numberedLines(text: string, from: number, to: number): string {
   const last = Math.min(to, lines.length, from + MAX_SHOWN_LINES - 1);
   const width = String(last).length;
   const out: string[] = [];
+  let chars = 0;
+  let shownTo = Math.max(1, from) - 1;
   for (let n = Math.max(1, from); n <= last; n++) {
     const line = lines[n - 1] as string;
-    out.push(
-      `${String(n).padStart(width, " ")}\t${line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)} …` : line}`,
-    );
+    const row = `${String(n).padStart(width, " ")}\t${line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)} …` : line}`;
+    chars += row.length + 1;
+    // The whole refusal must fit core's 2,000-character bound on a failure's text.
+    if (chars > MAX_SHOWN_CHARS && out.length > 0) break;
+    out.push(row);
+    shownTo = n;
   }
-  if (last < to) out.push(`[… lines ${last + 1}-${to} not shown]`);
+  if (shownTo < to)
+    out.push(`[… lines ${shownTo + 1}-${to} not shown; read_file with offset=${shownTo + 1}]`);
   return out.join("\n");
 }
 

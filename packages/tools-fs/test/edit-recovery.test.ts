@@ -69,6 +69,8 @@ describe("a stale read", () => {
     const old = Array.from({ length: 200 }, (_, i) => `line ${i + 5} ${"x".repeat(400)}`).join("\n");
     const stale = await fx.fail(fx.kit.editFile, { path: "l.txt", old_string: old, new_string: "x" });
     expect(stale.message.split("\n").length).toBeLessThan(30);
+    expect(stale.message.length).toBeLessThan(2_000);
+    expect(stale.message).toMatch(/not shown; read_file with offset=\d+\]/);
   });
 });
 
