@@ -18,6 +18,7 @@ export {
   type McpOAuthRecord,
   type McpOAuthStore,
 } from "./oauth.js";
+export { type LoopbackAuthorizationOptions, loopbackAuthorization } from "./oauth-loopback.js";
 export { LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL } from "./resource-tools.js";
 export { type McpCallDetails, shapeCallResult } from "./result.js";
 export {

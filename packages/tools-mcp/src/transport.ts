@@ -43,6 +43,32 @@ const AUTHORIZATION_ROUNDS = 2;
  * with the older HTTP+SSE transport, the fallback the MCP specification describes for old servers.
  */
 export async function openClient(config: McpServerConfig, options: OpenOptions): Promise<OpenedClient> {
+  for (let round = 0; ; round++) {
+    try {
+      return await openOnce(config, options);
+    } catch (error) {
+      if (!(error instanceof AuthorizationPending) || round >= AUTHORIZATION_ROUNDS) throw error;
+      // The user's sign-in is not part of the handshake's time: it waits only for close(). With the code
+      // the authorization server sent back, the SDK exchanges it (with the saved PKCE verifier) for a
+      // token, and a fresh handshake uses it.
+      await error.finish(await untilAborted(error.code, options.signal));
+    }
+  }
+}
+
+/** The SDK sent the user to authorize; the handshake ends here and starts again with the code. */
+class AuthorizationPending extends Error {
+  readonly code: Promise<string>;
+  readonly finish: (code: string) => Promise<void>;
+
+  constructor(code: Promise<string>, finish: (code: string) => Promise<void>) {
+    super("waiting for the user to authorize");
+    this.code = code;
+    this.finish = finish;
+  }
+}
+
+async function openOnce(config: McpServerConfig, options: OpenOptions): Promise<OpenedClient> {
   // One deadline for every step: the SDK's own timeout covers only `initialize`, not a transport's start,
   // and an SSE server that never names its POST endpoint would otherwise hold the handshake open forever.
   const handshake = new AbortController();
@@ -117,7 +143,7 @@ async function openWithin(
   const url = new URL(http.url);
   const requestInit: RequestInit = { headers: http.headers };
   const auth = options.authProvider;
-  for (let round = 0; http.type !== "sse"; round++) {
+  if (http.type !== "sse") {
     const transport = new StreamableHTTPClientTransport(url, {
       requestInit,
       ...(auth ? { authProvider: auth } : {}),
@@ -127,13 +153,8 @@ async function openWithin(
       const flush = await connect(client, transport, signal, deadline);
       return { client, transport, kind: "streamable-http", pid: undefined, flush };
     } catch (error) {
-      // The SDK sent the user to the authorization server; with the code it sends back, finish the flow
-      // (token exchange with the saved PKCE verifier) and connect again with the token.
       const code = error instanceof UnauthorizedError ? auth?.takeAuthorizationCode?.() : undefined;
-      if (code && round < AUTHORIZATION_ROUNDS) {
-        await transport.finishAuth(await untilAborted(code, signal));
-        continue;
-      }
+      if (code) throw new AuthorizationPending(code, (value) => transport.finishAuth(value));
       const status = error instanceof StreamableHTTPError ? error.code : undefined;
       if (status === 401 || status === 403) {
         // Credentials, not an old server: SSE would be refused the same way.
