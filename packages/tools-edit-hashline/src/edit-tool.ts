@@ -34,6 +34,7 @@ export function createEditTool(options: ResolvedOptions) {
       "new_text may hold several lines separated by \\n. Every tag must come from your latest read of the " +
       "file, and the edits are applied together or not at all: if any tag is stale nothing is written and " +
       "the error shows the current lines with fresh tags. The file must have been read first in this run. " +
+      "Send a tag alone (or with its own line number in front; a number that is not the tag's line is refused). " +
       "The result shows the changed lines with their new tags.",
     inputSchema: editFileSchema,
     annotations: { destructive: true },
