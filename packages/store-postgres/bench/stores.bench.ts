@@ -1,0 +1,81 @@
+// Postgres beside JSONL and SQLite, in one run: `pnpm --filter @bridle/store-postgres bench`.
+// Postgres runs on the throwaway loopback server test/postgres-server.ts starts (fsync and synchronous_commit
+// on, as shipped), or on BRIDLE_DATABASE_URL's; JSONL and SQLite with durability "append" (fsync per append).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { SessionStore } from "@bridle/core";
+import { JsonlSessionStore } from "@bridle/store-jsonl";
+import { SqliteSessionStore } from "@bridle/store-sqlite";
+import { numberedEvent } from "@bridle/testing";
+import { bench, describe } from "vitest";
+import { PostgresSessionStore } from "../src/index.js";
+import { databaseUrl, skipReason } from "../test/database.js";
+
+const root = mkdtempSync(join(tmpdir(), "bridle-pg-bench-"));
+process.once("exit", () => rmSync(root, { recursive: true, force: true }));
+
+let counter = 0;
+const fresh = (): string => `case_${counter++}`;
+
+type Kind = "jsonl" | "sqlite" | "postgres";
+const KINDS: readonly Kind[] = skipReason ? ["jsonl", "sqlite"] : ["jsonl", "sqlite", "postgres"];
+if (skipReason) console.warn(`postgres left out of the benchmark: ${skipReason}`);
+
+function open(kind: Kind, place: string, durability: "append" | "none" = "append"): Promise<SessionStore> {
+  if (kind === "jsonl") return JsonlSessionStore.open({ dir: join(root, place), durability });
+  if (kind === "sqlite") return SqliteSessionStore.open({ path: join(root, `${place}.db`), durability });
+  return PostgresSessionStore.open({ connectionString: databaseUrl, schema: place, max: 2 });
+}
+
+const once = { time: 0, iterations: 1, warmupTime: 0, warmupIterations: 0 } as const;
+
+/** Runs `prepare` once, however many benches ask (vitest's bench mode runs no beforeAll hooks). */
+function memo(prepare: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () => {
+    done ??= prepare();
+    return done;
+  };
+}
+const events = Array.from({ length: 100_000 }, (_, i) => numberedEvent(i));
+
+async function appendAll(kind: Kind, total: number, batchSize: number): Promise<void> {
+  const store = await open(kind, fresh());
+  await store.createSession({ id: "s" });
+  for (let i = 0; i < total; i += batchSize) await store.append("s", events.slice(i, i + batchSize));
+  await store.close();
+}
+
+describe("2,000 appends of one event, durable per append", () => {
+  for (const kind of KINDS) bench(kind, () => appendAll(kind, 2_000, 1), once);
+});
+
+describe("100,000 events appended in batches of 100, durable per batch", () => {
+  for (const kind of KINDS) bench(kind, () => appendAll(kind, 100_000, 100), once);
+});
+
+describe("loading a 100,000-event session", () => {
+  const places: Record<Kind, string> = { jsonl: fresh(), sqlite: fresh(), postgres: fresh() };
+  const setup = memo(async () => {
+    for (const kind of KINDS) {
+      const store = await open(kind, places[kind], "none");
+      await store.createSession({ id: "long" });
+      for (let i = 0; i < events.length; i += 1000) await store.append("long", events.slice(i, i + 1000));
+      await store.close();
+    }
+  });
+  for (const kind of KINDS) {
+    bench(
+      kind,
+      async () => {
+        const store = await open(kind, places[kind]);
+        let count = 0;
+        for await (const _ of store.read("long")) count++;
+        await store.close();
+        if (count !== events.length) throw new Error(`read ${count} events`);
+      },
+      { ...once, iterations: 3, setup },
+    );
+  }
+});
