@@ -77,12 +77,23 @@ export async function composeTools(
     instructions = registry.catalog();
   }
   if (settings.mcp && settings.mcpConfig !== undefined) {
-    const { McpServers } = await import("@bridle/tools-mcp");
+    const { McpServers, loopbackAuthorization } = await import("@bridle/tools-mcp");
     // The text read when the settings were loaded (McpServers takes JSON text, not a path).
     const servers = new McpServers(settings.mcpConfig, {
       workspaceFolder: settings.cwd,
       // What the config holds that is not used (a key, a server needing a VS Code prompt) is said, not dropped.
       onWarning: (warning) => process.stderr.write(`bridle: warning: ${warning.message}\n`),
+      // A server that asks for OAuth, with a person at the terminal: the sign-in URL is printed and the
+      // redirect received on a loopback port; sessions are kept per server (0600) in the user's config
+      // folder. Without a terminal nobody could sign in, and the server fails to connect at once.
+      ...(process.stdin.isTTY
+        ? {
+            oauth: loopbackAuthorization({
+              open: (server, url) =>
+                void process.stderr.write(`bridle: sign in to MCP server "${server}": ${url.href}\n`),
+            }),
+          }
+        : {}),
     });
     closers.push(() => servers.close());
     try {
