@@ -8,6 +8,9 @@ import {
   type CallToolResult,
   type CallToolResultSchema,
   CompatibilityCallToolResultSchema,
+  type CreateMessageRequest,
+  CreateMessageRequestSchema,
+  type CreateMessageResult,
   type ElicitRequest,
   ElicitRequestSchema,
   type ElicitResult,
@@ -51,9 +54,14 @@ export interface ConnectionSettings {
   readonly onElicitation: ((request: McpElicitation) => Promise<ElicitResult>) | undefined;
   /** OAuth for HTTP servers that ask for it. */
   readonly oauth: McpOAuthOptions | undefined;
+  /** Answers a server's sampling request (a completion from the harness's model); absent: not offered. */
+  readonly onSampling: ((request: McpSamplingRequest) => Promise<CreateMessageResult>) | undefined;
   /** Receives the server's log messages (`notifications/message`). */
   readonly onLog: ((server: string, message: LoggingMessageNotification["params"]) => void) | undefined;
 }
+
+/** A server's request for a completion from the client's model, naming the server. */
+export type McpSamplingRequest = CreateMessageRequest["params"] & { readonly server: string };
 
 /** A server's request for input from the user, naming the server. */
 export type McpElicitation = ElicitRequest["params"] & { readonly server: string };
@@ -436,6 +444,8 @@ export class McpConnection {
           roots: { listChanged: false },
           // SEP-1034: an accepted form gets the defaults its schema names for fields left out.
           elicitation: { form: { applyDefaults: true } },
+          // Offered only when the caller can answer (through its model, behind its own approval).
+          ...(this.#settings.onSampling ? { sampling: {} } : {}),
         },
         listChanged: {
           tools: {
@@ -467,6 +477,12 @@ export class McpConnection {
       if (!answer) return { action: "decline" };
       return answer({ ...request.params, server: this.name });
     });
+    const sample = this.#settings.onSampling;
+    if (sample) {
+      client.setRequestHandler(CreateMessageRequestSchema, (request) =>
+        sample({ ...request.params, server: this.name }),
+      );
+    }
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       this.#settings.onLog?.(this.name, notification.params);
       // Log lines sent while calls wait reach those runs as progress, next to the call they concern.

@@ -8,7 +8,12 @@ export {
   parseMcpConfig,
   type StdioServerConfig,
 } from "./config.js";
-export type { ConnectionState, ConnectionStatus, McpElicitation } from "./connection.js";
+export type {
+  ConnectionState,
+  ConnectionStatus,
+  McpElicitation,
+  McpSamplingRequest,
+} from "./connection.js";
 export { inputSchemaFromJson } from "./json-schema.js";
 export { mapAnnotations } from "./mcp-tool.js";
 export {

@@ -1,12 +1,18 @@
 import { type AnyTool, BridleError, errorMessage, mcpToolName, toolSchemaOf } from "@bridle/core";
 import type {
+  CreateMessageResult,
   ElicitResult,
   GetPromptResult,
   LoggingMessageNotification,
   Prompt,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type McpConfigInput, type McpServerConfig, parseMcpConfig } from "./config.js";
-import { type ConnectionStatus, McpConnection, type McpElicitation } from "./connection.js";
+import {
+  type ConnectionStatus,
+  McpConnection,
+  type McpElicitation,
+  type McpSamplingRequest,
+} from "./connection.js";
 import { buildMcpTool } from "./mcp-tool.js";
 import type { McpOAuthOptions } from "./oauth.js";
 import { resourceTools } from "./resource-tools.js";
@@ -63,6 +69,11 @@ export interface McpServersOptions {
    * Sessions are kept per server in a 0600 file under the user's config folder unless `store` is given.
    */
   readonly oauth?: McpOAuthOptions;
+  /**
+   * Answers a server's `sampling/createMessage` with a completion from your model (put your approval in
+   * front of it). Without it sampling is not offered to servers.
+   */
+  readonly onSampling?: (request: McpSamplingRequest) => Promise<CreateMessageResult>;
   /** A server's log messages. Those sent during a call also reach its run as `tool_progress` (`log`). */
   readonly onLog?: (server: string, message: LoggingMessageNotification["params"]) => void;
   /** A server said its tools, prompts or resources changed (tools are refetched before this is told). */
@@ -142,6 +153,7 @@ export class McpServers implements AsyncDisposable {
       workspaceFolder: options.workspaceFolder ?? process.cwd(),
       onElicitation: options.onElicitation,
       onLog: options.onLog,
+      onSampling: options.onSampling,
       oauth: options.oauth,
     };
     this.#connections = Object.entries(servers).map(

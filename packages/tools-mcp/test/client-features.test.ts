@@ -85,6 +85,31 @@ describe("client features", () => {
     expect(changes).toEqual(["toy:tools"]);
   });
 
+  it("offers sampling only with onSampling, which answers server-everything's request", async () => {
+    const asked: unknown[] = [];
+    const mcp = new McpServers(
+      { mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, "stdio"] } } },
+      {
+        onSampling: async (request) => {
+          asked.push(request);
+          return { role: "assistant", model: "scripted", content: { type: "text", text: "sampled answer" } };
+        },
+      },
+    );
+    cleanup.push(() => mcp.close());
+    const tool = byName(await mcp.tools(), "mcp_everything_trigger-sampling-request");
+    const output = textOf(await callTool(tool, { prompt: "say hi", maxTokens: 20 }));
+    expect(output).toContain("sampled answer");
+    expect(asked).toMatchObject([{ server: "everything", maxTokens: 20 }]);
+
+    const without = new McpServers({
+      mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, "stdio"] } },
+    });
+    cleanup.push(() => without.close());
+    const names = (await without.tools()).map((t) => t.name);
+    expect(names).not.toContain("mcp_everything_trigger-sampling-request");
+  });
+
   it("server-everything sees the root and gets a declined elicitation", async () => {
     const mcp = new McpServers(
       { mcpServers: { everything: { command: process.execPath, args: [EVERYTHING_SERVER, "stdio"] } } },
