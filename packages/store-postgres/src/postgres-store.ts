@@ -147,7 +147,9 @@ export class PostgresSessionStore implements SessionStore {
     // Sorted so two batches sharing blobs take their row locks in one order (no deadlock).
     const hashes = [...blobs.keys()].sort();
     return this.#transaction(async (client) => {
-      // The row lock serializes every writer of this session, in any process, until commit.
+      // The row lock serializes every writer of this session, in any process, until commit. It is taken
+      // by a statement of its own: a single statement that locked and then updated the row could, after
+      // waiting for another writer, skip its own update (the 100-SIGKILL test caught exactly that).
       const { rows } = await client.query<{ last_seq: string }>(
         `SELECT last_seq FROM ${this.#t.sessions} WHERE id = $1 FOR UPDATE`,
         [sessionId],
@@ -255,15 +257,25 @@ export class PostgresSessionStore implements SessionStore {
     if (row.parent_id !== null && parentSeq !== null && fromSeq <= parentSeq) {
       yield* this.#readUpTo(await this.#require(row.parent_id), fromSeq, Math.min(toSeq, parentSeq));
     }
-    let next = Math.max(fromSeq, parentSeq === null ? 0 : parentSeq + 1);
-    let last: RunEvent | undefined;
-    for (;;) {
-      const { rows: page } = await this.#query<{ seq: string; body: string; has_blobs: boolean }>(
+    const fetchPage = async (from: number) => {
+      const { rows } = await this.#query<{ seq: string; body: string; has_blobs: boolean }>(
         `SELECT seq, body, has_blobs FROM ${this.#t.events}
          WHERE session_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq LIMIT $4`,
-        [row.id, next, toSeq, PAGE],
+        [row.id, from, toSeq, PAGE],
       );
-      const lookup = await this.#blobsFor(page);
+      return { rows, lookup: await this.#blobsFor(rows) };
+    };
+    let pending = fetchPage(Math.max(fromSeq, parentSeq === null ? 0 : parentSeq + 1));
+    let last: RunEvent | undefined;
+    for (;;) {
+      const { rows: page, lookup } = await pending;
+      const more = page.length === PAGE;
+      if (more) {
+        // The next page is fetched while this one is decoded and consumed. A reader that stops early
+        // leaves it unread: its failure then has no one to tell, so it is caught here.
+        pending = fetchPage(Number(page.at(-1)?.seq) + 1);
+        pending.catch(() => {});
+      }
       for (const { seq, body, has_blobs } of page) {
         const sessionSeq = Number(seq);
         const parsed = parseBody(body);
@@ -283,8 +295,7 @@ export class PostgresSessionStore implements SessionStore {
         last = restored.event;
         yield { sessionSeq, ...restored };
       }
-      if (page.length < PAGE) return;
-      next = Number(page.at(-1)?.seq ?? next) + 1;
+      if (!more) return;
     }
   }
 
