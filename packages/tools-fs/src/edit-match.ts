@@ -84,7 +84,59 @@ export function planEdit(
       }
     }
   }
+  const numbered = withoutLineNumbers(oldString, newString);
+  if (numbered !== undefined) {
+    for (const candidate of lineEndingVariants(numbered.candidate, crlfFile, format)) {
+      // The numbers say where the text is: it is used there or nowhere, whatever else matches.
+      const at = occurrences(text, candidate.search).find(
+        (start) => (start === 0 || text[start - 1] === "\n") && lineOf(text, start) === numbered.line,
+      );
+      if (at !== undefined) return apply(text, format, candidate, [at]);
+    }
+  }
   throw new ToolFailure("InvalidInput", notFoundMessage(text, oldString));
+}
+
+const NUMBER_PREFIX = /^ *(\d+)\t/;
+
+/**
+ * old_string (and new_string) copied with read_file's `<number><TAB>` prefixes: the strings without them
+ * and the line the first prefix names, when every line of old_string carries one, numbered consecutively,
+ * and new_string's lines carry one on every line or on none.
+ */
+function withoutLineNumbers(
+  oldString: string,
+  newString: string,
+): { candidate: Candidate; line: number } | undefined {
+  const strip = (value: string, consecutive: boolean): { text: string; first: number } | undefined => {
+    const lines = value.split("\n");
+    const last = lines.length > 1 && lines.at(-1) === "" ? lines.pop() : undefined;
+    let first: number | undefined;
+    const out: string[] = [];
+    for (const [i, line] of lines.entries()) {
+      const match = NUMBER_PREFIX.exec(line);
+      if (!match) return undefined;
+      const number = Number(match[1]);
+      first ??= number;
+      if (consecutive && number !== first + i) return undefined;
+      out.push(line.slice(match[0].length));
+    }
+    if (last !== undefined) out.push(last);
+    return first === undefined ? undefined : { text: out.join("\n"), first };
+  };
+  const search = strip(oldString, true);
+  if (search === undefined || search.text.trim() === "") return undefined;
+  const stripped = strip(newString, false);
+  const anyPrefixed = newString.split("\n").some((line) => NUMBER_PREFIX.test(line));
+  if (stripped === undefined && anyPrefixed && newString !== "") return undefined;
+  return {
+    line: search.first,
+    candidate: {
+      search: search.text,
+      replacement: stripped?.text ?? newString,
+      repairs: ["read_file's line-number prefixes were removed from old_string (and new_string)"],
+    },
+  };
 }
 
 function* lineEndingVariants(

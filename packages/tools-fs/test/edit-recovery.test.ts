@@ -119,6 +119,31 @@ describe("did you mean", () => {
   });
 });
 
+describe("read_file's line numbers pasted into old_string", () => {
+  it("are removed when they name the place the text is, and only there", async () => {
+    const fx = await fixture();
+    await fx.files({ "t.ts": "x();\nrun();\nx();\nrun();\n" });
+    await fx.call(fx.kit.readFile, { path: "t.ts" });
+    // "run();" is in two places; the numbers pick line 4.
+    const out = await edit(fx, "t.ts", "3\tx();\n4\trun();", "3\tx();\n4\tstop();");
+    expect(text(out)).toContain("line-number prefixes were removed");
+    expect(await content(fx, "t.ts")).toBe("x();\nrun();\nx();\nstop();\n");
+    // Numbers that do not name where the text is, or are not consecutive, are not guessed from.
+    for (const old_string of ["2\tx();", "1\tx();\n3\trun();"]) {
+      const wrong = await fx.fail(fx.kit.editFile, { path: "t.ts", old_string, new_string: "y();" });
+      expect(wrong.kind).toBe("InvalidInput");
+    }
+    // new_string with numbers on some lines only is not guessed at either.
+    const mixed = await fx.fail(fx.kit.editFile, {
+      path: "t.ts",
+      old_string: "1\tx();",
+      new_string: "1\ty();\nz();",
+    });
+    expect(mixed.kind).toBe("InvalidInput");
+    expect(await content(fx, "t.ts")).toBe("x();\nrun();\nx();\nstop();\n");
+  });
+});
+
 describe("a bare line break at either end of old_string", () => {
   it("cannot join the neighbouring line onto the new text", async () => {
     const fx = await fixture();
