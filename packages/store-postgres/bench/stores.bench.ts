@@ -15,8 +15,11 @@ import { databaseUrl, skipReason } from "../test/database.js";
 const root = mkdtempSync(join(tmpdir(), "bridle-pg-bench-"));
 process.once("exit", () => rmSync(root, { recursive: true, force: true }));
 
+// Postgres schemas are named apart from anything else in a BRIDLE_DATABASE_URL database, and left there
+// (vitest's bench mode has no teardown hook): drop the `bridle_bench_*` schemas after.
+const run = Math.random().toString(36).slice(2, 8);
 let counter = 0;
-const fresh = (): string => `case_${counter++}`;
+const fresh = (): string => `bridle_bench_${run}_${counter++}`;
 
 type Kind = "jsonl" | "sqlite" | "postgres";
 const KINDS: readonly Kind[] = skipReason ? ["jsonl", "sqlite"] : ["jsonl", "sqlite", "postgres"];

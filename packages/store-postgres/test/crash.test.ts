@@ -4,9 +4,9 @@ import { runCrashTrials, tempWorkspace } from "@bridle/testing";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresSessionStore } from "../src/index.js";
-import { childBundle, databaseUrl, freshSchema, skipReason } from "./database.js";
+import { childBundle, databaseUrl, freshSchema, skipNote, skipReason } from "./database.js";
 
-describe.skipIf(skipReason !== "")(`SIGKILLed writers ${skipReason}`, () => {
+describe.skipIf(skipReason !== "")(`SIGKILLed writers${skipNote}`, () => {
   let dir: string;
   let cleanup: () => Promise<void>;
   let writer: string;

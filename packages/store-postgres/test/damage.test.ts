@@ -4,11 +4,11 @@ import { readAll, sampleRunEvents } from "@bridle/testing";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { PostgresSessionStore } from "../src/index.js";
-import { databaseUrl, freshSchema, skipReason } from "./database.js";
+import { databaseUrl, freshSchema, skipNote, skipReason } from "./database.js";
 
 const big = (tag: string) => `${tag}:${"0123456789abcdef".repeat(2048)}\u0000end`;
 
-describe.skipIf(skipReason !== "")(`damage ${skipReason}`, () => {
+describe.skipIf(skipReason !== "")(`damage${skipNote}`, () => {
   it("reports an unreadable row, a missing blob and an altered blob in place; the rest loads", async () => {
     const { schema, drop } = freshSchema("dmg");
     const store = await PostgresSessionStore.open({ connectionString: databaseUrl, schema });

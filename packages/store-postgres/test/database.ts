@@ -8,6 +8,8 @@ import { SKIP_VARIABLE, URL_VARIABLE } from "./postgres-server.js";
 export const databaseUrl = process.env[URL_VARIABLE] ?? "";
 export const skipReason = databaseUrl ? "" : (process.env[SKIP_VARIABLE] ?? "no Postgres for the tests");
 if (skipReason) console.warn(`store-postgres tests skipped: ${skipReason}`);
+/** Appended to a suite's name, so a skipped run says why. */
+export const skipNote = skipReason ? ` (skipped: ${skipReason})` : "";
 
 /** A schema name no other test uses, and a way to drop it after. */
 export function freshSchema(prefix = "t"): { schema: string; drop: () => Promise<void> } {

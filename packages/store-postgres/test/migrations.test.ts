@@ -3,9 +3,9 @@
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { MIGRATIONS, PostgresSessionStore } from "../src/index.js";
-import { databaseUrl, freshSchema, skipReason } from "./database.js";
+import { databaseUrl, freshSchema, skipNote, skipReason } from "./database.js";
 
-describe.skipIf(skipReason !== "")(`migrations ${skipReason}`, () => {
+describe.skipIf(skipReason !== "")(`migrations${skipNote}`, () => {
   it("migrates once when six stores open a new schema at the same moment", async () => {
     const { schema, drop } = freshSchema("mig");
     try {

@@ -6,9 +6,9 @@ import { numberedEvent, readAll, tempWorkspace } from "@bridle/testing";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresSessionStore } from "../src/index.js";
-import { childBundle, databaseUrl, freshSchema, skipReason } from "./database.js";
+import { childBundle, databaseUrl, freshSchema, skipNote, skipReason } from "./database.js";
 
-describe.skipIf(skipReason !== "")(`several writer processes ${skipReason}`, () => {
+describe.skipIf(skipReason !== "")(`several writer processes${skipNote}`, () => {
   let dir: string;
   let cleanup: () => Promise<void>;
   let writer: string;
