@@ -443,7 +443,9 @@ export class McpConnection {
         capabilities: {
           roots: { listChanged: false },
           // SEP-1034: an accepted form gets the defaults its schema names for fields left out.
-          elicitation: { form: { applyDefaults: true } },
+          // URL mode too: a server that sends the user to a page is asked like any other (and declined
+          // when nobody can answer).
+          elicitation: { form: { applyDefaults: true }, url: {} },
           // Offered only when the caller can answer (through its model, behind its own approval).
           ...(this.#settings.onSampling ? { sampling: {} } : {}),
         },

@@ -121,6 +121,14 @@ describe("client features", () => {
     expect(roots).toContain("URI: file:///tmp");
     const elicited = textOf(await callTool(byName(tools, "mcp_everything_trigger-elicitation-request"), {}));
     expect(elicited).toContain("declined");
+    // URL mode reaches the same decision.
+    const url = textOf(
+      await callTool(byName(tools, "mcp_everything_trigger-url-elicitation"), {
+        url: "https://example.test/connect",
+        message: "Connect your account",
+      }),
+    );
+    expect(url).toMatch(/decline/i);
     const prompts = (await mcp.listPrompts()).map((prompt) => prompt.name);
     expect(prompts).toEqual(expect.arrayContaining(["simple-prompt", "args-prompt"]));
   });
