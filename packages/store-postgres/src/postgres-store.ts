@@ -147,9 +147,7 @@ export class PostgresSessionStore implements SessionStore {
     // Sorted so two batches sharing blobs take their row locks in one order (no deadlock).
     const hashes = [...blobs.keys()].sort();
     return this.#transaction(async (client) => {
-      // The row lock serializes every writer of this session, in any process, until commit. It is taken
-      // by a statement of its own: a single statement that locked and then updated the row could, after
-      // waiting for another writer, skip its own update (the 100-SIGKILL test caught exactly that).
+      // The row lock serializes every writer of this session, in any process, until commit.
       const { rows } = await client.query<{ last_seq: string }>(
         `SELECT last_seq FROM ${this.#t.sessions} WHERE id = $1 FOR UPDATE`,
         [sessionId],

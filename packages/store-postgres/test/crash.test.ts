@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { runCrashTrials, tempWorkspace } from "@bridle/testing";
 import { build } from "esbuild";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresSessionStore } from "../src/index.js";
 import { childBundle, databaseUrl, freshSchema, skipNote, skipReason } from "./database.js";
@@ -18,15 +19,42 @@ describe.skipIf(skipReason !== "")(`SIGKILLed writers${skipNote}`, () => {
   });
   afterAll(() => cleanup());
 
+  // A killed writer's server session can outlive it by a moment (a COMMIT it sent lands after it died:
+  // stored whole, never acknowledged). The check waits for that session to end, then reads a settled store.
+  const writerUrl = (): string => {
+    const url = new URL(databaseUrl);
+    url.searchParams.set("application_name", "bridle_crash_writer");
+    return url.toString();
+  };
+  async function settled(): Promise<void> {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      for (let i = 0; i < 500; i++) {
+        const { rows } = await client.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'bridle_crash_writer'",
+        );
+        if (rows[0]?.n === 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error("a killed writer's server session did not end within 10 s");
+    } finally {
+      await client.end();
+    }
+  }
+
   it("keeps every acknowledged batch and no partial one through 100 SIGKILLs", async () => {
     const { schema, drop } = freshSchema("crash");
     try {
       const report = await runCrashTrials({
         spawn: () =>
-          spawn(process.execPath, [writer, databaseUrl, schema, "crashy"], {
+          spawn(process.execPath, [writer, writerUrl(), schema, "crashy"], {
             stdio: ["ignore", "pipe", "pipe"],
           }),
-        open: () => PostgresSessionStore.open({ connectionString: databaseUrl, schema, max: 1 }),
+        open: async () => {
+          await settled();
+          return PostgresSessionStore.open({ connectionString: databaseUrl, schema, max: 1 });
+        },
         sessionId: "crashy",
         trials: 100,
       });
