@@ -4,8 +4,9 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { numberedEvent, readAll, tempWorkspace } from "@bridle/testing";
 import { build } from "esbuild";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PostgresSessionStore } from "../src/index.js";
+import { MIGRATIONS, PostgresSessionStore } from "../src/index.js";
 import { childBundle, databaseUrl, freshSchema, skipNote, skipReason } from "./database.js";
 
 describe.skipIf(skipReason !== "")(`several writer processes${skipNote}`, () => {
@@ -78,6 +79,36 @@ describe.skipIf(skipReason !== "")(`several writer processes${skipNote}`, () => 
       expect((await store.get("shared"))?.lastSeq).toBe(stored.length - 1);
     } finally {
       await store.close();
+      await drop();
+    }
+  });
+
+  it("4 processes starting together on an empty schema migrate it once and share one session", async () => {
+    const { schema, drop } = freshSchema("writers");
+    try {
+      const acks = await Promise.all([0, 1, 2, 3].map((id) => runWriter(schema, id, 10)));
+      const store = await PostgresSessionStore.open({ connectionString: databaseUrl, schema });
+      try {
+        const stored = await readAll(store, "shared");
+        const written = acks.flat().reduce((sum, line) => {
+          const [firstSeq, lastSeq] = line.split(" ").slice(1).map(Number) as [number, number];
+          return sum + lastSeq - firstSeq + 1;
+        }, 0);
+        expect(stored.map((s) => s.sessionSeq)).toEqual(Array.from({ length: written }, (_, i) => i));
+      } finally {
+        await store.close();
+      }
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        const { rows } = await client.query(
+          `SELECT version FROM "${schema}".schema_migrations ORDER BY version`,
+        );
+        expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+      } finally {
+        await client.end();
+      }
+    } finally {
       await drop();
     }
   });
