@@ -129,7 +129,6 @@ export class PostgresSessionStore implements SessionStore {
   ): Promise<{ readonly firstSeq: number; readonly lastSeq: number }> {
     this.#assertOpen();
     assertSessionId(sessionId);
-    const seqs: number[] = [];
     const types: string[] = [];
     const bodies: string[] = [];
     const withBlobs: boolean[] = [];
@@ -146,39 +145,43 @@ export class PostgresSessionStore implements SessionStore {
     }
     // Sorted so two batches sharing blobs take their row locks in one order (no deadlock).
     const hashes = [...blobs.keys()].sort();
-    return this.#transaction(async (client) => {
-      // The row lock serializes every writer of this session, in any process, until commit.
-      const { rows } = await client.query<{ last_seq: string }>(
-        `SELECT last_seq FROM ${this.#t.sessions} WHERE id = $1 FOR UPDATE`,
-        [sessionId],
-      );
-      const row = rows[0];
+    // Three round trips: BEGIN with the lock, one statement that writes, COMMIT. The row lock serializes
+    // every writer of this session, in any process, until commit. The id is inlined so BEGIN and the lock
+    // go as one simple query: assertSessionId has allowed only letters, digits, "-" and "_".
+    const lock = `SELECT last_seq FROM ${this.#t.sessions} WHERE id = '${sessionId}' FOR UPDATE`;
+    return this.#transaction(async (client, locked) => {
+      const row = (locked?.rows as { last_seq: string }[] | undefined)?.[0];
       if (!row) throw new BridleError("not_found", `no session "${sessionId}"`);
       const last = Number(row.last_seq);
       if (events.length === 0) return { firstSeq: last + 1, lastSeq: last };
-      for (let i = 0; i < events.length; i++) seqs.push(last + 1 + i);
-      if (hashes.length > 0) {
-        // A stored copy that no longer matches its hash is damaged: writing the same content repairs it.
-        await client.query(
-          `INSERT INTO ${this.#t.blobs} (hash, content) SELECT * FROM unnest($1::text[], $2::text[])
-           ON CONFLICT (hash) DO UPDATE SET content = excluded.content
-           WHERE ${this.#t.blobs}.content IS DISTINCT FROM excluded.content`,
-          [hashes, hashes.map((hash) => JSON.stringify(blobs.get(hash)))],
-        );
-      }
-      await client.query(
-        `INSERT INTO ${this.#t.events} (session_id, seq, type, body, has_blobs, search)
-         SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::boolean[], $6::tsvector[])`,
-        [sessionId, seqs, types, bodies, withBlobs, vectors],
-      );
+      const seqs = events.map((_, i) => last + 1 + i);
       const lastSeq = last + events.length;
-      await client.query(`UPDATE ${this.#t.sessions} SET last_seq = $1, updated_at = $2 WHERE id = $3`, [
-        lastSeq,
-        Date.now(),
-        sessionId,
-      ]);
+      // A stored blob that no longer matches its hash is damaged: writing the same content repairs it.
+      await client.query(
+        `WITH b AS (
+           INSERT INTO ${this.#t.blobs} (hash, content) SELECT * FROM unnest($6::text[], $7::text[])
+           ON CONFLICT (hash) DO UPDATE SET content = excluded.content
+           WHERE ${this.#t.blobs}.content IS DISTINCT FROM excluded.content
+         ), e AS (
+           INSERT INTO ${this.#t.events} (session_id, seq, type, body, has_blobs, search)
+           SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::boolean[], $8::tsvector[])
+         )
+         UPDATE ${this.#t.sessions} SET last_seq = $9, updated_at = $10 WHERE id = $1`,
+        [
+          sessionId,
+          seqs,
+          types,
+          bodies,
+          withBlobs,
+          hashes,
+          hashes.map((hash) => JSON.stringify(blobs.get(hash))),
+          vectors,
+          lastSeq,
+          Date.now(),
+        ],
+      );
       return { firstSeq: last + 1, lastSeq };
-    });
+    }, lock);
   }
 
   async *read(sessionId: string, fromSeq = 0): AsyncGenerator<StoredEvent> {
@@ -371,7 +374,11 @@ export class PostgresSessionStore implements SessionStore {
     }
   }
 
-  async #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  /** Runs `work` in a transaction; `first` is sent with BEGIN as one query and its result handed over. */
+  async #transaction<T>(
+    work: (client: pg.PoolClient, first: pg.QueryResult | undefined) => Promise<T>,
+    first?: string,
+  ): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.#pool.connect();
@@ -382,10 +389,11 @@ export class PostgresSessionStore implements SessionStore {
     }
     let broken: Error | undefined;
     try {
-      await client.query("BEGIN");
       let result: T;
       try {
-        result = await work(client);
+        // A multi-statement query yields one result per statement (node-postgres types only the single case).
+        const begun: unknown = await client.query(first === undefined ? "BEGIN" : `BEGIN; ${first}`);
+        result = await work(client, first === undefined ? undefined : (begun as pg.QueryResult[])[1]);
       } catch (error) {
         await client.query("ROLLBACK").catch((rollback: Error) => {
           broken = rollback;
