@@ -2,10 +2,9 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { runCrashTrials, tempWorkspace } from "@bridle/testing";
 import { build } from "esbuild";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresSessionStore } from "../src/index.js";
-import { childBundle, databaseUrl, freshSchema, skipNote, skipReason } from "./database.js";
+import { childBundle, databaseUrl, freshSchema, skipNote, skipReason, withClient } from "./database.js";
 
 describe.skipIf(skipReason !== "")(`SIGKILLed writers${skipNote}`, () => {
   let dir: string;
@@ -27,9 +26,7 @@ describe.skipIf(skipReason !== "")(`SIGKILLed writers${skipNote}`, () => {
     return url.toString();
   };
   async function settled(): Promise<void> {
-    const client = new pg.Client({ connectionString: databaseUrl });
-    await client.connect();
-    try {
+    await withClient(async (client) => {
       for (let i = 0; i < 500; i++) {
         const { rows } = await client.query<{ n: number }>(
           "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'bridle_crash_writer'",
@@ -38,9 +35,7 @@ describe.skipIf(skipReason !== "")(`SIGKILLed writers${skipNote}`, () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       throw new Error("a killed writer's server session did not end within 10 s");
-    } finally {
-      await client.end();
-    }
+    });
   }
 
   it("keeps every acknowledged batch and no partial one through 100 SIGKILLs", async () => {

@@ -17,15 +17,30 @@ export function freshSchema(prefix = "t"): { schema: string; drop: () => Promise
   return {
     schema,
     async drop() {
-      const client = new pg.Client({ connectionString: databaseUrl });
-      await client.connect();
-      try {
-        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      } finally {
-        await client.end();
-      }
+      await withClient((client) => client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`));
     },
   };
+}
+
+/** Runs `work` on a connection of its own, closed after. */
+export async function withClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The versions recorded in a schema's schema_migrations, in order. */
+export function migrationVersions(schema: string): Promise<number[]> {
+  return withClient(async (client) => {
+    const { rows } = await client.query<{ version: number }>(
+      `SELECT version FROM "${schema}".schema_migrations ORDER BY version`,
+    );
+    return rows.map((row) => row.version);
+  });
 }
 
 /**

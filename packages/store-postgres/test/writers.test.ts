@@ -4,10 +4,16 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { numberedEvent, readAll, tempWorkspace } from "@bridle/testing";
 import { build } from "esbuild";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIGRATIONS, PostgresSessionStore } from "../src/index.js";
-import { childBundle, databaseUrl, freshSchema, skipNote, skipReason } from "./database.js";
+import {
+  childBundle,
+  databaseUrl,
+  freshSchema,
+  migrationVersions,
+  skipNote,
+  skipReason,
+} from "./database.js";
 
 describe.skipIf(skipReason !== "")(`several writer processes${skipNote}`, () => {
   let dir: string;
@@ -98,16 +104,7 @@ describe.skipIf(skipReason !== "")(`several writer processes${skipNote}`, () => 
       } finally {
         await store.close();
       }
-      const client = new pg.Client({ connectionString: databaseUrl });
-      await client.connect();
-      try {
-        const { rows } = await client.query(
-          `SELECT version FROM "${schema}".schema_migrations ORDER BY version`,
-        );
-        expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
-      } finally {
-        await client.end();
-      }
+      expect(await migrationVersions(schema)).toEqual(MIGRATIONS.map((m) => m.version));
     } finally {
       await drop();
     }
