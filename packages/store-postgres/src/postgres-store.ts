@@ -258,23 +258,29 @@ export class PostgresSessionStore implements SessionStore {
     if (row.parent_id !== null && parentSeq !== null && fromSeq <= parentSeq) {
       yield* this.#readUpTo(await this.#require(row.parent_id), fromSeq, Math.min(toSeq, parentSeq));
     }
+    // Sequence numbers are gapless, so a page is a range of them: the query then touches only that page's
+    // rows whatever plan Postgres picks (with `LIMIT`, an unanalyzed table was sorted whole for each page).
+    const end = Math.min(toSeq, Number(row.last_seq));
     const fetchPage = async (from: number) => {
       const { rows } = await this.#query<{ seq: string; body: string; has_blobs: boolean }>(
         `SELECT seq, body, has_blobs FROM ${this.#t.events}
-         WHERE session_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq LIMIT $4`,
-        [row.id, from, toSeq, PAGE],
+         WHERE session_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq`,
+        [row.id, from, Math.min(end, from + PAGE - 1)],
       );
       return { rows, lookup: await this.#blobsFor(rows) };
     };
-    let pending = fetchPage(Math.max(fromSeq, parentSeq === null ? 0 : parentSeq + 1));
+    let from = Math.max(fromSeq, parentSeq === null ? 0 : parentSeq + 1);
+    if (from > end) return;
+    let pending = fetchPage(from);
     let last: RunEvent | undefined;
     for (;;) {
       const { rows: page, lookup } = await pending;
-      const more = page.length === PAGE;
+      from += PAGE;
+      const more = from <= end;
       if (more) {
         // The next page is fetched while this one is decoded and consumed. A reader that stops early
         // leaves it unread: its failure then has no one to tell, so it is caught here.
-        pending = fetchPage(Number(page.at(-1)?.seq) + 1);
+        pending = fetchPage(from);
         pending.catch(() => {});
       }
       for (const { seq, body, has_blobs } of page) {
