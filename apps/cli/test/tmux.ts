@@ -3,7 +3,8 @@ import { CLI, NODE_FLAGS } from "./cli-harness.js";
 
 /**
  * The built CLI in a real terminal (a detached tmux session), driven the way a person drives it: typing
- * keys and reading the screen.
+ * keys and reading the screen. Each instance has a tmux server of its own (its own socket): test files run
+ * in parallel, and a shared server that exits when one file's last session ends fails another file's start.
  */
 export class TmuxCli {
   readonly #name: string;
@@ -15,7 +16,7 @@ export class TmuxCli {
   /** Starts `bridle ARGS` with these environment variables; the pane stays open after it exits. */
   start(args: readonly string[], env: Readonly<Record<string, string>>): void {
     const command = [process.execPath, ...NODE_FLAGS, CLI, ...args].map((part) => `'${part}'`).join(" ");
-    tmux(
+    this.#tmux(
       "new-session",
       "-d",
       "-s",
@@ -30,7 +31,7 @@ export class TmuxCli {
   }
 
   screen(): string {
-    return tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", this.#name);
+    return this.#tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", this.#name);
   }
 
   async waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
@@ -44,19 +45,19 @@ export class TmuxCli {
     throw new Error(`screen never showed ${pattern}; it shows:\n${last}`);
   }
 
+  #tmux(...args: string[]): string {
+    return execFileSync("tmux", ["-L", this.#name, ...args], { encoding: "utf8" });
+  }
+
   keys(...keys: string[]): void {
-    tmux("send-keys", "-t", this.#name, ...keys);
+    this.#tmux("send-keys", "-t", this.#name, ...keys);
   }
 
   kill(): void {
     try {
-      tmux("kill-session", "-t", this.#name);
+      this.#tmux("kill-server");
     } catch {
       // already gone
     }
   }
-}
-
-function tmux(...args: string[]): string {
-  return execFileSync("tmux", args, { encoding: "utf8" });
 }
