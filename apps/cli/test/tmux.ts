@@ -3,19 +3,24 @@ import { CLI, NODE_FLAGS } from "./cli-harness.js";
 
 /**
  * The built CLI in a real terminal (a detached tmux session), driven the way a person drives it: typing
- * keys and reading the screen. Each instance has a tmux server of its own (its own socket): test files run
- * in parallel, and a shared server that exits when one file's last session ends fails another file's start.
+ * keys and reading the screen. Every start gets a tmux server of its own (its own socket): test files run in
+ * parallel, and a client that reaches a server still shutting down (a shared one whose last session just
+ * ended, or this instance's previous one after kill()) fails with "server exited unexpectedly".
  */
 export class TmuxCli {
   readonly #name: string;
+  #starts = 0;
+  #socket: string;
 
   constructor(name: string) {
     this.#name = `${name}-${process.pid}`;
+    this.#socket = this.#name;
   }
 
   /** Starts `bridle ARGS` with these environment variables; the pane stays open after it exits. */
   start(args: readonly string[], env: Readonly<Record<string, string>>): void {
     const command = [process.execPath, ...NODE_FLAGS, CLI, ...args].map((part) => `'${part}'`).join(" ");
+    this.#socket = `${this.#name}-${++this.#starts}`;
     this.#tmux(
       "new-session",
       "-d",
@@ -46,7 +51,7 @@ export class TmuxCli {
   }
 
   #tmux(...args: string[]): string {
-    return execFileSync("tmux", ["-L", this.#name, ...args], { encoding: "utf8" });
+    return execFileSync("tmux", ["-L", this.#socket, ...args], { encoding: "utf8" });
   }
 
   keys(...keys: string[]): void {
