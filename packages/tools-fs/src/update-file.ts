@@ -150,10 +150,13 @@ async function resolveForCreate(workspace: Workspace, path: string): Promise<str
   let ancestor = dirname(absolute);
   const missing: string[] = [];
   for (;;) {
-    const found = await lstat(ancestor).catch((error: unknown) => {
-      if (isErrno(error, "ENOENT")) return undefined;
-      throw error;
-    });
+    const found = await raced(
+      path,
+      lstat(ancestor).catch((error: unknown) => {
+        if (isErrno(error, "ENOENT")) return undefined;
+        throw error;
+      }),
+    );
     if (found) break;
     const up = dirname(ancestor);
     if (up === ancestor) throw changedUnder(path);
@@ -170,9 +173,13 @@ async function resolveForCreate(workspace: Workspace, path: string): Promise<str
   let dir = await holdDir(workspace, realAncestor, path);
   try {
     for (const part of missing) {
-      await mkdir(within(dir, part)).catch((error: unknown) => {
-        if (!isErrno(error, "EEXIST")) throw error;
-      });
+      // The held folder can be removed under us (its descriptor then names a deleted folder): a Conflict.
+      await raced(
+        path,
+        mkdir(within(dir, part)).catch((error: unknown) => {
+          if (!isErrno(error, "EEXIST")) throw error;
+        }),
+      );
       const next = await holdDir(workspace, within(dir, part), path);
       await dir.handle.close();
       dir = next;
