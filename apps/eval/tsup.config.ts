@@ -1,0 +1,7 @@
+import { packageBuild } from "@bridle/tooling/tsup";
+
+export default packageBuild({
+  entry: ["src/main.ts"],
+  banner: "#!/usr/bin/env node",
+  splitting: true,
+});
