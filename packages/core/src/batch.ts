@@ -8,6 +8,7 @@ import { type ParsedArguments, parseToolArguments } from "./repair.js";
 import type { RunContext } from "./run-context.js";
 import type { AnyTool } from "./tool.js";
 import { type CallEnvironment, cancelledResult, executeCall, failureResult } from "./tool-call.js";
+import { truncatedCallResult } from "./truncated-call.js";
 import type { Workspace } from "./workspace.js";
 
 /**
@@ -39,6 +40,8 @@ export interface BatchSetup {
   readonly hooks: RunHooks;
   /** Last step before a result is recorded (spilling a large one to a file). */
   readonly finishResult?: (result: ToolResultMessage) => Promise<ToolResultMessage>;
+  /** The turn stopped at max_tokens: every call is recorded and answered as truncated, none runs. */
+  readonly truncated?: boolean;
 }
 
 export type BatchOutcome =
@@ -67,6 +70,7 @@ export async function runBatch(
   resumed?: ReadonlyMap<string, SettledApproval>,
 ): Promise<BatchOutcome> {
   const { context, hooks } = setup;
+  if (setup.truncated) return answerTruncated(context, calls);
   const prepared: PreparedCall[] = calls.map((call) => {
     const tool = setup.tools.get(call.name);
     return { call, tool, parsed: tool ? parseToolArguments(tool.inputSchema, call.arguments) : undefined };
@@ -108,22 +112,11 @@ export async function runBatch(
     settled = map;
   }
 
-  for (const { call, parsed } of prepared) {
-    context.emit({ type: "tool_call_requested", toolCall: call, repairs: parsed?.ok ? parsed.repairs : [] });
-  }
-  const recordError = await context.recorded();
-  if (recordError !== undefined) {
-    for (const { call } of prepared) {
-      context.emit({ type: "tool_call_completed", result: cancelledResult(call), durationMs: 0 });
-    }
-    return {
-      paused: false,
-      infrastructureError: new BridleError(
-        "store_write",
-        `recording the run failed: ${errorMessage(recordError)}`,
-      ),
-    };
-  }
+  const unrecorded = await recordCalls(
+    context,
+    prepared.map(({ call, parsed }) => ({ call, repairs: parsed?.ok ? parsed.repairs : [] })),
+  );
+  if (unrecorded) return unrecorded;
 
   const names = [...setup.tools.keys()];
   const env: CallEnvironment = {
@@ -181,6 +174,44 @@ export async function runBatch(
     await Promise.all(prepared.map(runOne));
   }
   return infrastructureError ? { paused: false, infrastructureError } : { paused: false };
+}
+
+/**
+ * Records the calls before anything runs. When the record cannot be written, each call is answered
+ * Cancelled and the run must end as a store error.
+ */
+async function recordCalls(
+  context: RunContext,
+  calls: readonly { readonly call: ToolCallPart; readonly repairs: readonly string[] }[],
+): Promise<BatchOutcome | undefined> {
+  for (const { call, repairs } of calls)
+    context.emit({ type: "tool_call_requested", toolCall: call, repairs });
+  const recordError = await context.recorded();
+  if (recordError === undefined) return undefined;
+  for (const { call } of calls) {
+    context.emit({ type: "tool_call_completed", result: cancelledResult(call), durationMs: 0 });
+  }
+  return {
+    paused: false,
+    infrastructureError: new BridleError(
+      "store_write",
+      `recording the run failed: ${errorMessage(recordError)}`,
+    ),
+  };
+}
+
+/** A turn cut off at max_tokens: its calls are recorded and answered, never approved, hooked or run. */
+async function answerTruncated(context: RunContext, calls: readonly ToolCallPart[]): Promise<BatchOutcome> {
+  const unrecorded = await recordCalls(
+    context,
+    calls.map((call) => ({ call, repairs: [] })),
+  );
+  if (unrecorded) return unrecorded;
+  for (const call of calls) {
+    context.toolRetries[call.name] = (context.toolRetries[call.name] ?? 0) + 1;
+    context.emit({ type: "tool_call_completed", result: truncatedCallResult(call), durationMs: 0 });
+  }
+  return { paused: false };
 }
 
 async function afterToolCall(

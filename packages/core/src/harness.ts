@@ -141,6 +141,8 @@ interface RunState {
   system?: string;
   /** The transcript's token count, when compaction is on. */
   readonly tracker?: ContextTracker;
+  /** The last model turn stopped at max_tokens: its tool calls are answered as truncated, never run. */
+  truncated?: boolean;
 }
 
 type CompactionOutcome = "compacted" | "aborted" | { readonly failed: string };
@@ -487,6 +489,7 @@ export class Harness<O = unknown> {
         stopReason: turn.stopReason,
         durationMs: performance.now() - started,
       });
+      state.truncated = turn.stopReason === "max_tokens";
       state.tracker?.report(
         turn.usage?.inputTokens ?? 0,
         turn.usage?.outputTokens ?? 0,
@@ -698,6 +701,7 @@ export class Harness<O = unknown> {
       workspace: this.workspace,
       defaultTimeoutMs: this.limits.toolTimeoutMs,
       approver: this.#options.approver,
+      truncated: state.truncated === true,
       ...(spill
         ? {
             finishResult: (result: ToolResultMessage) =>
