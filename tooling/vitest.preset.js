@@ -14,8 +14,12 @@ export function packageTests(options = {}) {
     resolve: {
       alias: [
         { find: /^@bridle\/([a-z0-9-]+)$/, replacement: `${packagesDir}$1/src/index.ts` },
-        // A subpath in a package's exports map (`@bridle/testing/vitest`) is `src/<subpath>.ts` there.
-        { find: /^@bridle\/([a-z0-9-]+)\/([a-z0-9-]+)$/, replacement: `${packagesDir}$1/src/$2.ts` },
+        // A subpath in a package's exports map (`@bridle/testing/vitest`) is `src/<subpath>.ts` there;
+        // @bridle/tooling's (`/postgres`, `/browser`) are plain JavaScript files, resolved as installed.
+        {
+          find: /^@bridle\/(?!tooling\/)([a-z0-9-]+)\/([a-z0-9-]+)$/,
+          replacement: `${packagesDir}$1/src/$2.ts`,
+        },
       ],
     },
     test: {
