@@ -12,13 +12,26 @@ export interface ToolAnnotations {
   readonly open_world?: boolean;
   /** The run asks its Approver before executing the call. */
   readonly requires_approval?: boolean;
+  /**
+   * Running the same call again (same `toolCallId`) after an earlier attempt may have taken effect does no
+   * harm: the tool detects that it already landed (see `ToolContext.repeated`). A durable runner re-runs
+   * such a call after a crash without asking; a call to a tool that is not read_only, idempotent or
+   * repeat_safe is asked about instead.
+   */
+  readonly repeat_safe?: boolean;
 }
 
 export interface ToolContext {
   readonly signal: AbortSignal;
   readonly workspace: Workspace;
   readonly runId: string;
+  /** Unique per call in its run and stable across a re-run of the call: an idempotency key. */
   readonly toolCallId: string;
+  /**
+   * Set when an earlier attempt of this very call started and its end was never recorded (the process
+   * died mid-call): its effect may already be there. A repeat_safe tool looks before acting again.
+   */
+  readonly repeated?: boolean;
   /** Report progress (output lines, percentages): it reaches the run's event stream as `tool_progress`. */
   progress(data: unknown): void;
   /** The run's subagent hooks, for a tool that starts a child run (set by the harness). */
