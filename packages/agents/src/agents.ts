@@ -1,6 +1,9 @@
+import { randomUUID } from "node:crypto";
 import {
+  type AnyHook,
   type AnyTool,
   BridleError,
+  defineHook,
   Harness,
   type HarnessOptions,
   type Message,
@@ -11,8 +14,10 @@ import {
 } from "@bridle/core";
 import { type ChildEventMode, carries, type SubagentEventData } from "./child-events.js";
 import { checkDefinition, type SubagentDefinition } from "./definition.js";
+import { depthOf, isSpawning, markSpawning, registerChild } from "./depth.js";
 import { AgentTask, type TaskStatus } from "./task.js";
 import { AGENT_TOOL_NAMES, agentTools } from "./tools/agent-tools.js";
+import { type TaskReport, taskReport } from "./tools/report.js";
 import { taskTools } from "./tools/task-tools.js";
 
 /** What children may inherit: the parent harness's own options (pass the object you build it from). */
@@ -35,10 +40,35 @@ export interface AgentsOptions {
   readonly models?: Readonly<Record<string, Model>>;
   /** Child events carried in the parent's stream while the spawning call runs (default "lifecycle"). */
   readonly childEvents?: ChildEventMode;
-  /** Every event of every child run, foreground or background (a UI, a log). */
-  readonly onEvent?: (event: RunEvent) => void;
+  /**
+   * Every event of every child run, foreground or background (a UI, a log). `carried` tells whether the
+   * event also travels in the parent's stream (inside the spawning call's `tool_progress`).
+   */
+  readonly onEvent?: (event: RunEvent, carried: boolean) => void;
   /** Live subagents at most (default 16); spawning more is refused with LimitExceeded. */
   readonly maxAgents?: number;
+  /**
+   * How deep subagents nest (default 1): at 1 the parent spawns and no child does; at 2 a child may spawn
+   * children of its own, and so on. Enforced on every spawn and send by the depth of the calling run, so a
+   * renamed or wrapped copy of the spawn tool is held to it too.
+   */
+  readonly maxDepth?: number;
+  /**
+   * What happens to a run's tasks that still run when it ends (see `hooks`): "stop" (the default) cancels
+   * them and waits until they stopped, so they make no model request after the run; "keep" leaves them
+   * running. Either way the run records a `fact` of kind "agents.tasks" listing them.
+   */
+  readonly atRunEnd?: "stop" | "keep";
+}
+
+/** The data of the "agents.tasks" fact a run records at its end when it started any task. */
+export interface RunTasksFact {
+  /** Tasks that were still running when the run ended, and were stopped. */
+  readonly stopped: readonly TaskReport[];
+  /** Tasks that were still running and were left running (`atRunEnd: "keep"`). */
+  readonly leftRunning: readonly TaskReport[];
+  /** Tasks the run started that had ended before it did. */
+  readonly ended: readonly TaskReport[];
 }
 
 /** A spawned subagent: its configuration, its child harness and the conversation it has had so far. */
@@ -52,9 +82,6 @@ export interface LiveAgent {
   runs: number;
 }
 
-/** The tools that spawn or talk to subagents, from any Agents: never given to a child. */
-const SPAWNING = new WeakSet<AnyTool>();
-
 /**
  * Subagents and their tasks for one application. `tools` are the model-facing tools to add to the parent
  * harness: agent_spawn, agent_send, agent_list, task_output, task_cancel, task_list. Live agents and
@@ -64,6 +91,11 @@ const SPAWNING = new WeakSet<AnyTool>();
 export class Agents {
   readonly definitions: ReadonlyMap<string, SubagentDefinition>;
   readonly tools: readonly AnyTool[];
+  /**
+   * Add these to the parent harness's hooks: at the end of a run they stop (or keep) the tasks the run
+   * started and record which (see `atRunEnd`). Children get them without asking.
+   */
+  readonly hooks: readonly AnyHook[];
   readonly #options: AgentsOptions;
   readonly #childTools: ReadonlyMap<string, AnyTool>;
   readonly #agents = new Map<string, LiveAgent>();
@@ -74,10 +106,17 @@ export class Agents {
     this.#options = options;
     if (options.agents.length === 0)
       throw new BridleError("invalid_config", "give at least one subagent definition");
+    const maxDepth = options.maxDepth ?? 1;
+    if (!Number.isInteger(maxDepth) || maxDepth < 1) {
+      throw new BridleError(
+        "invalid_config",
+        `maxDepth must be a whole number of at least 1 (got ${maxDepth})`,
+      );
+    }
     const definitions = new Map<string, SubagentDefinition>();
     const childTools = new Map<string, AnyTool>();
     for (const tool of options.parent.tools ?? []) {
-      if (!SPAWNING.has(tool) && !AGENT_TOOL_NAMES.has(tool.name)) childTools.set(tool.name, tool);
+      if (!isSpawning(tool) && !AGENT_TOOL_NAMES.has(tool.name)) childTools.set(tool.name, tool);
     }
     this.#childTools = childTools;
     for (const given of options.agents) {
@@ -86,10 +125,11 @@ export class Agents {
         throw new BridleError("invalid_config", `two subagents are named "${definition.name}"`);
       }
       for (const name of definition.tools ?? []) {
+        if (AGENT_TOOL_NAMES.has(name) && maxDepth > 1) continue;
         if (AGENT_TOOL_NAMES.has(name)) {
           throw new BridleError(
             "invalid_config",
-            `subagent "${definition.name}" lists "${name}": a subagent cannot spawn subagents`,
+            `subagent "${definition.name}" lists "${name}": a subagent cannot spawn subagents (maxDepth is 1)`,
           );
         }
         if (!childTools.has(name)) {
@@ -108,8 +148,42 @@ export class Agents {
       definitions.set(definition.name, definition);
     }
     this.definitions = definitions;
-    this.tools = [...agentTools(this), ...taskTools(this)];
-    for (const tool of this.tools) SPAWNING.add(tool);
+    this.tools = [...agentTools(this), ...taskTools(this)].map(markSpawning);
+    this.hooks = [
+      defineHook({
+        event: "run_end",
+        name: "agents: tasks at run end",
+        handler: async (ctx) => {
+          const fact = await this.endRun(ctx.runId);
+          if (fact) ctx.record?.("agents.tasks", fact);
+        },
+      }),
+    ];
+  }
+
+  get maxDepth(): number {
+    return this.#options.maxDepth ?? 1;
+  }
+
+  /**
+   * The tasks run `runId` started: those still running are stopped (and waited for) or left running, as
+   * `atRunEnd` says. Undefined when the run started none. The run_end hook in `hooks` calls it.
+   */
+  async endRun(runId: string): Promise<RunTasksFact | undefined> {
+    const started = this.tasks().filter((task) => task.parentRunId === runId);
+    if (started.length === 0) return undefined;
+    const running = started.filter((task) => task.status === "running");
+    const keep = this.#options.atRunEnd === "keep";
+    if (!keep) {
+      for (const task of running) task.cancel("the run that started it ended");
+      await Promise.all(running.map((task) => task.done.catch(() => undefined)));
+    }
+    const reports = (tasks: readonly AgentTask[]) => tasks.map((task) => taskReport(task));
+    return {
+      stopped: keep ? [] : reports(running),
+      leftRunning: keep ? reports(running) : [],
+      ended: reports(started.filter((task) => !running.includes(task))),
+    };
   }
 
   get maxAgents(): number {
@@ -140,6 +214,7 @@ export class Agents {
 
   /** A new live agent for a definition: its own child harness, no conversation yet. */
   spawn(name: string, label: string | undefined, ctx: ToolContext): LiveAgent {
+    this.#checkDepth(ctx);
     const definition = this.definitions.get(name);
     if (!definition) {
       throw new ToolFailure(
@@ -178,6 +253,7 @@ export class Agents {
    * parent's stream through `ctx.progress`; afterwards only `onEvent` sees them.
    */
   async start(agent: LiveAgent, prompt: string, ctx: ToolContext): Promise<AgentTask> {
+    const depth = this.#checkDepth(ctx) + 1;
     if (agent.current && agent.current.status === "running") {
       throw new ToolFailure(
         "Conflict",
@@ -192,7 +268,10 @@ export class Agents {
     if (verdict?.cancelled)
       throw new ToolFailure("Denied", `the subagent run was blocked: ${verdict.reason}`);
     const controller = new AbortController();
+    const runId = randomUUID();
+    const forget = registerChild(runId, depth);
     const stream = agent.harness.stream({
+      runId,
       prompt,
       history: agent.messages,
       parentRunId: ctx.runId,
@@ -203,14 +282,16 @@ export class Agents {
     const forwarding = { on: true };
     const pump = (async () => {
       for await (const event of stream) {
-        this.#options.onEvent?.(event);
-        if (forwarding.on && carries(mode, event)) {
+        const carried = forwarding.on && carries(mode, event);
+        this.#options.onEvent?.(event, carried);
+        if (carried) {
           const data: SubagentEventData = { type: "subagent_event", event };
           ctx.progress(data);
         }
       }
     })();
-    const task = new AgentTask(agent.key, prompt, stream, pump);
+    const task = new AgentTask(agent.key, prompt, stream, pump, ctx.runId);
+    task.done.then(forget, forget);
     // The task's own controller is what task_cancel and close() abort; it reaches the child run.
     task.controller.signal.addEventListener("abort", () => controller.abort(task.controller.signal.reason), {
       once: true,
@@ -254,10 +335,28 @@ export class Agents {
     this.#agents.clear();
   }
 
+  /** The calling run's depth; refuses the call when a run that deep may not start subagents. */
+  #checkDepth(ctx: ToolContext): number {
+    const depth = depthOf(ctx.runId);
+    if (depth >= this.maxDepth) {
+      throw new ToolFailure(
+        "Denied",
+        `a subagent at depth ${depth} cannot start subagents (the most nesting allowed is ${this.maxDepth}); do the work yourself`,
+      );
+    }
+    return depth;
+  }
+
   #childHarness(definition: SubagentDefinition, ctx: ToolContext): Harness {
     const parent = this.#options.parent;
-    const names = definition.tools ?? [...this.#childTools.keys()];
-    const tools = names.map((name) => this.#childTools.get(name) as AnyTool);
+    // The child's own spawns are allowed only below the depth limit; then it gets this Agents' tools.
+    const own = depthOf(ctx.runId) + 1 < this.maxDepth ? this.tools : [];
+    const available = new Map([...this.#childTools, ...own.map((tool) => [tool.name, tool] as const)]);
+    const names = definition.tools ?? [...available.keys()];
+    const tools = names.flatMap((name) => {
+      const tool = available.get(name);
+      return tool ? [tool] : [];
+    });
     const model =
       definition.model === undefined
         ? parent.model
@@ -274,9 +373,9 @@ export class Agents {
       agentName: definition.name,
       limits,
       ...(definition.system === undefined ? {} : { system: definition.system }),
-      ...(inheritHooks && parent.hooks
-        ? { hooks: parent.hooks, strictHooks: parent.strictHooks ?? false }
-        : {}),
+      // The run-end hook always: a child's own background tasks stop when the child's run ends.
+      hooks: [...(inheritHooks ? (parent.hooks ?? []) : []), ...this.hooks],
+      ...(inheritHooks && parent.hooks ? { strictHooks: parent.strictHooks ?? false } : {}),
       ...(parent.context ? { context: parent.context } : {}),
       ...(parent.approver ? { approver: parent.approver } : {}),
       ...(parent.modelOptions && definition.model === undefined ? { modelOptions: parent.modelOptions } : {}),

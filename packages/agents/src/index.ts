@@ -1,4 +1,10 @@
-export { Agents, type AgentsOptions, type LiveAgent, type ParentOptions } from "./agents.js";
+export {
+  Agents,
+  type AgentsOptions,
+  type LiveAgent,
+  type ParentOptions,
+  type RunTasksFact,
+} from "./agents.js";
 export {
   type ChildEventMode,
   isSubagentEventData,
@@ -7,6 +13,7 @@ export {
   withSubagentEvents,
 } from "./child-events.js";
 export { checkDefinition, type SubagentDefinition } from "./definition.js";
+export { isSpawning } from "./depth.js";
 export { loadAgentDefinitions, parseAgentMarkdown } from "./markdown.js";
 export { createParallelLlmTool, type ParallelLlmEntry, type ParallelLlmOptions } from "./parallel-llm.js";
 export { AgentTask, type TaskStatus } from "./task.js";

@@ -9,6 +9,8 @@ export class AgentTask {
   readonly id: string;
   readonly agentKey: string;
   readonly prompt: string;
+  /** The run whose call started it: the task is stopped (or kept) when that run ends. */
+  readonly parentRunId: string;
   readonly startedAt = Date.now();
   readonly controller = new AbortController();
   readonly done: Promise<RunResult>;
@@ -20,10 +22,11 @@ export class AgentTask {
   stopForwarding: () => void = () => {};
   #cancelled = false;
 
-  constructor(agentKey: string, prompt: string, stream: RunStream, pump: Promise<void>) {
+  constructor(agentKey: string, prompt: string, stream: RunStream, pump: Promise<void>, parentRunId: string) {
     this.id = `task_${++nextTask}`;
     this.agentKey = agentKey;
     this.prompt = prompt;
+    this.parentRunId = parentRunId;
     this.done = pump.then(
       () => stream.result,
       () => stream.result,
