@@ -117,9 +117,11 @@ describe("bash", () => {
     expect(await waitFor(() => processesWith(marker).length === 0)).toBe(true);
   });
 
-  it("catches processes that left the process group, where a cgroup tracks the tree", async (context) => {
+  it("catches processes that left the process group, where a cgroup or a pid namespace tracks the tree", async (context) => {
     const timeout = shell.environment.enforcement.find((l) => l.limit === "max_execution_ms");
-    if (!timeout?.how.includes("cgroup")) context.skip(`no writable cgroup here: ${timeout?.how}`);
+    if (!/cgroup|pid namespace/.test(timeout?.how ?? "")) {
+      context.skip(`no writable cgroup and no pid namespace here: ${timeout?.how}`);
+    }
     const marker = `BRIDLE_MARK_${Date.now()}_setsid`;
     const { result } = await call(
       shell.bash,
@@ -128,6 +130,18 @@ describe("bash", () => {
     );
     expect(result.stdout).toBe("started\n");
     expect(await waitFor(() => processesWith(marker).length === 0)).toBe(true);
+  });
+
+  it("joins no cgroup of its own where a pid namespace already tracks the tree (no migration per command)", async (context) => {
+    const timeout = shell.environment.enforcement.find((l) => l.limit === "max_execution_ms");
+    if (!timeout?.how.includes("pid namespace")) context.skip(`no pid namespace here: ${timeout?.how}`);
+    const { result } = await call(shell.bash, { command: "cat /proc/self/cgroup" }, dir);
+    expect(result.exit_code).toBe(0);
+    expect(result.stdout).not.toMatch(/bridle-\d+-/);
+    const limited = await createShellTools({ policy: false, sandbox: { max_processes: 64 } });
+    const inLimits = await call(limited.bash, { command: "cat /proc/self/cgroup" }, dir);
+    const pids = limited.environment.enforcement.find((l) => l.limit === "max_processes");
+    if (pids?.how.startsWith("cgroup")) expect(inLimits.result.stdout).toMatch(/bridle-\d+-/);
   });
 
   it("caps output keeping head and tail, and spills the whole of it to a file in the workspace", async () => {

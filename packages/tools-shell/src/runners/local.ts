@@ -13,7 +13,8 @@ export interface LocalRunnerOptions {
   /**
    * Put every command in its own cgroup, where one can be created, so a timeout, an abort or the end of
    * the command also reaches processes that left its process group (setsid). Default true; it costs a
-   * cgroup migration per command (about 10 ms on cgroup v1).
+   * cgroup migration per command (about 10 ms on cgroup v1), so it is skipped when the command has its own
+   * pid namespace and no process or memory limit: the namespace ends every process in it with the command.
    */
   readonly trackProcessTree?: boolean;
   /**
@@ -49,6 +50,16 @@ export class LocalRunner implements CommandRunner {
     return this.#probe;
   }
 
+  /**
+   * Whether the pid namespace alone reaches the whole tree: its init dies with the command's first process
+   * (unshare --kill-child), and the kernel then ends every process in the namespace, those that left the
+   * process group included. A cgroup is still made for a process or memory limit.
+   */
+  async #namespaceTracks(policy: SandboxPolicy): Promise<boolean> {
+    if (policy.max_processes !== undefined || policy.max_memory_mb !== undefined) return false;
+    return (await this.probe()).available;
+  }
+
   async enforcement(policy: SandboxPolicy): Promise<readonly LimitEnforcement[]> {
     return [
       {
@@ -78,8 +89,9 @@ export class LocalRunner implements CommandRunner {
       {
         limit: "max_execution_ms",
         enforced: true,
-        how:
-          this.#track && (await tracksTree())
+        how: (await this.#namespaceTracks(policy))
+          ? "SIGTERM then SIGKILL to the process group; everything else in the command's pid namespace ends with it"
+          : this.#track && (await tracksTree())
             ? "SIGTERM then SIGKILL to the process group, and to everything in the command's cgroup"
             : "SIGTERM then SIGKILL to the process group; a process that starts its own session escapes it (no writable cgroup)",
       },
@@ -93,7 +105,9 @@ export class LocalRunner implements CommandRunner {
   }
 
   async start(request: CommandRequest, policy: SandboxPolicy): Promise<RunningCommand> {
-    const limits = await setupLimits(policy, { track: this.#track });
+    const limits = await setupLimits(policy, {
+      track: this.#track && !(await this.#namespaceTracks(policy)),
+    });
     const isolated = (await this.probe()).available;
     const deathSignal = (await probePrefix(deathSignalPrefix(), "setpriv --pdeathsig")).available;
     const prefix = isolated ? pidNamespacePrefix() : deathSignal ? deathSignalPrefix() : [];
