@@ -29,6 +29,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { isStdioConfig, type McpServerConfig } from "./config.js";
+import { connectionFacts, type McpExchange } from "./exchange.js";
 import { boundedWait, InFlight, untilAborted } from "./in-flight.js";
 import { createOAuthProvider, type McpOAuthOptions } from "./oauth.js";
 import { descendantPids, stopProcesses } from "./processes.js";
@@ -182,12 +183,24 @@ export class McpConnection {
     }
   }
 
-  async callTool(tool: string, args: Record<string, unknown>, ctx: ToolContext): Promise<CallToolResult> {
+  /**
+   * Calls one tool; the result comes with the facts of the exchange (session, protocol version, request
+   * id), which a failure carries too, in its details, as `{ server, tool, mcp }`.
+   */
+  async callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    ctx: ToolContext,
+  ): Promise<{ result: CallToolResult; exchange: McpExchange }> {
     const live = await this.#ensureFor(ctx.signal);
+    let exchange: McpExchange = { method: "tools/call", ...this.#facts(live), tool };
     if (!live.tools.some((definition) => definition.name === tool)) {
-      throw new ToolFailure(
-        "NotFound",
-        `MCP server "${this.name}" no longer offers the tool "${tool}" (its tool list changed)`,
+      throw withExchange(
+        new ToolFailure(
+          "NotFound",
+          `MCP server "${this.name}" no longer offers the tool "${tool}" (its tool list changed)`,
+        ),
+        exchange,
       );
     }
     let raw: unknown;
@@ -198,25 +211,43 @@ export class McpConnection {
       // SDK's own check would throw like a broken transport and cost the server a restart.
       raw = await this.#inFlight.run([ctx.signal, this.#closing.signal], (signal) =>
         this.#authorized(live, signal, () =>
-          live.client.callTool(
-            { name: tool, arguments: args },
-            ANY_RESULT as unknown as typeof CallToolResultSchema,
-            {
-              signal,
-              timeout: this.config.timeout ?? this.#settings.callTimeoutMs,
-              resetTimeoutOnProgress: true,
-              maxTotalTimeout: this.#settings.maxCallMs,
-              onprogress: (progress) => ctx.progress({ server: this.name, tool, ...progress }),
+          live.wire.sending(
+            (requestId) => {
+              exchange = { ...exchange, requestId };
             },
+            () =>
+              live.client.callTool(
+                { name: tool, arguments: args },
+                ANY_RESULT as unknown as typeof CallToolResultSchema,
+                {
+                  signal,
+                  timeout: this.config.timeout ?? this.#settings.callTimeoutMs,
+                  resetTimeoutOnProgress: true,
+                  maxTotalTimeout: this.#settings.maxCallMs,
+                  onprogress: (progress) => ctx.progress({ server: this.name, tool, ...progress }),
+                },
+              ),
           ),
         ),
       );
     } catch (error) {
-      throw this.#callFailure(error, live, `calling ${tool}`, ctx.signal);
+      if (error instanceof McpError) exchange = { ...exchange, errorCode: error.code };
+      throw withExchange(this.#callFailure(error, live, `calling ${tool}`, ctx.signal), exchange);
     } finally {
       this.#running.delete(running);
     }
-    return this.#checkedResult(raw, tool);
+    try {
+      return { result: this.#checkedResult(raw, tool), exchange };
+    } catch (error) {
+      throw error instanceof ToolFailure ? withExchange(error, exchange) : error;
+    }
+  }
+
+  /** What holds for every request on this connection. */
+  #facts(live: Live): Omit<McpExchange, "method"> {
+    const sessionId = (live.transport as { sessionId?: string }).sessionId;
+    const url = isStdioConfig(this.config) ? undefined : this.config.url;
+    return connectionFacts(this.name, live.kind, live.wire.protocolVersion(), sessionId, url);
   }
 
   #checkedResult(raw: unknown, tool: string): CallToolResult {
@@ -708,4 +739,10 @@ async function shutDown(live: OpenedClient & { broken?: string }): Promise<void>
   // The client's close was given CLOSE_STEP_MS: a server still running after it is stopped here, with
   // whatever it started.
   await stopProcesses(live.pid === undefined ? strays : [live.pid, ...strays], 2_000);
+}
+
+/** The failure with the exchange's facts in its details, for tracing. */
+function withExchange(failure: ToolFailure, exchange: McpExchange): ToolFailure {
+  const details = { server: exchange.server, tool: exchange.tool, mcp: exchange };
+  return new ToolFailure(failure.kind, failure.message, { details, cause: failure.cause });
 }

@@ -14,6 +14,7 @@ export type {
   McpElicitation,
   McpSamplingRequest,
 } from "./connection.js";
+export type { McpExchange } from "./exchange.js";
 export { inputSchemaFromJson } from "./json-schema.js";
 export { mapAnnotations } from "./mcp-tool.js";
 export {

@@ -49,11 +49,12 @@ export function buildMcpTool(
     timeoutMs: 0,
     async execute(args: Record<string, unknown>, ctx) {
       const call = () => connection.callTool(definition.name, args, ctx);
-      const result = readOnly ? await call() : await connection.inOrder(ctx.signal, call);
+      const { result, exchange } = readOnly ? await call() : await connection.inOrder(ctx.signal, call);
       return shapeCallResult(result, {
         server: connection.name,
         tool: definition.name,
         maxOutputChars: options.maxOutputChars,
+        exchange,
       });
     },
   };

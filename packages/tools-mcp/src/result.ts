@@ -5,6 +5,7 @@ import type {
   ContentBlock,
   TextResourceContents,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { McpExchange } from "./exchange.js";
 
 /** What interfaces get beside the model-visible content of an MCP call. */
 export interface McpCallDetails {
@@ -20,12 +21,15 @@ export interface McpCallDetails {
   }[];
   /** Characters of text cut to keep the result within `maxOutputChars`. */
   readonly truncatedChars?: number;
+  /** The request behind the result (session, protocol version, request id, transport), for tracing. */
+  readonly mcp?: McpExchange;
 }
 
 export interface ShapeOptions {
   readonly server: string;
   readonly tool: string;
   readonly maxOutputChars: number;
+  readonly exchange?: McpExchange;
 }
 
 /**
@@ -47,6 +51,7 @@ export function shapeCallResult(result: CallToolResult, options: ShapeOptions): 
     ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
     ...(attachments.length === 0 ? {} : { attachments }),
     ...(truncatedChars > 0 ? { truncatedChars } : {}),
+    ...(options.exchange ? { mcp: options.exchange } : {}),
   };
   return {
     content: content.length === 0 ? "(the tool returned no content)" : simplify(content),

@@ -22,6 +22,22 @@ export interface OpenedClient {
   readonly pid: number | undefined;
   /** Resolves once every message handed to the transport so far has been sent (or failed). */
   readonly flush: () => Promise<void>;
+  /** What the wire showed: the negotiated protocol version, and the id of a request as it is sent. */
+  readonly wire: Wire;
+}
+
+/**
+ * Facts only the wire knows, for tracing: the SDK's client keeps the negotiated protocol version and each
+ * request's JSON-RPC id to itself.
+ */
+export interface Wire {
+  /** The protocol version `initialize` settled on. */
+  protocolVersion(): string | undefined;
+  /**
+   * Runs `start` (which must send one request synchronously, as the SDK's request methods do before their
+   * first await) and tells `onId` the id that request went out with.
+   */
+  sending<T>(onId: (id: string) => void, start: () => T): T;
 }
 
 export interface OpenOptions {
@@ -100,14 +116,14 @@ async function connect(
   deadline: number,
   cleanUp: () => Promise<unknown> = () => client.close(),
 ) {
-  const sends = trackSends(transport);
+  const wire = watchWire(transport);
   try {
     await untilAborted(client.connect(transport, { timeout: Math.max(deadline - Date.now(), 1) }), signal);
   } catch (error) {
     await boundedWait(cleanUp(), CLOSE_STEP_MS);
     throw error;
   }
-  return sends;
+  return wire;
 }
 
 async function openWithin(
@@ -136,8 +152,8 @@ async function openWithin(
       await stopProcesses(strays, 1_000);
       await client.close();
     };
-    const flush = await connect(client, transport, signal, deadline, stopAll);
-    return { client, transport, kind: "stdio", pid: transport.startedPid, flush };
+    const { flush, wire } = await connect(client, transport, signal, deadline, stopAll);
+    return { client, transport, kind: "stdio", pid: transport.startedPid, flush, wire };
   }
   const http = config as HttpServerConfig;
   const url = new URL(http.url);
@@ -150,8 +166,8 @@ async function openWithin(
     });
     const client = options.makeClient();
     try {
-      const flush = await connect(client, transport, signal, deadline);
-      return { client, transport, kind: "streamable-http", pid: undefined, flush };
+      const { flush, wire } = await connect(client, transport, signal, deadline);
+      return { client, transport, kind: "streamable-http", pid: undefined, flush, wire };
     } catch (error) {
       const code = error instanceof UnauthorizedError ? auth?.takeAuthorizationCode?.() : undefined;
       if (code) throw new AuthorizationPending(code, (value) => transport.finishAuth(value));
@@ -198,8 +214,8 @@ async function openSse(
     ...(options.authProvider ? { authProvider: options.authProvider } : {}),
   });
   const client = options.makeClient();
-  const flush = await connect(client, transport, signal, deadline);
-  return { client, transport, kind: "sse", pid: undefined, flush };
+  const { flush, wire } = await connect(client, transport, signal, deadline);
+  return { client, transport, kind: "sse", pid: undefined, flush, wire };
 }
 
 /** How long one cleanup step (closing a client, ending a session) may take before it is abandoned. */
@@ -207,12 +223,19 @@ export const CLOSE_STEP_MS = 2_000;
 
 /**
  * Counts the notifications still being sent, so close() can let cancellations reach the server before the
- * transport goes. Requests are left out: over HTTP a request's send lasts until its answer starts.
+ * transport goes (requests are left out: over HTTP a request's send lasts until its answer starts), and
+ * records what tracing needs from the wire.
  */
-function trackSends(transport: Transport): () => Promise<void> {
+function watchWire(transport: Transport): { flush: () => Promise<void>; wire: Wire } {
   const pending = new Set<Promise<void>>();
+  let onRequestId: ((id: string) => void) | undefined;
+  let version: string | undefined;
   const send = transport.send.bind(transport);
   transport.send = (message, sendOptions) => {
+    if ("id" in message && "method" in message && onRequestId) {
+      onRequestId(String(message.id));
+      onRequestId = undefined;
+    }
     const sent = send(message, sendOptions);
     if ("id" in message) return sent;
     const settled = sent.then(
@@ -223,7 +246,26 @@ function trackSends(transport: Transport): () => Promise<void> {
     void settled.then(() => pending.delete(settled));
     return sent;
   };
-  return async () => {
-    await Promise.all([...pending]);
+  // The SDK's client hands the negotiated version to transports that take it (HTTP ones send it as a header).
+  const setVersion = transport.setProtocolVersion?.bind(transport);
+  transport.setProtocolVersion = (negotiated) => {
+    version = negotiated;
+    setVersion?.(negotiated);
+  };
+  return {
+    flush: async () => {
+      await Promise.all([...pending]);
+    },
+    wire: {
+      protocolVersion: () => version,
+      sending: (onId, start) => {
+        onRequestId = onId;
+        try {
+          return start();
+        } finally {
+          onRequestId = undefined;
+        }
+      },
+    },
   };
 }

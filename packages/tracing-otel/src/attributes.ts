@@ -26,6 +26,16 @@ export const ATTR = {
   outputMessages: "gen_ai.output.messages",
   errorType: "error.type",
   mcpMethodName: "mcp.method.name",
+  // The MCP conventions' facts of the request behind an MCP tool call.
+  mcpSessionId: "mcp.session.id",
+  mcpProtocolVersion: "mcp.protocol.version",
+  mcpResourceUri: "mcp.resource.uri",
+  jsonrpcRequestId: "jsonrpc.request.id",
+  rpcResponseStatusCode: "rpc.response.status_code",
+  networkTransport: "network.transport",
+  networkProtocolName: "network.protocol.name",
+  serverAddress: "server.address",
+  serverPort: "server.port",
   // Bridle's own facts.
   runId: "bridle.run.id",
   parentRunId: "bridle.run.parent_id",
@@ -42,6 +52,7 @@ export const ATTR = {
   approvalPending: "bridle.approval.pending",
   mcpServer: "bridle.mcp.server",
   mcpTool: "bridle.mcp.tool",
+  mcpTransport: "bridle.mcp.transport",
   contentTruncated: "bridle.content.truncated",
 } as const;
 

@@ -41,6 +41,7 @@ import {
   toolResultText,
   truncateText,
 } from "./content.js";
+import { mcpExchangeAttributes } from "./mcp-exchange.js";
 import {
   conventionProviderName,
   identityAttributes,
@@ -455,6 +456,8 @@ export class RunTracer implements EventSink {
     const tool = run.tools.get(result.toolCallId);
     if (!tool) return;
     const span = tool.span;
+    const exchange = mcpExchangeAttributes(result.details);
+    if (exchange) span.setAttributes({ ...exchange, [ATTR.toolType]: "extension" });
     if (this.#maxContent !== undefined) {
       const text = toolResultText(result);
       const captured = {
