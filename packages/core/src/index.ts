@@ -90,7 +90,7 @@ export {
   type OutputSpec,
   type TurnResolution,
 } from "./output.js";
-export { type ParsedArguments, parseToolArguments } from "./repair.js";
+export { argumentAliases, type ParsedArguments, parseToolArguments } from "./repair.js";
 export {
   APPROVAL_ENVELOPE_KIND,
   APPROVAL_ENVELOPE_VERSION,
@@ -137,6 +137,7 @@ export {
 export {
   type AnyTool,
   defineTool,
+  type PreparedArguments,
   type Tool,
   type ToolAnnotations,
   type ToolContext,

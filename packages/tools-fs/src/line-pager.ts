@@ -7,6 +7,8 @@ export interface PageLimits {
   readonly maxLineChars: number;
   /** Characters of kept text (all lines together) at most; the page ends before the line that would pass it. */
   readonly maxChars: number;
+  /** Characters skipped at the start of the first line kept (the line at `offset`): a long line read in parts. */
+  readonly skipChars?: number;
 }
 
 export interface PagedLine {
@@ -56,8 +58,10 @@ export class LinePager {
       const newline = chunk.indexOf("\n", position);
       const end = newline === -1 ? chunk.length : newline;
       if (!this.#full && this.#lineNumber >= this.#limits.offset) {
+        // Positions in this line before `skip` are counted but not kept.
+        const from = position + Math.max(0, this.#skip() - this.#currentLength);
         const room = this.#limits.maxLineChars + 1 - this.#current.length;
-        if (room > 0) this.#current += chunk.slice(position, Math.min(end, position + room));
+        if (room > 0 && from < end) this.#current += chunk.slice(from, Math.min(end, from + room));
       }
       this.#currentLength += end - position;
       if (end > position) this.#pending = true;
@@ -80,22 +84,30 @@ export class LinePager {
     this.#pending = false;
   }
 
+  #skip(): number {
+    return this.#lineNumber === this.#limits.offset ? (this.#limits.skipChars ?? 0) : 0;
+  }
+
   #keep(): void {
     let text = this.#current;
     let length = this.#currentLength;
-    if (text.endsWith("\r") && length === text.length) {
+    const skip = Math.min(this.#skip(), length);
+    if (text.endsWith("\r") && length - skip === text.length) {
       text = text.slice(0, -1);
       length--;
     }
-    const cut = length > this.#limits.maxLineChars;
+    const cut = length - skip > this.#limits.maxLineChars;
     if (cut) text = text.slice(0, this.#limits.maxLineChars);
     if (this.lines.length > 0 && this.#keptChars + text.length > this.#limits.maxChars) {
       this.#full = true;
       this.#nextOffset = this.#lineNumber;
       return;
     }
+    // A line read from a column on always says how long it is: the text alone no longer tells.
     this.lines.push(
-      cut ? { number: this.#lineNumber, text, fullLength: length } : { number: this.#lineNumber, text },
+      cut || skip > 0
+        ? { number: this.#lineNumber, text, fullLength: length }
+        : { number: this.#lineNumber, text },
     );
     this.#keptChars += text.length;
     if (this.lines.length >= this.#limits.limit) {

@@ -9,7 +9,10 @@ export interface FsToolsOptions {
   readonly readLimit?: number;
   /** Characters shown of one line by read_file and grep before it is cut. Default 2,000 (grep: 500). */
   readonly maxLineChars?: number;
-  /** Characters of file text one read_file call returns at most. Default 100,000. */
+  /**
+   * Characters of file text one read_file call returns at most. Default 50,000: with line numbers and notes
+   * a full page stays under core's spill limit (100,000), so a page of a spilled result is never spilled again.
+   */
   readonly maxReadChars?: number;
   /** Files up to this size are read whole (and hashed for the read-before-write rule). Default 8 MiB. */
   readonly wholeReadBytes?: number;
@@ -35,7 +38,7 @@ export function resolveSettings(options: FsToolsOptions = {}): FsSettings {
     tracker: options.tracker ?? new FileTracker(),
     readLimit: options.readLimit ?? 2_000,
     maxLineChars: options.maxLineChars ?? 2_000,
-    maxReadChars: options.maxReadChars ?? 100_000,
+    maxReadChars: options.maxReadChars ?? 50_000,
     wholeReadBytes: options.wholeReadBytes ?? 8 * 1024 * 1024,
     maxEditBytes: options.maxEditBytes ?? 64 * 1024 * 1024,
     maxListEntries: options.maxListEntries ?? 1_000,

@@ -1,6 +1,7 @@
 import type { FileHandle } from "node:fs/promises";
 import { TextDecoder } from "node:util";
 import {
+  argumentAliases,
   defineTool,
   ToolFailure,
   type ToolOutput,
@@ -36,6 +37,14 @@ const inputSchema = z.object({
   path: z.string().describe("File to read, relative to the workspace root (or absolute inside it)"),
   offset: z.number().int().min(1).optional().describe("1-based line number to start from (default 1)"),
   limit: z.number().int().min(1).optional().describe("Most lines to return (default 2000)"),
+  column: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(
+      "1-based character in the line at offset to start from: reads that one long line in parts (a cut line says where to continue)",
+    ),
 });
 
 const STREAM_CHUNK_BYTES = 256 * 1024;
@@ -46,9 +55,11 @@ export function createReadFileTool(settings: FsSettings) {
     name: "read_file",
     description:
       `Read a text file with line numbers (each line: number, tab, text). Returns up to ${settings.readLimit} lines from offset; ` +
-      `lines over ${settings.maxLineChars} characters are cut. When there is more, the result ends with the offset to continue from. ` +
+      `lines over ${settings.maxLineChars} characters are cut (read the rest of one with offset and column, ${formatCount(settings.maxReadChars)} characters a call). When there is more, the result ends with the offset to continue from. ` +
       "Images (PNG, JPEG, GIF, WebP) come back as images; other binary files and folders are described, not dumped.",
     inputSchema,
+    // Spellings other agents' tools taught models (OpenCode's filePath).
+    prepareArguments: argumentAliases({ filePath: "path" }),
     annotations: { read_only: true, idempotent: true },
     async execute(args, ctx): Promise<ToolOutput<ReadFileDetails>> {
       const opened = await openInside(ctx.workspace, args.path);
@@ -63,7 +74,12 @@ export function createReadFileTool(settings: FsSettings) {
 
 async function readOpened(
   { handle, real, stats }: OpenedInside,
-  args: { path: string; offset?: number | undefined; limit?: number | undefined },
+  args: {
+    path: string;
+    offset?: number | undefined;
+    limit?: number | undefined;
+    column?: number | undefined;
+  },
   signal: AbortSignal,
   runId: string,
   workspace: Workspace,
@@ -76,11 +92,14 @@ async function readOpened(
     );
   }
   if (!stats.isFile()) throw new ToolFailure("InvalidInput", `${args.path} is not a regular file`);
+  // With a column, one line is read from that character on, up to a page's worth of characters.
+  const column = args.column;
   const limits = {
     offset: args.offset ?? 1,
-    limit: Math.min(args.limit ?? settings.readLimit, 100_000),
-    maxLineChars: settings.maxLineChars,
+    limit: column === undefined ? Math.min(args.limit ?? settings.readLimit, 100_000) : 1,
+    maxLineChars: column === undefined ? settings.maxLineChars : settings.maxReadChars,
     maxChars: settings.maxReadChars,
+    skipChars: column === undefined ? 0 : column - 1,
   };
   const pager = new LinePager(limits);
   const size = Number(stats.size);
@@ -126,6 +145,7 @@ async function readOpened(
       `offset ${limits.offset} is past the end of ${shown}, which has ${formatCount(total)} lines. Use an offset from 1 to ${total}.`,
     );
   }
+  if (column !== undefined) return columnAnswer(pager.lines[0]!, column, shown, size, scannedBytes, encoding);
   const first = pager.lines[0]!.number;
   const last = pager.lines[pager.lines.length - 1]!.number;
   const more = wholeFile ? pager.linesSeen > last : true;
@@ -136,7 +156,7 @@ async function readOpened(
     let text = line.text;
     if (line.fullLength !== undefined) {
       cutLines++;
-      text += ` … [line cut: ${formatCount(line.fullLength)} chars]`;
+      text += ` … [line cut: ${formatCount(line.fullLength)} chars; offset=${line.number} column=${settings.maxLineChars + 1} reads on]`;
     }
     out.push(`${String(line.number).padStart(width, " ")}\t${text}`);
   }
@@ -157,6 +177,41 @@ async function readOpened(
       ...(totalLines === undefined ? {} : { totalLines }),
       ...(more ? { nextOffset: last + 1 } : {}),
       ...(cutLines > 0 ? { cutLines } : {}),
+      encoding,
+      scannedBytes,
+    },
+  };
+}
+
+/** A part of one line, from `column` on, with where to continue when there is more of it. */
+function columnAnswer(
+  line: { readonly number: number; readonly text: string; readonly fullLength?: number },
+  column: number,
+  shown: string,
+  size: number,
+  scannedBytes: number,
+  encoding: string,
+): ToolOutput<ReadFileDetails> {
+  const length = line.fullLength ?? line.text.length;
+  if (column > length && !(column === 1 && length === 0)) {
+    throw new ToolFailure(
+      "InvalidInput",
+      `column ${column} is past the end of line ${line.number} of ${shown}, which has ${formatCount(length)} characters`,
+    );
+  }
+  const end = column - 1 + line.text.length;
+  const more = end < length;
+  const footer = more
+    ? `[Line ${line.number}: characters ${column}-${end} of ${formatCount(length)}. Use offset=${line.number} column=${end + 1} to continue.]`
+    : `[Line ${line.number}: characters ${column}-${end} of ${formatCount(length)}: the end of the line.]`;
+  return {
+    content: `${line.number}\t${line.text}\n\n${footer}`,
+    details: {
+      path: shown,
+      size,
+      startLine: line.number,
+      endLine: line.number,
+      ...(more ? { cutLines: 1 } : {}),
       encoding,
       scannedBytes,
     },

@@ -38,7 +38,7 @@ describe("read_file", () => {
     });
     const out = await fx.call<ReadFileDetails>(fx.kit.readFile, { path: "wide.txt" });
     const lines = text(out).split("\n");
-    expect(lines[1]).toBe(`2\t${"x".repeat(2_000)} … [line cut: 9,000 chars]`);
+    expect(lines[1]).toBe(`2\t${"x".repeat(2_000)} … [line cut: 9,000 chars; offset=2 column=2001 reads on]`);
     expect(out.details?.cutLines).toBe(1);
     expect(out.details?.nextOffset).toBeUndefined();
     const small = await fixture({ maxReadChars: 3_000 });
@@ -54,11 +54,12 @@ describe("read_file", () => {
     const count = Math.ceil((50 * 1024 * 1024) / line.length);
     await writeFile(join(fx.dir, "huge.log"), Buffer.from(line.repeat(count)));
     const first = await fx.call<ReadFileDetails>(fx.kit.readFile, { path: "huge.log" });
-    expect(first.details).toMatchObject({ startLine: 1, endLine: 2000, nextOffset: 2001 });
+    // 40 characters a line: the page ends at 50,000 characters of text, before 2,000 lines.
+    expect(first.details).toMatchObject({ startLine: 1, endLine: 1250, nextOffset: 1251 });
     expect(first.details?.totalLines).toBeUndefined();
     expect(first.details?.scannedBytes).toBeLessThanOrEqual(512 * 1024);
     expect(text(first).length).toBeLessThan(250_000);
-    expect(text(first)).toContain("Use offset=2001 to continue.");
+    expect(text(first)).toContain("Use offset=1251 to continue.");
 
     const deep = await fx.call<ReadFileDetails>(fx.kit.readFile, {
       path: "huge.log",
@@ -81,7 +82,7 @@ describe("read_file", () => {
     await writeFile(join(fx.dir, "one-line.min.js"), Buffer.alloc(50 * 1024 * 1024, 0x61));
     const out = await fx.call<ReadFileDetails>(fx.kit.readFile, { path: "one-line.min.js" });
     expect(text(out)).toBe(
-      `1\t${"a".repeat(2_000)} … [line cut: 52,428,800 chars]\n[1 line(s) longer than 2000 characters were cut.]`,
+      `1\t${"a".repeat(2_000)} … [line cut: 52,428,800 chars; offset=1 column=2001 reads on]\n[1 line(s) longer than 2000 characters were cut.]`,
     );
   });
 
