@@ -73,7 +73,13 @@ export async function runBatch(
   if (setup.truncated) return answerTruncated(context, calls);
   const prepared: PreparedCall[] = calls.map((call) => {
     const tool = setup.tools.get(call.name);
-    return { call, tool, parsed: tool ? parseToolArguments(tool.inputSchema, call.arguments) : undefined };
+    return {
+      call,
+      tool,
+      parsed: tool
+        ? parseToolArguments(tool.inputSchema, call.arguments, tool.prepareArguments?.bind(tool))
+        : undefined,
+    };
   });
 
   let settled: ReadonlyMap<string, SettledApproval>;

@@ -1,14 +1,7 @@
 import type { z } from "zod";
+import { errorMessage } from "./errors.js";
 import { fieldKind, objectShape } from "./schema.js";
-
-// The only renames seed 000 allows: deterministic, and nothing inferred from history or content.
-const FIELD_ALIASES: Readonly<Record<string, string>> = {
-  filePath: "path",
-  oldString: "old_string",
-  newString: "new_string",
-  replaceAll: "replace_all",
-  cmd: "command",
-};
+import type { Tool } from "./tool.js";
 
 const PATH_FIELD = /(^|_)(path|file|dir|directory|cwd)$/i;
 
@@ -21,11 +14,16 @@ export type ParsedArguments =
     };
 
 /**
- * Parse and validate a call's raw JSON arguments. When validation fails, the narrow repairs of seed 000 are
- * tried on a copy (field aliases, string booleans and numbers, markdown autolinks on path fields) and
- * kept only if the repaired copy then passes in full. Nothing is repaired while an unknown field remains.
+ * Parse and validate a call's raw JSON arguments. The tool's own `prepare` step (its field aliases) runs
+ * first; when validation then fails, the narrow repairs of seed 000 are tried on a copy (string booleans
+ * and numbers, markdown autolinks on path fields) and kept only if the repaired copy then passes in full.
+ * Nothing is repaired while an unknown field remains.
  */
-export function parseToolArguments(schema: z.ZodType, raw: string): ParsedArguments {
+export function parseToolArguments(
+  schema: z.ZodType,
+  raw: string,
+  prepare?: Tool["prepareArguments"],
+): ParsedArguments {
   let input: unknown;
   try {
     input = raw.trim() === "" ? {} : JSON.parse(raw);
@@ -40,24 +38,58 @@ export function parseToolArguments(schema: z.ZodType, raw: string): ParsedArgume
   if (shape && (input === null || typeof input !== "object" || Array.isArray(input))) {
     return { ok: false, problems: ["arguments must be a JSON object"], received: input };
   }
+  let prepared: readonly string[] = [];
+  if (prepare) {
+    try {
+      const result = prepare(input);
+      input = result.args;
+      prepared = result.repairs;
+    } catch (error) {
+      return { ok: false, problems: [`arguments refused: ${errorMessage(error)}`], received: input };
+    }
+  }
   const first = validate(schema, shape, input);
   if (first.ok) {
     // A path written as a markdown link still validates as a string; the link form is never meant.
     const cleaned = shape ? cleanPathLinks(shape, input as Record<string, unknown>) : undefined;
     if (cleaned) {
       const again = validate(schema, shape, cleaned.value);
-      if (again.ok) return { ok: true, value: again.value, repairs: cleaned.repairs };
+      if (again.ok) return { ok: true, value: again.value, repairs: [...prepared, ...cleaned.repairs] };
     }
-    return { ok: true, value: first.value, repairs: [] };
+    return { ok: true, value: first.value, repairs: prepared };
   }
   if (!shape) return { ok: false, problems: first.problems, received: input };
 
   const { value: repaired, repairs } = repairObject(shape, input as Record<string, unknown>);
   if (repairs.length > 0) {
     const second = validate(schema, shape, repaired);
-    if (second.ok) return { ok: true, value: second.value, repairs };
+    if (second.ok) return { ok: true, value: second.value, repairs: [...prepared, ...repairs] };
   }
   return { ok: false, problems: first.problems, received: input };
+}
+
+/**
+ * A `prepareArguments` step renaming the spellings a tool accepts for its own fields (`{ filePath:
+ * "path" }`). A name is renamed only when the real field is absent, so a call sending both is refused
+ * with the alias named as an unknown field.
+ */
+export function argumentAliases(
+  aliases: Readonly<Record<string, string>>,
+): NonNullable<Tool["prepareArguments"]> {
+  return (raw) => {
+    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return { args: raw, repairs: [] };
+    const input = raw as Record<string, unknown>;
+    const renames = Object.keys(input).filter((key) => {
+      const target = Object.hasOwn(aliases, key) ? aliases[key] : undefined;
+      return target !== undefined && !Object.hasOwn(input, target);
+    });
+    if (renames.length === 0) return { args: raw, repairs: [] };
+    const args: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(input)) {
+      args[renames.includes(key) ? (aliases[key] as string) : key] = value;
+    }
+    return { args, repairs: renames.map((key) => `${key}→${aliases[key]}`) };
+  };
 }
 
 function validate(
@@ -86,21 +118,7 @@ function repairObject(
   input: Record<string, unknown>,
 ): { value: Record<string, unknown>; repairs: string[] } {
   const repairs: string[] = [];
-  const value: Record<string, unknown> = {};
-  for (const [key, fieldValue] of Object.entries(input)) {
-    const target = FIELD_ALIASES[key];
-    if (
-      target &&
-      !Object.hasOwn(shape, key) &&
-      Object.hasOwn(shape, target) &&
-      !Object.hasOwn(input, target)
-    ) {
-      value[target] = fieldValue;
-      repairs.push(`${key}→${target}`);
-    } else {
-      value[key] = fieldValue;
-    }
-  }
+  const value: Record<string, unknown> = { ...input };
   for (const [key, fieldValue] of Object.entries(value)) {
     const field = shape[key];
     if (!field || typeof fieldValue !== "string") continue;

@@ -62,6 +62,12 @@ export interface Tool<S extends z.ZodType = z.ZodType, D = unknown> {
   /** Milliseconds before the call is aborted and the model sees Timeout. */
   readonly timeoutMs?: number;
   /**
+   * Runs on the parsed JSON before schema validation, so the tool can accept spellings models commonly
+   * send for its own fields (`filePath` for `path`: see `argumentAliases`). Deterministic, from the
+   * arguments alone: never infer a missing value from history. A throw is an InvalidInput the model sees.
+   */
+  prepareArguments?(raw: unknown): PreparedArguments;
+  /**
    * Per-call approval, for tools whose risk depends on the arguments (a shell command policy that asks
    * only for commands it cannot allow). Called with the validated arguments; true sends the call to the
    * approver exactly as `annotations.requires_approval` does. A throw counts as true.
@@ -71,6 +77,12 @@ export interface Tool<S extends z.ZodType = z.ZodType, D = unknown> {
     context: { readonly runId: string; readonly workspace: Workspace; readonly signal: AbortSignal },
   ): boolean | Promise<boolean>;
   execute(args: z.output<S>, ctx: ToolContext): Promise<ToolOutput<D>>;
+}
+
+/** What `prepareArguments` hands on to validation, with a note per change (they reach `tool_call_requested`). */
+export interface PreparedArguments {
+  readonly args: unknown;
+  readonly repairs: readonly string[];
 }
 
 /** Any tool, whatever its schema: what the harness holds. */

@@ -1,5 +1,5 @@
-import { defineTool, Harness, parseToolArguments, toolJsonSchema } from "@bridle/core";
-import { ScriptedModel, tempWorkspace } from "@bridle/testing";
+import { argumentAliases, defineTool, Harness, parseToolArguments, toolJsonSchema } from "@bridle/core";
+import { collectEvents, ScriptedModel, tempWorkspace } from "@bridle/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { resultText } from "./helpers.js";
@@ -13,11 +13,19 @@ const editSchema = z.object({
 const bashSchema = z.object({ command: z.string(), timeout_ms: z.number().int().optional() });
 const readSchema = z.object({ path: z.string(), offset: z.number().int().optional() });
 
+const editAliases = argumentAliases({
+  filePath: "path",
+  oldString: "old_string",
+  newString: "new_string",
+  replaceAll: "replace_all",
+});
+
 describe("allowed repairs (seed 000)", () => {
-  it("renames filePath, oldString, newString and replaceAll", () => {
+  it("renames the aliases a tool declares, filePath, oldString, newString and replaceAll", () => {
     const parsed = parseToolArguments(
       editSchema,
       JSON.stringify({ filePath: "a.ts", oldString: "x", newString: "y", replaceAll: true }),
+      editAliases,
     );
     expect(parsed).toEqual({
       ok: true,
@@ -26,9 +34,30 @@ describe("allowed repairs (seed 000)", () => {
     });
   });
 
-  it("renames cmd to command and turns a string integer into a number", () => {
-    const parsed = parseToolArguments(bashSchema, '{"cmd":"ls","timeout_ms":"5000"}');
-    expect(parsed).toMatchObject({ ok: true, value: { command: "ls", timeout_ms: 5000 } });
+  it("renames nothing for a tool that declares no aliases", () => {
+    const parsed = parseToolArguments(editSchema, '{"filePath":"a.ts","old_string":"x","new_string":"y"}');
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.problems).toContain("filePath: unknown field");
+  });
+
+  it("renames cmd to command for a tool that accepts it, and turns a string integer into a number", () => {
+    const parsed = parseToolArguments(
+      bashSchema,
+      '{"cmd":"ls","timeout_ms":"5000"}',
+      argumentAliases({ cmd: "command" }),
+    );
+    expect(parsed).toMatchObject({
+      ok: true,
+      value: { command: "ls", timeout_ms: 5000 },
+      repairs: ["cmd→command", 'timeout_ms: "5000"→5000'],
+    });
+  });
+
+  it("turns a throw from the tool's preparation into a refusal the model reads", () => {
+    const parsed = parseToolArguments(readSchema, '{"path":"a"}', () => {
+      throw new Error("paths must be relative");
+    });
+    expect(parsed).toMatchObject({ ok: false, problems: ["arguments refused: paths must be relative"] });
   });
 
   it("turns string booleans into booleans where the schema wants one", () => {
@@ -64,19 +93,21 @@ describe("refused repairs", () => {
     const parsed = parseToolArguments(
       editSchema,
       '{"filePath":"a","old_string":"x","new_string":"y","mode":"fast"}',
+      editAliases,
     );
     expect(parsed.ok).toBe(false);
     if (!parsed.ok) expect(parsed.problems).toContain("mode: unknown field");
   });
 
   it("does not repair while another schema problem remains", () => {
-    const parsed = parseToolArguments(editSchema, '{"filePath":"a","old_string":"x"}');
+    const parsed = parseToolArguments(editSchema, '{"filePath":"a","old_string":"x"}', editAliases);
     expect(parsed.ok).toBe(false);
   });
 
   it("does not rename an alias when the real field is also present", () => {
-    const parsed = parseToolArguments(readSchema, '{"path":"a","filePath":"b"}');
+    const parsed = parseToolArguments(readSchema, '{"path":"a","filePath":"b"}', editAliases);
     expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.problems).toContain("filePath: unknown field");
   });
 
   it("does not coerce anything but exact booleans and numbers", () => {
@@ -206,5 +237,51 @@ describe("the schema the model sees", () => {
     expect(seen?.inputSchema.properties).toMatchObject({
       limit: { type: "integer", minimum: 1, maximum: 2000, default: 2000 },
     });
+  });
+});
+
+describe("a tool's own argument preparation in a run", () => {
+  it("renames the tool's aliases before validation and records the repair on tool_call_requested", async () => {
+    const { dir, cleanup } = await tempWorkspace();
+    try {
+      const ran: unknown[] = [];
+      const edit = defineTool({
+        name: "edit_file",
+        description: "edit",
+        inputSchema: editSchema,
+        prepareArguments: editAliases,
+        execute: async (args) => {
+          ran.push(args);
+          return { content: "edited" };
+        },
+      });
+      const plain = defineTool({
+        name: "read_file",
+        description: "read",
+        inputSchema: readSchema,
+        execute: async () => ({ content: "text" }),
+      });
+      const model = new ScriptedModel([
+        {
+          toolCalls: [
+            { name: "edit_file", arguments: { filePath: "a.ts", oldString: "x", newString: "y" } },
+            { name: "read_file", arguments: { filePath: "a.ts" } },
+          ],
+        },
+        { text: "ok" },
+      ]);
+      const stream = new Harness({ model, tools: [edit, plain], workspace: dir }).stream({ prompt: "go" });
+      const events = await collectEvents(stream);
+      const result = await stream.result;
+      expect(ran).toEqual([{ path: "a.ts", old_string: "x", new_string: "y" }]);
+      const requested = events.flatMap((e) => (e.type === "tool_call_requested" ? [e.repairs] : []));
+      expect(requested).toEqual([["filePath→path", "oldString→old_string", "newString→new_string"], []]);
+      // read_file declared no alias: the model is told which field it sent and which the tool wants.
+      const refused = resultText(result.messages[3]);
+      expect(refused).toContain("filePath: unknown field");
+      expect(refused).toContain("path:");
+    } finally {
+      await cleanup();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { defineTool, ToolFailure } from "@bridle/core";
+import { argumentAliases, defineTool, ToolFailure } from "@bridle/core";
 import { sameContent, updateFile } from "@bridle/tools-fs";
 import { applyChanges, assertEncodable, duplicatedNeighbours, planEdits } from "./apply-edits.js";
 import { type LineSource, serializeDocument } from "./document.js";
@@ -37,6 +37,7 @@ export function createEditTool(options: ResolvedOptions) {
       "Send a tag alone (or with its own line number in front; a number that is not the tag's line is refused). " +
       "The result shows the changed lines with their new tags.",
     inputSchema: editFileSchema,
+    prepareArguments: argumentAliases({ filePath: "path" }),
     annotations: { destructive: true },
     async execute(args, ctx) {
       const outcome = await updateFile(

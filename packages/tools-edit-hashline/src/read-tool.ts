@@ -1,4 +1,4 @@
-import { defineTool, ToolFailure } from "@bridle/core";
+import { argumentAliases, defineTool, ToolFailure } from "@bridle/core";
 import { z } from "zod";
 import { loadTextFile } from "./load-file.js";
 import type { ResolvedOptions } from "./options.js";
@@ -31,6 +31,7 @@ export function createReadTool(options: ResolvedOptions) {
       `that line for edit_file. Shows up to ${options.defaultLimit} lines per call; use offset and limit to ` +
       "page through larger files.",
     inputSchema: readFileSchema,
+    prepareArguments: argumentAliases({ filePath: "path" }),
     annotations: { read_only: true, idempotent: true },
     async execute(args, ctx) {
       const file = await loadTextFile(ctx.workspace, args.path, options.maxFileBytes, ctx.signal);

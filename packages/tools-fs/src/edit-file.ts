@@ -1,4 +1,4 @@
-import { defineTool, ToolFailure, type ToolOutput } from "@bridle/core";
+import { argumentAliases, defineTool, ToolFailure, type ToolOutput } from "@bridle/core";
 import { z } from "zod";
 import { closestHint, numberedLines, splitLines } from "./edit-hints.js";
 import { lineOf, occurrences, planEdit } from "./edit-match.js";
@@ -45,6 +45,13 @@ export function createEditFileTool(settings: FsSettings) {
       "Replace exact text in a file. old_string must match the file exactly (whitespace included) and, unless replace_all is true, in exactly one place. " +
       "Read the file in this run first; if it changed on disk since, read it again. Line endings, BOM, encoding and the final newline are kept.",
     inputSchema,
+    // Spellings other agents' edit tools taught models (OpenCode's filePath, oldString, newString, replaceAll).
+    prepareArguments: argumentAliases({
+      filePath: "path",
+      oldString: "old_string",
+      newString: "new_string",
+      replaceAll: "replace_all",
+    }),
     annotations: { destructive: true },
     sequential: true,
     async execute(args, ctx): Promise<ToolOutput<EditFileDetails>> {

@@ -1,4 +1,4 @@
-import { defineTool, ToolFailure, type ToolOutput } from "@bridle/core";
+import { argumentAliases, defineTool, ToolFailure, type ToolOutput } from "@bridle/core";
 import { z } from "zod";
 import type { FsSettings } from "./options.js";
 import { formatCount } from "./paths.js";
@@ -27,6 +27,8 @@ export function createWriteFileTool(settings: FsSettings) {
       "An existing file must have been read in this run and be unchanged since; for small changes prefer edit_file. " +
       "An existing file keeps its line endings (CRLF stays CRLF), BOM, encoding and permissions.",
     inputSchema,
+    // Spellings other agents' tools taught models (OpenCode's filePath).
+    prepareArguments: argumentAliases({ filePath: "path" }),
     annotations: { destructive: true, idempotent: true },
     sequential: true,
     async execute(args, ctx): Promise<ToolOutput<WriteFileDetails>> {

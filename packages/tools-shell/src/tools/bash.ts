@@ -1,4 +1,4 @@
-import { type AnyTool, defineTool, type ToolContext, type Workspace } from "@bridle/core";
+import { type AnyTool, argumentAliases, defineTool, type ToolContext, type Workspace } from "@bridle/core";
 import { z } from "zod";
 import { type CapturedOutput, OutputCapture } from "../output/capture.js";
 import type { PolicyResult } from "../policy/types.js";
@@ -61,6 +61,8 @@ export function createBashTool(env: ShellEnvironment): AnyTool {
       "Commands the policy cannot prove safe need approval; commands that write outside the workspace or touch secrets are denied." +
       env.unenforcedNote(),
     inputSchema: bashInputSchema,
+    // The spelling other agents' shell tools taught models (Codex's cmd).
+    prepareArguments: argumentAliases({ cmd: "command" }),
     annotations: { destructive: true, open_world: env.sandbox.network !== "disabled" },
     // Commands may write what their siblings read (`cat f` beside `rm f`): a batch holding bash runs in order.
     sequential: true,
