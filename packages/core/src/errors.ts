@@ -47,7 +47,8 @@ export type BridleErrorCode =
   | "approval_decisions_mismatch"
   | "approval_secret_insecure"
   | "approval_secret_invalid"
-  | "invalid_argument";
+  | "invalid_argument"
+  | "run_ended";
 
 /**
  * An infrastructure failure: something the model cannot fix (a sandbox that will not start, a disk that

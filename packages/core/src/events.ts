@@ -1,5 +1,5 @@
 import type { ApprovalDecision } from "./approver.js";
-import type { AssistantMessage, Message, ToolCallPart, ToolResultMessage } from "./messages.js";
+import type { AssistantMessage, Message, ToolCallPart, ToolResultMessage, UserMessage } from "./messages.js";
 import type { ModelError, ModelStopReason } from "./model.js";
 import type { RunUsage, Usage } from "./usage.js";
 
@@ -11,7 +11,14 @@ export type StopReason =
   | "max_tool_calls"
   | "tool_retries_exceeded"
   | "provider_error"
+  /** A tool hit an infrastructure failure (a sandbox that will not start): not something the model can fix. */
   | "tool_error"
+  /** The workspace instructions (AGENTS.md) exist but could not be read. */
+  | "instructions_error"
+  /** The run paused for approval but its resume envelope could not be sealed (the approval secret is unusable). */
+  | "approval_secret_error"
+  /** A bug or a broken contract inside the harness, or below it. */
+  | "internal_error"
   | "hook_cancelled"
   | "approval_required"
   | "store_error"
@@ -72,6 +79,24 @@ export interface ModelResponseEvent extends EventBase {
   readonly durationMs: number;
 }
 
+/**
+ * A tool call as the model streams it, before the turn is complete: its name as soon as it is known, then
+ * its argument text in coalesced pieces (so a UI can show `edit_file src/cart.js …` early). Only for
+ * watching: the transcript ignores it, and `tool_call_requested` carries the whole call. The streamed
+ * argument text is bounded per call; past the bound, the rest is not streamed (`clipped`).
+ */
+export interface ToolCallDeltaEvent extends EventBase {
+  readonly type: "tool_call_delta";
+  /** The call's position among the turn's calls, from 0. */
+  readonly index: number;
+  /** The provider's call id, once known (the recorded call may get another if it was missing or reused). */
+  readonly toolCallId?: string;
+  readonly toolName?: string;
+  readonly argumentsDelta: string;
+  /** Set on the last delta of a call whose argument text passed the bound: the rest is not streamed. */
+  readonly clipped?: true;
+}
+
 /** Recorded before the call executes. `toolCall.arguments` is the model's raw JSON. */
 export interface ToolCallRequestedEvent extends EventBase {
   readonly type: "tool_call_requested";
@@ -124,6 +149,41 @@ export interface OutputRetryEvent extends EventBase {
   readonly attempt: number;
   readonly problems: readonly string[];
   readonly message?: Message;
+}
+
+/**
+ * How a user message queued during a run joins it: "steer" at the next safe point (after the current tool
+ * batch settles, before the next model request); "follow_up" only when the run would otherwise end, which
+ * it then continues.
+ */
+export type UserMessageDelivery = "steer" | "follow_up";
+
+/** A caller queued a user message while the run was going. It joins the transcript when delivered. */
+export interface UserMessageQueuedEvent extends EventBase {
+  readonly type: "user_message_queued";
+  /** Names the message across runs: a message queued in one run and delivered in a later one keeps it. */
+  readonly queueId: string;
+  readonly delivery: UserMessageDelivery;
+  readonly message: UserMessage;
+}
+
+/** A queued user message joins the transcript here: the model sees it on its next request. */
+export interface UserMessageDeliveredEvent extends EventBase {
+  readonly type: "user_message_delivered";
+  readonly queueId: string;
+  readonly delivery: UserMessageDelivery;
+  readonly message: UserMessage;
+}
+
+/**
+ * An observer of the run (a tracer, a UI, a recorder) threw or rejected. The run goes on; each observer's
+ * first failure is reported, later ones are not.
+ */
+export interface ObserverFailedEvent extends EventBase {
+  readonly type: "observer_failed";
+  /** The observer's `name`, or its position among the run's observers. */
+  readonly observer: string;
+  readonly message: string;
 }
 
 /** A near-limit notice; `message` is what the model is told, and it joins the transcript. */
@@ -190,6 +250,7 @@ export type RunEvent =
   | TextDeltaEvent
   | ReasoningDeltaEvent
   | ModelResponseEvent
+  | ToolCallDeltaEvent
   | ToolCallRequestedEvent
   | ToolProgressEvent
   | ToolCallCompletedEvent
@@ -200,6 +261,9 @@ export type RunEvent =
   | OutputRetryEvent
   | CompactionEvent
   | FactEvent
+  | UserMessageQueuedEvent
+  | UserMessageDeliveredEvent
+  | ObserverFailedEvent
   | RunCompletedEvent
   | RunFailedEvent
   | StoreDamageEvent;

@@ -39,14 +39,7 @@ export { BridleError, type BridleErrorCode, errorMessage, ModelRetry, ToolFailur
 export { EventQueue } from "./event-queue.js";
 export * from "./events.js";
 export { failureText, invalidInputText, summarizeValue } from "./failure-text.js";
-export {
-  Harness,
-  type HarnessOptions,
-  type ResumeOptions,
-  type RunInput,
-  type RunResult,
-  type RunStream,
-} from "./harness.js";
+export { Harness, type HarnessOptions } from "./harness.js";
 export { closeDanglingCalls, type ResumeSource, resumeHistory } from "./history.js";
 export {
   type AfterSubagentRunContext,
@@ -83,6 +76,7 @@ export { type HarnessLimits, type HarnessLimitsInput, limitsSchema } from "./lim
 export { mcpToolName } from "./mcp-tool-name.js";
 export * from "./messages.js";
 export type * from "./model.js";
+export type { EventObserver } from "./observers.js";
 export {
   FINAL_RESULT_TOOL,
   type OutputMode,
@@ -102,6 +96,7 @@ export {
   toolsetDigest,
 } from "./resume-envelope.js";
 export type { EventSink, RunIdentity } from "./run-context.js";
+export type { ResumeOptions, RunInput, RunResult, RunStream } from "./run-types.js";
 export { fieldKind, objectShape, toolJsonSchema, toolSchemaOf } from "./schema.js";
 export { isSecretPath, SECRET_PATH_RULES, type SecretPathRules } from "./secrets.js";
 export { DEFAULT_SPILL, type SpillDetails, type SpillSettings, spillResult } from "./spill.js";
@@ -145,4 +140,5 @@ export {
 } from "./tool.js";
 export { projectTranscript, TranscriptProjection } from "./transcript.js";
 export { addUsage, emptyUsage, type RunUsage, type Usage } from "./usage.js";
+export { type QueuedMessage, undeliveredMessages } from "./user-queue.js";
 export { isErrno, Workspace, type WorkspaceOptions } from "./workspace.js";

@@ -1,14 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { EventQueue } from "./event-queue.js";
-import type { EventBase, RunEvent, RunEventBody } from "./events.js";
+import { type EventBase, isTerminalEvent, type RunEvent, type RunEventBody } from "./events.js";
 import type { Message } from "./messages.js";
+import { type EventObserver, ObserverFanOut } from "./observers.js";
 import { TranscriptProjection } from "./transcript.js";
 import { addUsage, emptyUsage, type RunUsage, type Usage } from "./usage.js";
 
 /**
- * Where a run's events are recorded as they happen (a session store, say). Writes are serialized in event
- * order, and the run waits for them at its checkpoints: before a batch of tool calls executes, and before
- * the run reports its end. A write that fails ends the run with stop reason "store_error".
+ * Where a run's events are recorded as they happen (a session store, say): the run's record. Writes are
+ * serialized in event order, and the run waits for them at its checkpoints: before a batch of tool calls
+ * executes, and before the run reports its end. A write that fails ends the run with stop reason
+ * "store_error". Watchers that must not end the run (tracing, a UI) are observers instead.
  */
 export interface EventSink {
   write(event: RunEvent): void | Promise<void>;
@@ -29,6 +31,17 @@ export interface RunRestore {
   readonly warnings: readonly string[];
 }
 
+/**
+ * Where one run's events go. Each event, in sequence order, reaches: the transcript projection, the record
+ * sink (its write is queued behind the earlier ones), each observer in the order given, then the stream's
+ * iterator. A sink failure ends the run as "store_error"; an observer failure is reported once
+ * (`observer_failed`) and never ends it.
+ */
+export interface RunOutlets {
+  readonly sink?: EventSink | undefined;
+  readonly observers?: readonly EventObserver[] | undefined;
+}
+
 /** One run's mutable state: its counters, its transcript projection and the stream it emits into. */
 export class RunContext {
   readonly runId: string;
@@ -46,11 +59,26 @@ export class RunContext {
   readonly #base: Omit<EventBase, "seq" | "time">;
   #seq = 0;
   readonly #sink: EventSink | undefined;
+  readonly #observers: ObserverFanOut | undefined;
   #recording: Promise<void> = Promise.resolve();
   #recordError: unknown;
+  #ended = false;
 
-  constructor(identity: RunIdentity, history: readonly Message[], sink?: EventSink, restore?: RunRestore) {
-    this.#sink = sink;
+  constructor(
+    identity: RunIdentity,
+    history: readonly Message[],
+    outlets: RunOutlets = {},
+    restore?: RunRestore,
+  ) {
+    this.#sink = outlets.sink;
+    const observers = outlets.observers ?? [];
+    this.#observers =
+      observers.length > 0
+        ? new ObserverFanOut(observers, (observer, message) => {
+            // After the terminal event nothing more may be emitted: a late failure is not reported.
+            if (!this.#ended) this.emit({ type: "observer_failed", observer, message });
+          })
+        : undefined;
     this.runId = identity.runId ?? randomUUID();
     this.queue = new EventQueue(() => this.controller.abort(new Error("the event stream was closed")));
     this.transcript = new TranscriptProjection(history);
@@ -91,6 +119,7 @@ export class RunContext {
 
   emit(body: RunEventBody): RunEvent {
     const event = { ...this.#base, seq: this.#seq++, time: Date.now(), ...body } as RunEvent;
+    if (isTerminalEvent(event)) this.#ended = true;
     this.transcript.apply(event);
     const sink = this.#sink;
     if (sink) {
@@ -101,7 +130,9 @@ export class RunContext {
         this.#recordError ??= error ?? new Error("the event sink failed");
       });
     }
+    this.#observers?.deliver(event);
     this.queue.push(event);
+    this.#observers?.flush();
     return event;
   }
 

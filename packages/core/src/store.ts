@@ -141,7 +141,12 @@ export function sessionSink(store: SessionStore, sessionId: string): EventSink &
   return {
     async write(event: RunEvent): Promise<void> {
       pending.push(event);
-      if (event.type === "text_delta" || event.type === "reasoning_delta" || event.type === "tool_progress") {
+      if (
+        event.type === "text_delta" ||
+        event.type === "reasoning_delta" ||
+        event.type === "tool_call_delta" ||
+        event.type === "tool_progress"
+      ) {
         if (pending.length < 256) return;
       }
       await flush();
@@ -180,6 +185,8 @@ export function searchableText(event: RunEvent): string | undefined {
       return messageText(event.result) || undefined;
     case "compaction":
       return messageText(event.summary) || undefined;
+    case "user_message_delivered":
+      return messageText(event.message) || undefined;
     default:
       return undefined;
   }

@@ -34,6 +34,7 @@ export class TranscriptProjection {
         this.#pending.push(event.result);
         break;
       case "limit_warning":
+      case "user_message_delivered":
         this.#append(event.message);
         break;
       case "output_retry":

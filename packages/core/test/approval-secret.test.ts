@@ -194,7 +194,7 @@ describe.skipIf(!posix)("a harness without approvalSecret", () => {
     const { model, tools } = setup(log);
     const harness = new Harness({ model, tools, workspace: dir, approver: askApprover });
     const result = await harness.run({ prompt: "deploy" });
-    expect(result.stopReason).toBe("tool_error");
+    expect(result.stopReason).toBe("approval_secret_error");
     expect(result.error?.code).toBe("approval_secret_insecure");
     expect(result.error?.message).toMatch(/cannot seal its resume envelope.*chmod 600/);
     expect(result.resumeEnvelope).toBeUndefined();
