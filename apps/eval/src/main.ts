@@ -1,10 +1,61 @@
-// Entry point of `bridle-eval`. The commands are filled in by the eval runner.
+// Entry point of `bridle-eval`: one function per command, dispatched by the first word.
 import packageJson from "../package.json" with { type: "json" };
+import { BridleEvalError } from "./errors.js";
+import { reportCommand } from "./report-command.js";
+import { RUN_USAGE, runCommand } from "./run-command.js";
 
-const argv = process.argv.slice(2);
-if (argv[0] === "--version" || argv[0] === "-v") {
-  process.stdout.write(`bridle-eval ${packageJson.version}\n`);
-} else {
-  process.stderr.write("bridle-eval: usage: bridle-eval run PATH...\n");
-  process.exitCode = 2;
+const USAGE = `usage: bridle-eval COMMAND ...
+  run PATH...                 run task folders (scripted model by default); results JSONL + HTML report
+  report RESULTS.jsonl...     write the HTML report of results files (--out FILE, default report.html)
+  --version
+
+${RUN_USAGE}
+`;
+
+type Command = (argv: readonly string[]) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  run: async (argv) => {
+    const summary = await runCommand(argv);
+    const passed = summary.lines.filter((line) => line.pass).length;
+    const cost = summary.lines.reduce((total, line) => total + (line.costUsd ?? 0), 0);
+    process.stderr.write(
+      `${summary.lines.length} runs: ${passed} passed, ${summary.lines.length - passed} failed; ${summary.unexpected.length} not as expected; cost $${cost.toFixed(4)}\nresults: ${summary.outFile}\n${summary.reportFile ? `report: ${summary.reportFile}\n` : ""}`,
+    );
+    return summary.unexpected.length === 0 ? 0 : 1;
+  },
+  report: reportCommand,
+};
+
+async function main(argv: readonly string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === "--version" || name === "-v") {
+    process.stdout.write(`bridle-eval ${packageJson.version}\n`);
+    return 0;
+  }
+  if (name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const command = name === undefined ? undefined : COMMANDS[name];
+  if (!command) {
+    process.stderr.write(USAGE);
+    return 2;
+  }
+  return command(rest);
 }
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof BridleEvalError) {
+      process.stderr.write(`bridle-eval: ${error.message}\n`);
+      process.exitCode = error.exitCode;
+    } else {
+      process.stderr.write(`bridle-eval: ${(error as Error).stack ?? String(error)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

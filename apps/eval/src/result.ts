@@ -1,6 +1,7 @@
 // One line of a results file: one run of one task. Every producer (the task runner, the edit-format
 // benchmark, the overhead suite) writes this shape, so one report reads them all.
 import { z } from "zod";
+import { BridleEvalError } from "./errors.js";
 
 /** The edit tool set a run used; "none" when the task made no edits through an edit tool. */
 export const EditFormat = z.union([
@@ -76,17 +77,16 @@ export function parseResultLines(text: string): ResultLine[] {
     } catch {
       // A line cut short by a crash mid-write is the only tolerated damage: the last one.
       if (i >= lines.length - 2) continue;
-      throw new ResultFileError(`line ${i + 1} is not JSON`);
+      throw new BridleEvalError("InvalidResults", `line ${i + 1} is not JSON`);
     }
     const parsed = ResultLine.safeParse(json);
     if (!parsed.success) {
-      throw new ResultFileError(`line ${i + 1}: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+      throw new BridleEvalError(
+        "InvalidResults",
+        `line ${i + 1}: ${parsed.error.issues[0]?.message ?? "invalid"}`,
+      );
     }
     out.push(parsed.data);
   }
   return out;
-}
-
-export class ResultFileError extends Error {
-  readonly code = "InvalidResults";
 }

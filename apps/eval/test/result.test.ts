@@ -1,5 +1,6 @@
 import { expect, test } from "vitest";
-import { parseResultLines, ResultFileError, ResultLine, runKey } from "../src/result.js";
+import { BridleEvalError } from "../src/errors.js";
+import { parseResultLines, ResultLine, runKey } from "../src/result.js";
 
 const line = {
   taskId: "fix-off-by-one",
@@ -36,5 +37,5 @@ test("a torn last line is tolerated; a bad line in the middle is an error naming
   const good = JSON.stringify(ResultLine.parse(line));
   expect(parseResultLines(`${good}\n{"taskId":`)).toHaveLength(1);
   expect(() => parseResultLines(`${good}\n{"taskId":\n${good}\n`)).toThrow(/line 2/);
-  expect(() => parseResultLines(`${JSON.stringify({ ...line, score: 2 })}\n`)).toThrow(ResultFileError);
+  expect(() => parseResultLines(`${JSON.stringify({ ...line, score: 2 })}\n`)).toThrow(BridleEvalError);
 });

@@ -1,12 +1,14 @@
-import { execFileSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { expect, test } from "vitest";
+import { runBin } from "./cli.js";
 
-const main = fileURLToPath(new URL("../src/main.ts", import.meta.url));
+test("--version prints the package version", async () => {
+  const run = await runBin(["--version"], { cwd: process.cwd() });
+  expect(run.stdout).toMatch(/^bridle-eval \d+\.\d+\.\d+\n$/);
+  expect(run.code).toBe(0);
+});
 
-test("--version prints the package version", () => {
-  const out = execFileSync(process.execPath, ["--experimental-strip-types", main, "--version"], {
-    encoding: "utf8",
-  });
-  expect(out).toMatch(/^bridle-eval \d+\.\d+\.\d+\n$/);
+test("an unknown command prints the usage and exits 2", async () => {
+  const run = await runBin(["frobnicate"], { cwd: process.cwd() });
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain("usage: bridle-eval COMMAND");
 });

@@ -1,0 +1,3 @@
+export function formatList(items) {
+  return items.join(", ");
+}
