@@ -238,6 +238,7 @@ export class RunTracer implements EventSink {
         break;
       case "text_delta":
       case "reasoning_delta":
+      case "tool_call_delta":
         if (run.chat && run.chat.firstChunkAt === undefined) run.chat.firstChunkAt = event.time;
         break;
       case "model_response":

@@ -1,8 +1,10 @@
 import type { Attributes } from "@opentelemetry/api";
+import { type ExportResult, ExportResultCode } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import {
   BatchSpanProcessor,
+  type ReadableSpan,
   SimpleSpanProcessor,
   type SpanExporter,
   type SpanProcessor,
@@ -39,6 +41,11 @@ export interface TracingOptions extends Omit<RunTracerOptions, "tracerProvider">
    * commands that want every span out before they exit even without `shutdown`.
    */
   readonly batch?: boolean;
+  /**
+   * Told once per exporter, at its first failed export (a collector that is down, a file that cannot be
+   * written). Tracing never fails a run; this is where an app says that traces are being lost.
+   */
+  readonly onExportFailure?: (failure: { readonly exporter: string; readonly error: Error }) => void;
 }
 
 /** A tracer for runs, wired to its own tracer provider and exporters. */
@@ -71,7 +78,9 @@ export function createTracing(options: TracingOptions = {}): Tracing {
     exporters.push(new OTLPTraceExporter(config));
   }
   const batch = options.batch ?? true;
-  const spanProcessors: SpanProcessor[] = exporters.map((exporter) =>
+  const report = options.onExportFailure;
+  const wrapped = report ? exporters.map((exporter) => new ReportingExporter(exporter, report)) : exporters;
+  const spanProcessors: SpanProcessor[] = wrapped.map((exporter) =>
     batch ? new BatchSpanProcessor({ exporter }) : new SimpleSpanProcessor({ exporter }),
   );
   const provider = new TracerProvider({
@@ -88,6 +97,7 @@ export function createTracing(options: TracingOptions = {}): Tracing {
     otlp: _o,
     exporters: _e,
     batch: _b,
+    onExportFailure: _x,
     ...rest
   } = options;
   const tracer = new RunTracer({ ...rest, tracerProvider: provider });
@@ -100,4 +110,41 @@ export function createTracing(options: TracingOptions = {}): Tracing {
       await provider.shutdown();
     },
   };
+}
+
+/** Passes everything through to an exporter, reporting its first failed export. */
+class ReportingExporter implements SpanExporter {
+  readonly #inner: SpanExporter;
+  readonly #report: NonNullable<TracingOptions["onExportFailure"]>;
+  #reported = false;
+
+  constructor(inner: SpanExporter, report: NonNullable<TracingOptions["onExportFailure"]>) {
+    this.#inner = inner;
+    this.#report = report;
+  }
+
+  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+    this.#inner.export(spans, (result) => {
+      if (result.code !== ExportResultCode.SUCCESS && !this.#reported) {
+        this.#reported = true;
+        try {
+          this.#report({
+            exporter: this.#inner.constructor.name,
+            error: result.error ?? new Error("the export failed"),
+          });
+        } catch {
+          // A reporter that throws must not break the exporter's callback chain.
+        }
+      }
+      resultCallback(result);
+    });
+  }
+
+  shutdown(): Promise<void> {
+    return this.#inner.shutdown();
+  }
+
+  forceFlush(): Promise<void> {
+    return this.#inner.forceFlush?.() ?? Promise.resolve();
+  }
 }

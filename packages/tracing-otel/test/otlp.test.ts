@@ -142,4 +142,28 @@ describe("OTLP/HTTP export", () => {
     expect(result.stopReason).toBe("completed");
     await tracing.shutdown();
   });
+
+  it("as an observer beside the run's record, says once that spans are lost when no collector answers", async () => {
+    const { url, server } = await receiver();
+    await new Promise((resolve) => server.close(resolve));
+    const failures: { exporter: string; error: Error }[] = [];
+    const tracing = createTracing({
+      otlp: { url, timeoutMillis: 2000 },
+      batch: false,
+      onExportFailure: (failure) => failures.push(failure),
+    });
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "echo", arguments: { text: "a" } }] },
+      { text: "fine" },
+    ]);
+    const result = await new Harness({ model, tools: [echo] }).run({
+      prompt: "hi",
+      observers: [tracing.tracer],
+    });
+    expect(result.stopReason).toBe("completed");
+    await tracing.shutdown();
+    // Every span failed to export (the agent, two chats, a tool): one report.
+    expect(failures).toHaveLength(1);
+    expect(failures[0]?.exporter).toBe("OTLPTraceExporter");
+  });
 });
