@@ -1,0 +1,86 @@
+// One durable run, engine-neutral: build the agent, rebuild where the session stood before this run,
+// and run the harness with every model request and tool call as a step. The engine calls this on the
+// first execution and again on each recovery; everything outside steps must come out the same each time.
+import {
+  BridleError,
+  closeDanglingCalls,
+  Harness,
+  projectTranscript,
+  type RunEvent,
+  type SessionStore,
+  sessionSink,
+} from "@bridle/core";
+import { DurableApprovals } from "./durable-approver.js";
+import type { DurableContext } from "./durable-context.js";
+import { durableModel } from "./durable-model.js";
+import { durableTool } from "./durable-tool.js";
+import type { ComposeAgent, DurableRunOutcome, DurableRunRequest } from "./engine.js";
+
+export async function runDurableBody(
+  context: DurableContext,
+  request: DurableRunRequest,
+  compose: ComposeAgent,
+): Promise<DurableRunOutcome> {
+  const agent = await compose(request);
+  try {
+    const { store } = agent;
+    await ensureSession(store, request.sessionId);
+    const before = await storedState(store, request.sessionId, context.runId);
+    const approvals = new DurableApprovals(context, agent.autoApprove === true);
+    // The harness's own tool timeout is applied inside each call's step (durable-tool.ts).
+    const defaultTimeoutMs = new Harness({ ...agent.harness, model: agent.model }).limits.toolTimeoutMs;
+    const harness = new Harness({
+      ...agent.harness,
+      model: durableModel(agent.model, context),
+      tools: agent.tools.map((tool) =>
+        durableTool(tool, context, { defaultTimeoutMs, askRepeat: approvals.askRepeat }),
+      ),
+      approver: approvals.approver,
+    });
+    const sink = sessionSink(store, request.sessionId);
+    const result = await harness.run({
+      prompt: request.prompt,
+      history: before.history,
+      runId: context.runId,
+      sessionId: request.sessionId,
+      sink: {
+        // Events an earlier execution stored are stored once: this execution emits them again, the same.
+        write: (event: RunEvent) => (event.seq <= before.lastSeq ? undefined : sink.write(event)),
+      },
+    });
+    await sink.flush();
+    return {
+      sessionId: request.sessionId,
+      stopReason: result.stopReason,
+      finalText: result.finalText,
+      ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}),
+    };
+  } finally {
+    await agent.close?.();
+  }
+}
+
+async function ensureSession(store: SessionStore, sessionId: string): Promise<void> {
+  if (await store.get(sessionId)) return;
+  try {
+    await store.createSession({ id: sessionId });
+  } catch (error) {
+    // Another execution of this run (or another run) created it in between.
+    if (!(error instanceof BridleError && error.code === "store_conflict")) throw error;
+  }
+}
+
+/** The session's transcript before this run, and the last event of this run already stored (-1: none). */
+async function storedState(
+  store: SessionStore,
+  sessionId: string,
+  runId: string,
+): Promise<{ history: ReturnType<typeof closeDanglingCalls>; lastSeq: number }> {
+  const earlier: RunEvent[] = [];
+  let lastSeq = -1;
+  for await (const stored of store.read(sessionId)) {
+    if (stored.event.runId === runId) lastSeq = Math.max(lastSeq, stored.event.seq);
+    else earlier.push(stored.event);
+  }
+  return { history: closeDanglingCalls(projectTranscript(earlier)), lastSeq };
+}

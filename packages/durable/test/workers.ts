@@ -1,0 +1,89 @@
+// Worker processes for the tests: the fixture bundled once per test file (workspace packages from source,
+// DBOS loaded from node_modules), started and killed like a user's `bridle worker`.
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { childBundleOptions } from "@bridle/testing";
+import { build } from "esbuild";
+
+const packageDir = join(import.meta.dirname, "..");
+
+/** Bundles test/fixtures/worker.ts; the file sits under node_modules so DBOS resolves from it. */
+export async function bundleWorker(): Promise<{ file: string; remove: () => void }> {
+  const dir = join(packageDir, "node_modules", ".bridle-test");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `worker-${randomBytes(4).toString("hex")}.mjs`);
+  await build({
+    ...childBundleOptions(join(import.meta.dirname, "fixtures", "worker.ts"), file),
+    external: ["@dbos-inc/dbos-sdk"],
+    // node-postgres and the OpenAI SDK are CommonJS-flavoured: an ESM bundle needs a require of its own.
+    banner: {
+      js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);',
+    },
+  });
+  return { file, remove: () => rmSync(file, { force: true }) };
+}
+
+export interface WorkerArgs {
+  readonly databaseUrl: string;
+  readonly schema: string;
+  readonly providerUrl: string;
+  readonly logFile: string;
+  readonly concurrency: number;
+}
+
+export class WorkerProcess {
+  readonly child: ChildProcess;
+  readonly executorId: string;
+  readonly exited: Promise<number | null>;
+  stderr = "";
+
+  private constructor(child: ChildProcess, executorId: string, exited: Promise<number | null>) {
+    this.child = child;
+    this.executorId = executorId;
+    this.exited = exited;
+  }
+
+  static async start(bundle: string, args: WorkerArgs): Promise<WorkerProcess> {
+    const child = spawn(
+      process.execPath,
+      [bundle, args.databaseUrl, args.schema, args.providerUrl, args.logFile, String(args.concurrency)],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const executorId = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      child.stdout?.on("data", (chunk: Buffer) => {
+        out += chunk.toString();
+        const ready = /ready (\S+)\n/.exec(out);
+        if (ready?.[1]) resolve(ready[1]);
+      });
+      void exited.then((code) =>
+        reject(new Error(`worker exited (${code}) before it was ready: ${stderr.slice(-2000)}`)),
+      );
+    });
+    const worker = new WorkerProcess(child, executorId, exited);
+    child.stderr?.on("data", (chunk: Buffer) => {
+      worker.stderr += chunk.toString();
+    });
+    worker.stderr = stderr;
+    return worker;
+  }
+
+  /** SIGKILL: the process dies mid-whatever, as on a crash or an OOM kill. */
+  async kill(): Promise<void> {
+    this.child.kill("SIGKILL");
+    await this.exited;
+  }
+
+  /** SIGTERM: the worker closes its engine and exits. */
+  async stop(): Promise<number | null> {
+    this.child.kill("SIGTERM");
+    return this.exited;
+  }
+}

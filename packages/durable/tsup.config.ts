@@ -1,0 +1,3 @@
+import { packageBuild } from "@bridle/tooling/tsup";
+
+export default packageBuild();
