@@ -1,12 +1,16 @@
 // Entry point of `bridle-eval`: one function per command, dispatched by the first word.
 import packageJson from "../package.json" with { type: "json" };
+import { editBenchCommand } from "./edit-format/command.js";
 import { BridleEvalError } from "./errors.js";
+import { overheadCommand } from "./overhead/command.js";
 import { reportCommand } from "./report-command.js";
 import { RUN_USAGE, runCommand } from "./run-command.js";
 
 const USAGE = `usage: bridle-eval COMMAND ...
   run PATH...                 run task folders (scripted model by default); results JSONL + HTML report
   report RESULTS.jsonl...     write the HTML report of results files (--out FILE, default report.html)
+  edit-bench                  the edit-format benchmark: formats x injected mistakes (--help for options)
+  overhead                    the harness's own time per tool turn, memory, cold start, beside peer agents
   --version
 
 ${RUN_USAGE}
@@ -25,6 +29,8 @@ const COMMANDS: Record<string, Command> = {
     return summary.unexpected.length === 0 ? 0 : 1;
   },
   report: reportCommand,
+  "edit-bench": editBenchCommand,
+  overhead: overheadCommand,
 };
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -1,0 +1,137 @@
+// The agent CLIs the overhead suite can drive: how to start each one-shot against an OpenAI-compatible
+// base URL, with its sessions recorded, in a home folder of the run's own (so no user config leaks in).
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+/** Where a run happens: the loopback base URL, the workspace, and a fresh home for the agent. */
+export interface AgentRunPlace {
+  readonly baseUrl: string;
+  readonly workspace: string;
+  readonly home: string;
+  readonly prompt: string;
+  /** Extra node flags (a profile: --cpu-prof --cpu-prof-dir=…). */
+  readonly nodeFlags?: readonly string[];
+}
+
+/** A command line to spawn: the node binary runs `script`, so the spawned pid is the agent itself. */
+export interface AgentLaunch {
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
+export interface AgentSpec {
+  /** Short name in tables. */
+  readonly name: string;
+  /** The entry script, or undefined when the agent is not installed. */
+  readonly script: string | undefined;
+  readonly version: string | undefined;
+  launch(place: AgentRunPlace): AgentLaunch;
+}
+
+const MODEL = "bench-model";
+
+/** Bridle's own CLI, built (apps/cli/dist/main.js), started with the node flags its shebang sets. */
+export function bridleAgent(script: string): AgentSpec {
+  const present = existsSync(script);
+  return {
+    name: "bridle",
+    script: present ? script : undefined,
+    version: present ? packageVersion(join(script, "..", "..", "package.json")) : undefined,
+    launch: (place) => ({
+      args: [
+        ...shebangFlags(script),
+        ...(place.nodeFlags ?? []),
+        script,
+        "run",
+        place.prompt,
+        "--provider",
+        "openai-chat",
+        "--model",
+        MODEL,
+        "--base-url",
+        place.baseUrl,
+        "--cwd",
+        place.workspace,
+        "--max-turns",
+        "10000",
+        "--sandbox",
+        "off",
+        "--yes",
+      ],
+      env: { HOME: place.home, OPENAI_API_KEY: "sk-bench", XDG_CONFIG_HOME: join(place.home, ".config") },
+    }),
+  };
+}
+
+/**
+ * pi's coding agent (@mariozechner/pi-coding-agent), installed under `root` (node_modules inside). Its
+ * docs/models.md: a custom provider in `<agent dir>/models.json` with `api: "openai-completions"`; the
+ * agent dir comes from PI_CODING_AGENT_DIR; `-p` is its one-shot print mode; sessions are recorded by
+ * default (`--session-dir` says where).
+ */
+export function piAgent(root: string): AgentSpec {
+  const dir = join(root, "node_modules", "@mariozechner", "pi-coding-agent");
+  const script = join(dir, "dist", "cli.js");
+  const present = existsSync(script);
+  return {
+    name: "pi",
+    script: present ? script : undefined,
+    version: present ? packageVersion(join(dir, "package.json")) : undefined,
+    launch: (place) => {
+      const agentDir = join(place.home, ".pi", "agent");
+      writeModels(agentDir, place.baseUrl);
+      return {
+        args: [
+          ...(place.nodeFlags ?? []),
+          script,
+          "-p",
+          "--provider",
+          "bench",
+          "--model",
+          MODEL,
+          "--session-dir",
+          join(place.home, "pi-sessions"),
+          place.prompt,
+        ],
+        env: { HOME: place.home, PI_CODING_AGENT_DIR: agentDir, PI_SKIP_VERSION_CHECK: "1" },
+      };
+    },
+  };
+}
+
+/** Where the bench keeps peer agents it installs: ~/.cache/bridle-bench/<name>. */
+export function peerCacheDir(name: string): string {
+  return join(homedir(), ".cache", "bridle-bench", name);
+}
+
+function writeModels(agentDir: string, baseUrl: string): void {
+  const models = {
+    providers: {
+      bench: {
+        baseUrl,
+        api: "openai-completions",
+        apiKey: "sk-bench",
+        compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+        models: [{ id: MODEL, reasoning: false, contextWindow: 1_000_000, maxTokens: 4096 }],
+      },
+    },
+  };
+  mkdirSync(agentDir, { recursive: true });
+  writeFileSync(join(agentDir, "models.json"), JSON.stringify(models, null, 2));
+}
+
+/** The node flags after `node` in a `#!/usr/bin/env -S node …` line, so Bridle runs as users start it. */
+export function shebangFlags(script: string): string[] {
+  const first = readFileSync(script, "utf8").split("\n", 1)[0] ?? "";
+  const match = /^#!.*\bnode\b(.*)$/.exec(first);
+  return (match?.[1] ?? "").split(/\s+/).filter((flag) => flag.startsWith("--"));
+}
+
+function packageVersion(path: string): string | undefined {
+  try {
+    return (JSON.parse(readFileSync(path, "utf8")) as { version?: string }).version;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,163 @@
+// The loopback model for the overhead suite: an OpenAI-compatible Chat Completions server that answers
+// every request with a shell tool call until the session has the turns it wants, then with a final text.
+// It timestamps, in its own monotonic clock, when each request arrives and when each response was fully
+// written, so "harness time" is measured outside the agent and the same way for every agent.
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { performance } from "node:perf_hooks";
+import { encodeSse, openaiChatFormat } from "@bridle/testing";
+
+/** One request the server answered, in milliseconds of its own clock. */
+export interface TurnTiming {
+  /** When the request's headers arrived. */
+  readonly requestAt: number;
+  /** When the response's last byte was handed to the socket. */
+  readonly respondedAt: number;
+  /** The request body's size in bytes. */
+  readonly requestBytes: number;
+}
+
+/** The shell tool an agent offers, found in its first request's tool list. */
+export interface ShellToolShape {
+  readonly name: string;
+  /** The argument holding the command. */
+  readonly argument: string;
+  /** True when the command is an argv array (Codex's `shell`) rather than a string. */
+  readonly argv: boolean;
+}
+
+export interface LoopbackModelOptions {
+  /** Tool turns before the final answer. */
+  readonly toolTurns: number;
+  /** The command each tool turn asks for; `{n}` is the turn's number. */
+  readonly command?: string;
+}
+
+const SHELL_NAMES = ["bash", "shell", "run_shell_command", "exec_command", "run_command", "terminal"];
+
+/**
+ * A loopback server that plays a scripted tool-using model. `pid` may be set once the agent is spawned:
+ * the server reads the agent's peak resident memory (VmHWM) when the final request arrives, before it
+ * answers, so the figure covers the whole session without polling.
+ */
+export class LoopbackModel {
+  readonly timings: TurnTiming[] = [];
+  /** Problems the server met (no shell tool offered, a body that is not JSON); a run with any is invalid. */
+  readonly problems: string[] = [];
+  pid: number | undefined;
+  peakRssBytes: number | undefined;
+  shell: ShellToolShape | undefined;
+  readonly #server: Server;
+  readonly #options: LoopbackModelOptions;
+  #url = "";
+  #done!: () => void;
+  /** Resolves when the final answer has been sent. */
+  readonly finished: Promise<void>;
+
+  private constructor(options: LoopbackModelOptions) {
+    this.#options = options;
+    this.finished = new Promise((resolve) => {
+      this.#done = resolve;
+    });
+    this.#server = createServer((req, res) => {
+      const requestAt = performance.now();
+      void this.#handle(req, res, requestAt);
+    });
+  }
+
+  static async start(options: LoopbackModelOptions): Promise<LoopbackModel> {
+    const model = new LoopbackModel(options);
+    await new Promise<void>((resolve, reject) => {
+      model.#server.once("error", reject);
+      model.#server.listen(0, "127.0.0.1", () => resolve());
+    });
+    const { port } = model.#server.address() as AddressInfo;
+    model.#url = `http://127.0.0.1:${port}`;
+    return model;
+  }
+
+  /** The OpenAI-compatible base URL (…/v1). */
+  get baseUrl(): string {
+    return `${this.#url}/v1`;
+  }
+
+  async close(): Promise<void> {
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  async #handle(req: IncomingMessage, res: ServerResponse, requestAt: number): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    if (!req.url?.endsWith("/chat/completions")) {
+      // Model listings and the like: an empty, valid answer, not counted as a turn.
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ object: "list", data: [] }));
+      return;
+    }
+    const index = this.timings.length;
+    if (index === 0) this.#learnShell(body);
+    const final = index >= this.#options.toolTurns || this.shell === undefined;
+    if (final) this.peakRssBytes = readPeakRss(this.pid);
+    const events = openaiChatFormat.events(final ? { text: "done" } : this.#toolTurn(index + 1));
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    res.end(events.map(encodeSse).join(""), () => {
+      this.timings.push({ requestAt, respondedAt: performance.now(), requestBytes: body.length });
+      if (final) this.#done();
+    });
+  }
+
+  #toolTurn(n: number) {
+    const shell = this.shell as ShellToolShape;
+    const command = (this.#options.command ?? "echo turn {n}").replaceAll("{n}", String(n));
+    const value = shell.argv ? ["bash", "-lc", command] : command;
+    return {
+      toolCalls: [
+        { id: `call_${n}`, name: shell.name, arguments: JSON.stringify({ [shell.argument]: value }) },
+      ],
+    };
+  }
+
+  #learnShell(body: Buffer): void {
+    let tools: unknown;
+    try {
+      tools = (JSON.parse(body.toString("utf8")) as { tools?: unknown }).tools;
+    } catch {
+      this.problems.push("the first request's body is not JSON");
+      return;
+    }
+    this.shell = shellToolOf(tools);
+    if (!this.shell) this.problems.push("the agent offered no shell tool");
+  }
+}
+
+/** Finds the shell tool among Chat Completions tool definitions. */
+export function shellToolOf(tools: unknown): ShellToolShape | undefined {
+  if (!Array.isArray(tools)) return undefined;
+  for (const wanted of SHELL_NAMES) {
+    for (const tool of tools) {
+      const fn = (tool as { function?: { name?: unknown; parameters?: unknown } }).function;
+      if (fn?.name !== wanted) continue;
+      const properties = (fn.parameters as { properties?: Record<string, { type?: unknown }> } | undefined)
+        ?.properties;
+      const argument = ["command", "cmd"].find((key) => properties?.[key] !== undefined);
+      if (argument === undefined) continue;
+      return { name: wanted, argument, argv: properties?.[argument]?.type === "array" };
+    }
+  }
+  return undefined;
+}
+
+/** The peak resident set of a live process (Linux /proc), or undefined where unreadable. */
+function readPeakRss(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
+    return kb === undefined ? undefined : Number(kb) * 1024;
+  } catch {
+    return undefined;
+  }
+}
