@@ -10,6 +10,8 @@ export interface CliFlags {
   readonly session?: string;
   readonly resume?: string;
   readonly store?: string;
+  /** --store postgres (and durable runs): the server's connection string, else BRIDLE_DATABASE_URL. */
+  readonly databaseUrl?: string;
   readonly maxTurns?: string;
   readonly editFormat?: string;
   readonly profile?: string;
@@ -30,6 +32,10 @@ export interface CliFlags {
   readonly evidence?: string;
   /** Failed checks the agent may repair and run again before the run stops (default 2). */
   readonly repairAttempts?: string;
+  /** Append the run's OpenTelemetry spans to this JSONL file (see tracing.ts). */
+  readonly trace?: string;
+  /** Export the run's spans over OTLP/HTTP to this collector. */
+  readonly otlp?: string;
 }
 
 export type CommandName = "run" | "interactive" | "sessions" | "tools" | "policy" | "skills" | "demo";
@@ -52,6 +58,7 @@ const OPTIONS = {
   session: { type: "string" },
   resume: { type: "string" },
   store: { type: "string" },
+  "database-url": { type: "string" },
   "max-turns": { type: "string" },
   "edit-format": { type: "string" },
   profile: { type: "string" },
@@ -67,6 +74,8 @@ const OPTIONS = {
   "no-coding": { type: "boolean" },
   evidence: { type: "string" },
   "repair-attempts": { type: "string" },
+  trace: { type: "string" },
+  otlp: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -79,7 +88,8 @@ const RUN_OPTIONS = `Options:
   --cwd DIR                                 workspace root (default: current directory)
   --session ID                              record into this session (created if missing)
   --resume ID                               continue a stored session
-  --store jsonl|sqlite                      session store (default: jsonl)
+  --store jsonl|sqlite|postgres             session store (default: jsonl)
+  --database-url URL                        Postgres for --store postgres (default: BRIDLE_DATABASE_URL)
   --max-turns N                             model requests per run (default: 50)
   --profile generic|openai|anthropic        tool names the model sees (default: from provider and model family)
   --edit-format replace|hashline|apply_patch   edit tool (default per model family: apply_patch for OpenAI
@@ -94,6 +104,8 @@ const RUN_OPTIONS = `Options:
   --no-coding                               a bare tool loop: no baseline, checks, plan or handoff
   --evidence FILE                           write the run's evidence handoff as JSON (bridle run)
   --repair-attempts N                       failed checks the agent may fix and rerun before stopping (default: 2)
+  --trace FILE                              append the run's OpenTelemetry spans to FILE (JSON lines)
+  --otlp URL                                export the run's spans over OTLP/HTTP (http://host:4318 or a /v1/traces URL)
   -h, --help                                this help
 API keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY; base URLs also from OPENAI_BASE_URL / ANTHROPIC_BASE_URL.
 `;
@@ -117,7 +129,7 @@ Run \`bridle <command> --help\` for a command's options.
   run: `Usage: bridle run "<prompt>" [options]\n\nRuns the agent once. Exit code 0 when the run completes, 1 when it ends otherwise, 2 on bad usage.\n\n${RUN_OPTIONS}`,
   interactive: `Usage: bridle [options]\n\nAn interactive session on a terminal. Slash commands: /model NAME, /sessions, /fork [SEQ], /compact, /exit.\nCtrl-C aborts the current turn; Ctrl-C at an empty prompt (or /exit) leaves.\n\n${RUN_OPTIONS}`,
   sessions: `Usage:
-  bridle sessions list [--store jsonl|sqlite] [--json]
+  bridle sessions list [--store jsonl|sqlite|postgres] [--json]
   bridle sessions show ID [--json]
   bridle sessions fork ID [--at SEQ] [--json]
 `,
@@ -146,7 +158,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (values.version && first === undefined) return { kind: "version" };
   if (values.help) return { kind: "help", text: HELP[first === undefined ? "main" : command] };
   if (values.keep && command !== "demo") throw new CliError("--keep is an option of bridle demo", 2);
-  for (const coding of ["no-coding", "evidence", "repair-attempts"] as const) {
+  for (const coding of ["no-coding", "evidence", "repair-attempts", "trace", "otlp"] as const) {
     if (values[coding] !== undefined && command !== "run" && command !== "interactive") {
       throw new CliError(`--${coding} is an option of bridle run and the interactive session`, 2);
     }
@@ -159,6 +171,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     session: values.session,
     resume: values.resume,
     store: values.store,
+    databaseUrl: values["database-url"],
     maxTurns: values["max-turns"],
     editFormat: values["edit-format"],
     profile: values.profile,
@@ -174,6 +187,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     noCoding: values["no-coding"],
     evidence: values.evidence,
     repairAttempts: values["repair-attempts"],
+    trace: values.trace,
+    otlp: values.otlp,
   });
   return { kind: "command", command, positionals: first === undefined ? [] : positionals.slice(1), flags };
 }
