@@ -27,6 +27,11 @@ export class TerminalApprover implements Approver {
     this.#ask = ask;
   }
 
+  /** Asks the same person on the same input (an MCP server's elicitation, say). */
+  question(text: string, signal: AbortSignal): Promise<string> {
+    return this.#ask(text, signal);
+  }
+
   async decide(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
     const name = request.toolCall.name;
     if (this.#alwaysAllowed.has(name)) return { approved: true };

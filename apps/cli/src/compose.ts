@@ -11,9 +11,11 @@ import {
   type Usage,
   Workspace,
 } from "@bridle/core";
+import { approveEverything, TerminalApprover } from "./approvers.js";
 import { CliError } from "./cli-error.js";
 import { type CodingChoice, codingOverlay, DEFAULT_CODING } from "./coding.js";
 import type { Settings } from "./config.js";
+import { type McpInteraction, mcpInteraction } from "./mcp-interactive.js";
 import { profileToolset, readOnlyNames, type ToolChoice, toolChoice } from "./profile.js";
 
 export interface Toolset {
@@ -42,6 +44,7 @@ const SYSTEM_PROMPT = `You are a coding agent working in the user's repository (
 export async function composeTools(
   settings: Settings,
   codingChoice: CodingChoice = DEFAULT_CODING,
+  interaction?: McpInteraction,
 ): Promise<Toolset> {
   const tools: AnyTool[] = [];
   const closers: (() => Promise<void>)[] = [];
@@ -83,6 +86,8 @@ export async function composeTools(
       workspaceFolder: settings.cwd,
       // What the config holds that is not used (a key, a server needing a VS Code prompt) is said, not dropped.
       onWarning: (warning) => process.stderr.write(`bridle: warning: ${warning.message}\n`),
+      // Elicitation and sampling go to the person at the terminal, or are refused and said (mcp-interactive.ts).
+      ...mcpInteraction(interaction ?? { model: () => undefined, say: (text) => process.stderr.write(text) }),
       // A server that asks for OAuth, with a person at the terminal: the sign-in URL is printed and the
       // redirect received on a loopback port; sessions are kept per server (0600) in the user's config
       // folder. Without a terminal nobody could sign in, and the server fails to connect at once.
@@ -187,11 +192,22 @@ export async function composeAgent(
   approver: Approver,
   coding: CodingChoice = DEFAULT_CODING,
 ): Promise<Agent> {
+  // MCP servers' sampling requests go to the model the session uses now (/model changes it).
+  let current: Model | undefined;
+  const interaction: McpInteraction = {
+    ...(approver instanceof TerminalApprover
+      ? { ask: (text: string, signal: AbortSignal) => approver.question(text, signal) }
+      : {}),
+    approveSampling: approver === approveEverything,
+    model: () => current,
+    say: (text) => process.stderr.write(text),
+  };
   const [model, toolset, store] = await Promise.all([
     createModel(settings),
-    composeTools(settings, coding),
+    composeTools(settings, coding, interaction),
     openStore(settings),
   ]);
+  current = model;
   const build = (chosen: CostedModel): Agent => ({
     harness: new Harness({
       model: chosen,
@@ -206,7 +222,7 @@ export async function composeAgent(
     store,
     model: chosen,
     cost: (usage) => chosen.cost?.(usage),
-    withModel: async (name) => build(await createModel({ ...settings, model: name })),
+    withModel: async (name) => build((current = await createModel({ ...settings, model: name }))),
     close: async () => {
       await toolset.close();
       await store.close();
