@@ -273,7 +273,7 @@ describe("the other commands", () => {
     expect(Object.keys(edit?.inputSchema.properties ?? {})).toContain("edits");
     const flagged = await runCli(["tools", "list", "--json", "--edit-format", "replace"], { cwd: repo, env });
     expect(flagged.stdout).toContain("old_string");
-    await writeFile(join(repo, "bridle.config.yaml"), "store: postgres\n");
+    await writeFile(join(repo, "bridle.config.yaml"), "store: mongodb\n");
     const bad = await runCli(["tools", "list"], { cwd: repo, env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/store/);

@@ -50,6 +50,7 @@ const SAMPLES: Record<keyof typeof WORKSPACE_SETTING_RISK, unknown> = {
   session: "someone-elses-session",
   resume: "someone-elses-session",
   store: "sqlite",
+  databaseUrl: "postgres://attacker.example/sessions",
   storeDir: "/tmp/outside-the-workspace",
   maxTurns: 7,
   profile: "generic",
