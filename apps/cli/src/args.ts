@@ -32,6 +32,10 @@ export interface CliFlags {
   readonly evidence?: string;
   /** Failed checks the agent may repair and run again before the run stops (default 2). */
   readonly repairAttempts?: string;
+  /** Append the run's OpenTelemetry spans to this JSONL file (see tracing.ts). */
+  readonly trace?: string;
+  /** Export the run's spans over OTLP/HTTP to this collector. */
+  readonly otlp?: string;
 }
 
 export type CommandName = "run" | "interactive" | "sessions" | "tools" | "policy" | "skills" | "demo";
@@ -70,6 +74,8 @@ const OPTIONS = {
   "no-coding": { type: "boolean" },
   evidence: { type: "string" },
   "repair-attempts": { type: "string" },
+  trace: { type: "string" },
+  otlp: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
 } as const;
@@ -98,6 +104,8 @@ const RUN_OPTIONS = `Options:
   --no-coding                               a bare tool loop: no baseline, checks, plan or handoff
   --evidence FILE                           write the run's evidence handoff as JSON (bridle run)
   --repair-attempts N                       failed checks the agent may fix and rerun before stopping (default: 2)
+  --trace FILE                              append the run's OpenTelemetry spans to FILE (JSON lines)
+  --otlp URL                                export the run's spans over OTLP/HTTP (http://host:4318 or a /v1/traces URL)
   -h, --help                                this help
 API keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY; base URLs also from OPENAI_BASE_URL / ANTHROPIC_BASE_URL.
 `;
@@ -150,7 +158,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (values.version && first === undefined) return { kind: "version" };
   if (values.help) return { kind: "help", text: HELP[first === undefined ? "main" : command] };
   if (values.keep && command !== "demo") throw new CliError("--keep is an option of bridle demo", 2);
-  for (const coding of ["no-coding", "evidence", "repair-attempts"] as const) {
+  for (const coding of ["no-coding", "evidence", "repair-attempts", "trace", "otlp"] as const) {
     if (values[coding] !== undefined && command !== "run" && command !== "interactive") {
       throw new CliError(`--${coding} is an option of bridle run and the interactive session`, 2);
     }
@@ -179,6 +187,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     noCoding: values["no-coding"],
     evidence: values.evidence,
     repairAttempts: values["repair-attempts"],
+    trace: values.trace,
+    otlp: values.otlp,
   });
   return { kind: "command", command, positionals: first === undefined ? [] : positionals.slice(1), flags };
 }

@@ -8,6 +8,7 @@ import { loadSettings } from "../config.js";
 import { settleProvider } from "../provider-choice.js";
 import { HumanRenderer } from "../render.js";
 import { openSession } from "../session.js";
+import { openTracing, splitTraceFlags } from "../tracing.js";
 
 const HELP = `/model NAME   switch model      /sessions   list sessions
 /fork [SEQ]   branch this session here (or at SEQ) and continue on the branch
@@ -20,7 +21,8 @@ const HELP = `/model NAME   switch model      /sessions   list sessions
  * the session (its transcript and store) carries on. Approvals are asked on the same line reader.
  */
 export async function interactive(flags: CliFlags): Promise<number> {
-  const { coding, rest } = splitCodingFlags(flags);
+  const { coding, rest: flagsLeft } = splitCodingFlags(flags);
+  const { tracing: traceChoice, rest } = splitTraceFlags(flagsLeft);
   const settings = settleProvider(await loadSettings(rest), rest, process.env);
   const rl = createInterface({
     input: process.stdin,
@@ -41,6 +43,8 @@ export async function interactive(flags: CliFlags): Promise<number> {
     ? approveEverything
     : new TerminalApprover((question, signal) => ask(rl, question, signal));
   let agent: Agent = await composeAgent(settings, approver, coding);
+  // One tracer for the session: each turn is a run, traced beside the session record.
+  const tracing = await openTracing(traceChoice, settings.cwd);
   try {
     let session = await openSession(agent.store, {
       ...(settings.session ? { session: settings.session } : {}),
@@ -100,6 +104,7 @@ export async function interactive(flags: CliFlags): Promise<number> {
           sessionId: session.id,
           signal: turn.signal,
           sink: sessionSink(agent.store, session.id),
+          observers: tracing.observers,
         });
         // Each turn is one run with its own baseline: its handoff covers that turn's changes.
         const handoff = new HandoffReporter(coding, process.stderr);
@@ -118,6 +123,7 @@ export async function interactive(flags: CliFlags): Promise<number> {
     return 0;
   } finally {
     rl.close();
+    await tracing.close();
     await agent.close();
   }
 }

@@ -8,12 +8,15 @@ import { settleProvider } from "../provider-choice.js";
 import { HumanRenderer, jsonLine } from "../render.js";
 import { openSession } from "../session.js";
 import { askOnTerminal } from "../terminal.js";
+import { openTracing, splitTraceFlags, type TraceChoice } from "../tracing.js";
 
 /** `bridle run "<prompt>"`: one run, streamed; exit 0 when it completes. */
 export async function runOnce(prompt: string, flags: CliFlags): Promise<number> {
-  const { coding, rest } = splitCodingFlags(flags);
+  const { coding, rest: flagsLeft } = splitCodingFlags(flags);
+  const { tracing, rest } = splitTraceFlags(flagsLeft);
   const outcome = await runWithSettings(prompt, settleProvider(await loadSettings(rest), rest, process.env), {
     coding,
+    tracing,
   });
   return outcome.exitCode;
 }
@@ -23,6 +26,8 @@ export interface RunOptions {
   readonly observe?: (event: RunEvent) => void;
   /** The coding overlay and its handoff (default: on, 2 repair attempts). */
   readonly coding?: CodingChoice;
+  /** OpenTelemetry spans of the run: an observer beside the session record (--trace, --otlp). */
+  readonly tracing?: TraceChoice;
 }
 
 export interface RunOutcome {
@@ -44,6 +49,7 @@ export async function runWithSettings(
   const coding = options.coding ?? DEFAULT_CODING;
   const agent = await composeAgent(settings, approver, coding);
   const handoff = new HandoffReporter(coding, process.stderr);
+  const tracing = await openTracing(options.tracing ?? {}, settings.cwd);
   try {
     const session = await openSession(agent.store, {
       ...(settings.session ? { session: settings.session } : {}),
@@ -71,7 +77,9 @@ export async function runWithSettings(
         history: session.history,
         sessionId: session.id,
         signal: controller.signal,
+        // The store is the run's record (a failed write ends it as store_error); the tracer only watches.
         sink: sessionSink(agent.store, session.id),
+        observers: tracing.observers,
       });
       for await (const event of stream) {
         if (settings.json) process.stdout.write(jsonLine(event));
@@ -89,6 +97,7 @@ export async function runWithSettings(
       process.off("SIGINT", onSigint);
     }
   } finally {
+    await tracing.close();
     await agent.close();
   }
 }

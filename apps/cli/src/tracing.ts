@@ -1,0 +1,68 @@
+// --trace FILE and --otlp URL: OpenTelemetry spans of the run, as an observer beside the session record.
+// A tracer never ends a run: what it cannot export is said once on stderr, and the run goes on.
+import { resolve } from "node:path";
+import type { EventObserver } from "@bridle/core";
+import type { CliFlags } from "./args.js";
+import { CliError } from "./cli-error.js";
+
+export interface TraceChoice {
+  /** Local JSONL span file (appended). */
+  readonly file?: string;
+  /** OTLP/HTTP traces endpoint. */
+  readonly otlp?: string;
+}
+
+export interface RunTracing {
+  readonly observers: readonly EventObserver[];
+  /** Ends spans left open and exports everything; never throws. */
+  close(): Promise<void>;
+}
+
+/** Takes the tracing flags out of the command line's flags (the rest are settings). */
+export function splitTraceFlags(flags: CliFlags): { tracing: TraceChoice; rest: CliFlags } {
+  const { trace, otlp, ...rest } = flags;
+  return { tracing: { ...(trace ? { file: trace } : {}), ...(otlp ? { otlp: otlpUrl(otlp) } : {}) }, rest };
+}
+
+/** `--otlp http://host:4318` means the collector's traces endpoint there; a URL with a path is used as given. */
+function otlpUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new CliError(`--otlp needs an http(s) URL, such as http://localhost:4318, not "${raw}"`, 2);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new CliError(`--otlp needs an http(s) URL, not "${raw}"`, 2);
+  }
+  if (url.pathname === "/" || url.pathname === "") url.pathname = "/v1/traces";
+  return url.href;
+}
+
+const NO_TRACING: RunTracing = { observers: [], close: async () => {} };
+
+/** The tracer for a run (or a whole interactive session), or nothing when no flag asks for one. */
+export async function openTracing(choice: TraceChoice, cwd: string): Promise<RunTracing> {
+  if (!choice.file && !choice.otlp) return NO_TRACING;
+  // Loaded only when asked for: OpenTelemetry's SDK is most of the tracing package's weight.
+  const { createTracing } = await import("@bridle/tracing-otel");
+  const tracing = createTracing({
+    serviceName: "bridle",
+    ...(choice.file ? { file: resolve(cwd, choice.file) } : {}),
+    ...(choice.otlp ? { otlp: { url: choice.otlp, timeoutMillis: 5_000 } } : {}),
+    onExportFailure: ({ error }) =>
+      void process.stderr.write(`bridle: warning: traces are being lost: ${error.message.slice(0, 300)}\n`),
+  });
+  return {
+    observers: [{ name: "tracing", write: (event) => tracing.tracer.observe(event) }],
+    close: async () => {
+      try {
+        await tracing.shutdown();
+      } catch (error) {
+        process.stderr.write(
+          `bridle: warning: tracing did not shut down cleanly: ${(error as Error).message}\n`,
+        );
+      }
+    },
+  };
+}
