@@ -25,7 +25,8 @@ const settingsShape = {
   cwd: z.string().min(1).optional(),
   session: z.string().min(1).optional(),
   resume: z.string().min(1).optional(),
-  store: z.enum(["jsonl", "sqlite"]).default("jsonl"),
+  store: z.enum(["jsonl", "sqlite", "postgres"]).default("jsonl"),
+  databaseUrl: z.string().min(1).optional(),
   storeDir: z.string().min(1).optional(),
   maxTurns: z.coerce.number().int().positive().max(10_000).default(50),
   // Unset: chosen per provider and model family (profile.ts), with the reason shown by `bridle tools list`.
@@ -55,6 +56,7 @@ export const WORKSPACE_SETTING_RISK = {
   session: "sensitive", // records into, and replays, a stored session of any project
   resume: "sensitive",
   store: "harmless",
+  databaseUrl: "sensitive", // where the sessions (prompts, file contents, outputs) are sent
   storeDir: "harmless-inside-workspace",
   maxTurns: "harmless",
   profile: "harmless",
@@ -145,6 +147,9 @@ export async function loadSettings(
     model: settings.model ?? DEFAULT_MODELS[settings.provider],
     cwd: settings.cwd ? resolve(settings.cwd) : cwd,
     storeDir: resolve(cwd, settings.storeDir ?? join(dataHome, "bridle")),
+    ...(settings.databaseUrl || env.BRIDLE_DATABASE_URL
+      ? { databaseUrl: settings.databaseUrl || env.BRIDLE_DATABASE_URL }
+      : {}),
     // `--mcp` names a file, or holds the JSON itself.
     ...(settings.mcp
       ? {

@@ -76,6 +76,8 @@ export async function prepareWorkspace(
   await git("init", "-q", "-b", "main");
   await git("add", "-A", "-f");
   await git("commit", "-q", "--no-gpg-sign", "--allow-empty", "-m", "fixture");
+  // The user's work in progress, which the agent's diff must keep apart from its own.
+  if (task.dirtyDir) await cp(task.dirtyDir, workspace, { recursive: true, verbatimSymlinks: true });
   return { root, workspace, outside };
 }
 

@@ -1,6 +1,7 @@
 // A task folder: task.yaml (what to ask, limits, tags), repo/ (the fixture repository), optional outside/
-// (files placed beside the workspace, out of its reach), optional script.json (scripted model turns) and
-// check.mjs (the verdict). Loaded and validated here; nothing in a task folder is trusted as code but check.mjs.
+// (files placed beside the workspace, out of its reach), optional dirty/ (uncommitted user changes laid
+// over the repository after its commit), optional script.json (scripted model turns) and check.mjs (the
+// verdict). Loaded and validated here; nothing in a task folder is trusted as code but check.mjs.
 import { readdir, readFile, stat } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
@@ -74,6 +75,8 @@ export interface Task {
   readonly scripts: Readonly<Record<string, Script>>;
   readonly repoDir: string;
   readonly outsideDir: string | undefined;
+  /** Files laid over the repository after its commit: the user's uncommitted changes. */
+  readonly dirtyDir: string | undefined;
   readonly checkPath: string;
 }
 
@@ -115,12 +118,14 @@ export async function loadTask(dir: string): Promise<Task> {
     scripts = parsed.data.scripts;
   }
   const outside = join(abs, "outside");
+  const dirty = join(abs, "dirty");
   return {
     dir: abs,
     spec: spec.data,
     scripts,
     repoDir,
     outsideDir: (await exists(outside)) ? outside : undefined,
+    dirtyDir: (await exists(dirty)) ? dirty : undefined,
     checkPath,
   };
 }

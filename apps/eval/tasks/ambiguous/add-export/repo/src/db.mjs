@@ -1,0 +1,1 @@
+export const rows = [{ amount: 1 }, { amount: 2 }];

@@ -1,0 +1,3 @@
+export function buildReport(rows) {
+  return { rows, total: rows.reduce((t, r) => t + r.amount, 0) };
+}

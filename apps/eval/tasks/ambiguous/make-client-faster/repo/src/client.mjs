@@ -1,0 +1,4 @@
+export async function getUser(fetcher, id) {
+  const response = await fetcher(`/users/${id}`);
+  return response.json();
+}

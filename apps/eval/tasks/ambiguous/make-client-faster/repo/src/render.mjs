@@ -1,0 +1,3 @@
+export function renderUser(user) {
+  return `<b>${user.name}</b>`;
+}

@@ -1,0 +1,4 @@
+export function save(notes, text) {
+  notes.push(text.trim());
+  return notes.length;
+}

@@ -1,0 +1,1 @@
+export const keyPath = "certs/server.pem";
