@@ -1,6 +1,6 @@
 import type { ApprovalDecision } from "./approver.js";
 import type { AssistantMessage, Message, ToolCallPart, ToolResultMessage, UserMessage } from "./messages.js";
-import type { ModelError, ModelStopReason } from "./model.js";
+import type { ModelError, ModelStopReason, ModelWarning } from "./model.js";
 import type { RunUsage, Usage } from "./usage.js";
 
 /** Why a run ended. Everything but "completed" arrives in a `run_failed` event. */
@@ -186,6 +186,16 @@ export interface ObserverFailedEvent extends EventBase {
   readonly message: string;
 }
 
+/**
+ * The model adapter reported something it could not do or does not know (an unknown model, a setting it
+ * cannot honour). Once per run for each distinct warning; never ends the run.
+ */
+export interface ModelWarningEvent extends EventBase {
+  readonly type: "model_warning";
+  readonly code: ModelWarning["code"];
+  readonly message: string;
+}
+
 /** A near-limit notice; `message` is what the model is told, and it joins the transcript. */
 export interface LimitWarningEvent extends EventBase {
   readonly type: "limit_warning";
@@ -257,6 +267,7 @@ export type RunEvent =
   | ApprovalRequestedEvent
   | ApprovalResolvedEvent
   | LimitWarningEvent
+  | ModelWarningEvent
   | HookFailedEvent
   | OutputRetryEvent
   | CompactionEvent

@@ -44,6 +44,14 @@ export async function callModel(context: RunContext, call: ModelCall): Promise<M
         case "reasoning_delta":
           context.emit({ type: "reasoning_delta", delta: event.delta });
           break;
+        case "warning": {
+          // Adapters repeat a warning on every request it applies to; the run records it once.
+          const key = `model_warning:${event.warning.code}:${event.warning.message}`;
+          if (context.emittedWarnings.has(key)) break;
+          context.emittedWarnings.add(key);
+          context.emit({ type: "model_warning", code: event.warning.code, message: event.warning.message });
+          break;
+        }
         case "done":
           outcome = { message: event.message, usage: event.usage, stopReason: event.stopReason };
           break;

@@ -83,8 +83,51 @@ export interface ModelError {
   readonly retryable: boolean;
 }
 
+/** Prices in US dollars per million tokens. Cache prices default to the input price when absent. */
+export interface ModelPrice {
+  readonly input: number;
+  readonly output: number;
+  readonly cacheRead?: number;
+  readonly cacheWrite?: number;
+}
+
+/** What the adapter offers for this model (not only what the provider's API could do). */
+export interface ModelCapabilities {
+  /** Image parts in user messages and tool results reach the model. */
+  readonly images: boolean;
+  /** `ModelOptions.reasoning` is honoured (effort or a thinking budget). */
+  readonly reasoning: boolean;
+  /** `ModelOptions.outputSchema` is sent as the provider's native JSON-schema output. */
+  readonly structuredOutput: boolean;
+}
+
+/** One row of a provider package's model table: what is known about a model, and when it was checked. */
+export interface ModelInfo {
+  /** Tokens of input and output together that one request may hold. */
+  readonly contextWindow: number;
+  /** The most output tokens one response may have. */
+  readonly maxOutputTokens: number;
+  /** List price; absent for a model without one (a local server's). */
+  readonly price?: ModelPrice;
+  readonly capabilities: ModelCapabilities;
+  /** The day (YYYY-MM-DD) the row was last compared with the provider's published figures. */
+  readonly checked: string;
+}
+
+/**
+ * Something an adapter could not do as asked or does not know, said instead of silently ignored:
+ * "model_unknown" (no row for the model: window, price and capabilities unknown), "price_unknown" (a
+ * row without a price), "unsupported_setting" (a request option this adapter cannot honour for it).
+ */
+export interface ModelWarning {
+  readonly code: "model_unknown" | "price_unknown" | "unsupported_setting";
+  readonly message: string;
+}
+
 export type ModelEvent =
   | { readonly type: "text_delta"; readonly delta: string }
+  /** Not a failure: the request goes on. Comes before the request's other events. */
+  | { readonly type: "warning"; readonly warning: ModelWarning }
   | { readonly type: "reasoning_delta"; readonly delta: string }
   | {
       readonly type: "tool_call_delta";
@@ -108,5 +151,7 @@ export type ModelEvent =
 export interface Model {
   readonly provider: string;
   readonly model: string;
+  /** What the adapter's model table says about this model; undefined when it has no row for it. */
+  readonly info?: ModelInfo;
   stream(request: ModelRequest): AsyncIterable<ModelEvent>;
 }

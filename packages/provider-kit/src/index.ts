@@ -1,5 +1,6 @@
 export { type ClassifiedError, classifyError, classifyHttpFailure, type HttpFailure } from "./errors.js";
-export { costOf, extendPrices, type ModelPrice, type PriceTable, priceOf } from "./pricing.js";
+export { type ModelTable, modelInfoOf } from "./model-table.js";
+export { costOf } from "./pricing.js";
 export { envValue, type ProviderConnectionOptions, ProviderModel } from "./provider-model.js";
 export {
   defaultRetryPolicy,

@@ -1,5 +1,15 @@
-import type { Model, ModelEvent, ModelRequest, Usage } from "@bridle/core";
-import { costOf, extendPrices, type PriceTable, priceOf } from "./pricing.js";
+import type {
+  Model,
+  ModelCapabilities,
+  ModelEvent,
+  ModelInfo,
+  ModelOptions,
+  ModelRequest,
+  ModelWarning,
+  Usage,
+} from "@bridle/core";
+import { type ModelTable, modelInfoOf } from "./model-table.js";
+import { costOf } from "./pricing.js";
 import { type RetryPolicy, retryPolicy } from "./retry.js";
 import { retryingStream, type StreamAttempt } from "./stream-runner.js";
 
@@ -15,8 +25,11 @@ export interface ProviderConnectionOptions {
   readonly timeoutMs?: number;
   /** Bridle's retry policy; the SDK's own retries are turned off in its favour. */
   readonly retry?: Partial<RetryPolicy>;
-  /** Prices added to (or overriding) the adapter's built-in table, for `cost()`. */
-  readonly prices?: PriceTable;
+  /**
+   * Rows added to (or overriding) the adapter's model table, for a model it does not know (a local
+   * server's, a new release) or a changed price. A model without a row has no `info` and no `cost()`.
+   */
+  readonly models?: ModelTable;
   /**
    * Longest silence (no response, no stream event) before an attempt is abandoned as a retryable
    * `timeout` (default 120 000 ms). It catches connections that stall without closing.
@@ -25,41 +38,88 @@ export interface ProviderConnectionOptions {
 }
 
 /**
- * What the adapters share: identity, the price table and `cost()`, and `stream()` running the adapter's
- * single attempt under the retry policy with the Model contract kept (never throws, one terminal event).
+ * What the adapters share: identity, the model's row (`info`) and `cost()`, and `stream()` running the
+ * adapter's single attempt under the retry policy with the Model contract kept (never throws, one
+ * terminal event). A request option the model's row says it cannot honour is left out of the request and
+ * reported in a `warning` event, as is a model with no row or no price.
  */
 export abstract class ProviderModel<Raw> implements Model {
   readonly provider: string;
   readonly model: string;
-  readonly prices: PriceTable;
+  readonly models: ModelTable;
+  readonly info: ModelInfo | undefined;
   readonly retry: RetryPolicy;
   readonly idleTimeoutMs: number;
 
+  /**
+   * `offered` lowers the row's capabilities to what this adapter implements (an adapter that never sends
+   * a native output schema offers no `structuredOutput`, whatever the model can do).
+   */
   protected constructor(
     identity: { readonly provider: string; readonly model: string },
-    builtInPrices: PriceTable,
+    builtInModels: ModelTable,
     options: ProviderConnectionOptions,
+    offered: Partial<ModelCapabilities> = {},
   ) {
     this.provider = identity.provider;
     this.model = identity.model;
-    this.prices = extendPrices(builtInPrices, options.prices);
+    this.models = Object.freeze({ ...builtInModels, ...options.models });
+    this.info = withOffered(modelInfoOf(this.models, this.model), offered);
     this.retry = retryPolicy(options.retry);
     this.idleTimeoutMs = options.idleTimeoutMs ?? 120_000;
   }
 
-  /** What `usage` cost in US dollars, or undefined when the price table has no entry for this model. */
+  /** What `usage` cost in US dollars, or undefined when the model's row has no price (or there is no row). */
   cost(usage: Usage): number | undefined {
-    const price = priceOf(this.prices, this.model);
+    const price = this.info?.price;
     return price ? costOf(usage, price) : undefined;
   }
 
   stream(request: ModelRequest): AsyncIterable<ModelEvent> {
-    return retryingStream({
+    const { warnings, options } = this.#honoured(request.options);
+    const sent: ModelRequest = options === request.options ? request : { ...request, options };
+    const events = retryingStream({
       signal: request.signal,
       policy: this.retry,
       idleTimeoutMs: this.idleTimeoutMs,
-      attempt: (signal) => this.attempt(request, signal),
+      attempt: (signal) => this.attempt(sent, signal),
     });
+    return warnings.length === 0 ? events : warnedStream(warnings, events);
+  }
+
+  /** The options this model can honour, and a warning for each one dropped or each fact unknown. */
+  #honoured(options: ModelOptions | undefined): {
+    warnings: ModelWarning[];
+    options: ModelOptions | undefined;
+  } {
+    const name = `${this.provider} model ${this.model}`;
+    const info = this.info;
+    if (!info) {
+      const message = `${name} has no row in the adapter's model table: its context window, price and capabilities are unknown (cost unknown: no price for ${this.model}); add a row with the \`models\` option`;
+      return { warnings: [{ code: "model_unknown", message }], options };
+    }
+    const warnings: ModelWarning[] = [];
+    if (!info.price) {
+      warnings.push({ code: "price_unknown", message: `cost unknown: no price for ${this.model} (${name})` });
+    }
+    let honoured = options;
+    if (options?.outputSchema && !info.capabilities.structuredOutput) {
+      const { outputSchema: _, ...rest } = honoured ?? {};
+      honoured = rest;
+      warnings.push({
+        code: "unsupported_setting",
+        message: `${name} offers no native structured output: outputSchema was not sent (the harness still validates the answer)`,
+      });
+    }
+    if (options?.reasoning && !info.capabilities.reasoning) {
+      const { reasoning: _, ...rest } = honoured ?? {};
+      honoured = rest;
+      warnings.push({
+        code: "unsupported_setting",
+        message: `${name} does not reason: the reasoning setting was not sent`,
+      });
+    }
+    return { warnings, options: honoured };
   }
 
   /** Sends one request and returns its raw events with their reader; may throw. */
@@ -70,4 +130,25 @@ export abstract class ProviderModel<Raw> implements Model {
 export function envValue(name: string): string | undefined {
   const value = process.env[name];
   return value?.trim() ? value : undefined;
+}
+
+function withOffered(
+  info: ModelInfo | undefined,
+  offered: Partial<ModelCapabilities>,
+): ModelInfo | undefined {
+  if (!info) return undefined;
+  const capabilities = {
+    images: info.capabilities.images && offered.images !== false,
+    reasoning: info.capabilities.reasoning && offered.reasoning !== false,
+    structuredOutput: info.capabilities.structuredOutput && offered.structuredOutput !== false,
+  };
+  return Object.freeze({ ...info, capabilities: Object.freeze(capabilities) });
+}
+
+async function* warnedStream(
+  warnings: readonly ModelWarning[],
+  events: AsyncIterable<ModelEvent>,
+): AsyncIterable<ModelEvent> {
+  for (const warning of warnings) yield { type: "warning", warning };
+  yield* events;
 }

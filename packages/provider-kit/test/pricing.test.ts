@@ -1,19 +1,36 @@
+import type { ModelInfo } from "@bridle/core";
 import { describe, expect, it } from "vitest";
-import { costOf, extendPrices, priceOf } from "../src/index.js";
+import { costOf, modelInfoOf } from "../src/index.js";
 
-describe("prices", () => {
-  const table = extendPrices(
-    { "gpt-4o": { input: 2.5, output: 10, cacheRead: 1.25 }, "gpt-4o-mini": { input: 0.15, output: 0.6 } },
-    { "my-model": { input: 1, output: 2, cacheWrite: 3 } },
-  );
+const info = (input: number): ModelInfo => ({
+  contextWindow: 200_000,
+  maxOutputTokens: 32_000,
+  price: { input, output: input * 5 },
+  capabilities: { images: true, reasoning: true, structuredOutput: false },
+  checked: "2026-11-24",
+});
 
-  it("finds exact names, then the longest matching prefix", () => {
-    expect(priceOf(table, "gpt-4o-mini-2024-07-18")?.input).toBe(0.15);
-    expect(priceOf(table, "gpt-4o-2024-08-06")?.input).toBe(2.5);
-    expect(priceOf(table, "my-model")?.cacheWrite).toBe(3);
-    expect(priceOf(table, "unknown")).toBeUndefined();
+describe("model rows", () => {
+  const table = { "claude-opus-4": info(15), "claude-opus-4-5": info(5), "gpt-4o": info(2.5) };
+
+  it("finds an exact name, and a dated snapshot or -latest by its alias's row", () => {
+    expect(modelInfoOf(table, "claude-opus-4-5")?.price?.input).toBe(5);
+    expect(modelInfoOf(table, "claude-opus-4-20250514")?.price?.input).toBe(15);
+    expect(modelInfoOf(table, "gpt-4o-2024-08-06")?.price?.input).toBe(2.5);
+    expect(modelInfoOf(table, "gpt-4o-latest")?.price?.input).toBe(2.5);
   });
 
+  it("never lends a neighbour's row by prefix", () => {
+    expect(modelInfoOf(table, "claude-opus-4-6")).toBeUndefined();
+    expect(modelInfoOf(table, "claude-opus-4-5-fast")).toBeUndefined();
+    expect(modelInfoOf(table, "gpt-4o-mini")).toBeUndefined();
+    expect(modelInfoOf(table, "gpt-4o-mini-2024-07-18")).toBeUndefined();
+    expect(modelInfoOf(table, "constructor")).toBeUndefined();
+    expect(modelInfoOf(table, "__proto__")).toBeUndefined();
+  });
+});
+
+describe("costs", () => {
   it("bills cached input at its own price and the rest at the input price", () => {
     const usage = {
       inputTokens: 1_000_000,

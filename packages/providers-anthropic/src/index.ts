@@ -6,4 +6,4 @@ export {
   AnthropicStreamReader,
   createAnthropicModel,
 } from "./model.js";
-export { anthropicPrices } from "./prices.js";
+export { anthropicModels } from "./models.js";

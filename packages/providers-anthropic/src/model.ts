@@ -4,14 +4,14 @@ import type { ModelEvent, ModelRequest, ModelStopReason, Usage } from "@bridle/c
 import { ProviderModel, type StreamAttempt, TurnAssembler } from "@bridle/provider-kit";
 import { type AnthropicConnectionOptions, anthropicClient } from "./client.js";
 import { type AnthropicSettings, toAnthropicBody } from "./input.js";
-import { anthropicPrices } from "./prices.js";
+import { anthropicModels } from "./models.js";
 
 export interface AnthropicModelOptions extends AnthropicConnectionOptions {
   /** The model name, such as "claude-sonnet-4-5". */
   readonly model: string;
   /** Names this adapter in transcripts; thinking is replayed only to the same provider (default "anthropic"). */
   readonly provider?: string;
-  /** max_tokens when the request sets no maxOutputTokens (default 8192). */
+  /** max_tokens when the request sets no maxOutputTokens (default 8192, or the model's maximum when lower). */
   readonly maxOutputTokens?: number;
   /** cache_control on the system prompt, the tools and the two latest user turns (default true). */
   readonly promptCaching?: boolean;
@@ -26,11 +26,15 @@ export class AnthropicModel extends ProviderModel<RawMessageStreamEvent> {
   readonly #settings: AnthropicSettings;
 
   constructor(options: AnthropicModelOptions) {
-    super({ provider: options.provider ?? "anthropic", model: options.model }, anthropicPrices, options);
+    // No native output schema is sent yet (Anthropic's output_format): structured output is validated by
+    // the harness, and a request asking for the native form is told so.
+    super({ provider: options.provider ?? "anthropic", model: options.model }, anthropicModels, options, {
+      structuredOutput: false,
+    });
     this.#client = anthropicClient(options);
     this.#settings = {
       model: options.model,
-      maxOutputTokens: options.maxOutputTokens ?? 8192,
+      maxOutputTokens: options.maxOutputTokens ?? Math.min(8192, this.info?.maxOutputTokens ?? 8192),
       promptCaching: options.promptCaching ?? true,
     };
   }

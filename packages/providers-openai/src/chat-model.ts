@@ -5,7 +5,7 @@ import type { ChatCompletionChunk } from "openai/resources/chat/completions/comp
 import type { ChatCompat } from "./chat-compat.js";
 import { toChatBody } from "./chat-input.js";
 import { type OpenAIConnectionOptions, openaiClient } from "./client.js";
-import { openaiPrices } from "./prices.js";
+import { openaiModels } from "./models.js";
 
 export interface OpenAIChatModelOptions extends OpenAIConnectionOptions {
   /** The model name as the server knows it ("gpt-4.1", "qwen3:8b", "deepseek/deepseek-r1"…). */
@@ -25,7 +25,10 @@ export class OpenAIChatModel extends ProviderModel<ChatCompletionChunk> {
   readonly #compat: ChatCompat;
 
   constructor(options: OpenAIChatModelOptions) {
-    super({ provider: options.provider ?? "openai-chat", model: options.model }, openaiPrices, options);
+    // A server told not to get response_format (compat.jsonSchema false) offers no native structured output.
+    super({ provider: options.provider ?? "openai-chat", model: options.model }, openaiModels, options, {
+      structuredOutput: options.compat?.jsonSchema ?? true,
+    });
     this.#client = openaiClient(options);
     this.#compat = options.compat ?? {};
   }

@@ -8,7 +8,7 @@ export {
   type OpenAIChatModelOptions,
 } from "./chat-model.js";
 export type { OpenAIConnectionOptions } from "./client.js";
-export { openaiPrices } from "./prices.js";
+export { openaiModels } from "./models.js";
 export {
   isResponsesReasoningBlob,
   type ResponsesReasoningBlob,

@@ -3,7 +3,7 @@ import { classifyHttpFailure, ProviderModel, type StreamAttempt, TurnAssembler }
 import type { OpenAI } from "openai";
 import type { ResponseStreamEvent, ResponseUsage } from "openai/resources/responses/responses";
 import { type OpenAIConnectionOptions, openaiClient } from "./client.js";
-import { openaiPrices } from "./prices.js";
+import { openaiModels } from "./models.js";
 import { type ResponsesSettings, toResponsesBody } from "./responses-input.js";
 
 export interface OpenAIResponsesModelOptions extends OpenAIConnectionOptions {
@@ -30,7 +30,7 @@ export class OpenAIResponsesModel extends ProviderModel<ResponseStreamEvent> {
   readonly #settings: ResponsesSettings;
 
   constructor(options: OpenAIResponsesModelOptions) {
-    super({ provider: options.provider ?? "openai", model: options.model }, openaiPrices, options);
+    super({ provider: options.provider ?? "openai", model: options.model }, openaiModels, options);
     this.#client = openaiClient(options);
     this.#settings = {
       model: options.model,

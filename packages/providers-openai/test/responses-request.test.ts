@@ -121,7 +121,7 @@ describe("OpenAI Responses requests", () => {
     }
   });
 
-  it("prices usage from the built-in table, extended by the user's", () => {
+  it("prices usage from the built-in model table, extended by the user's rows", () => {
     const usage = {
       inputTokens: 2_000_000,
       cacheReadTokens: 1_000_000,
@@ -134,7 +134,15 @@ describe("OpenAI Responses requests", () => {
     const custom = createOpenAIResponsesModel({
       model: "my-finetune",
       apiKey: "k",
-      prices: { "my-finetune": { input: 1, output: 1 } },
+      models: {
+        "my-finetune": {
+          contextWindow: 128_000,
+          maxOutputTokens: 16_384,
+          price: { input: 1, output: 1 },
+          capabilities: { images: false, reasoning: false, structuredOutput: true },
+          checked: "2026-11-24",
+        },
+      },
     });
     expect(custom.cost(usage)).toBeCloseTo(3, 6);
     expect(createOpenAIResponsesModel({ model: "unknown", apiKey: "k" }).cost(usage)).toBeUndefined();
