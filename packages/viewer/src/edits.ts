@@ -1,0 +1,62 @@
+// Which tool calls are edits, read from their arguments' shape rather than a list of tool names, so the
+// profiles' renamed tools (Edit, Write, apply_patch) and contributed tools with the same shape all show
+// their diff. The result's details win when they carry the applied hunks (edit_file's, with line numbers).
+import type { EditView } from "./view.js";
+
+type Json = Record<string, unknown>;
+
+const str = (value: unknown): value is string => typeof value === "string";
+
+function pathOf(args: Json): string {
+  for (const key of ["path", "file_path", "filePath", "file"]) {
+    const value = args[key];
+    if (str(value)) return value;
+  }
+  return "";
+}
+
+function hunksOfDetails(details: unknown): { line?: number; old: string; new: string }[] | undefined {
+  if (details === null || typeof details !== "object") return undefined;
+  const hunks = (details as { hunks?: unknown }).hunks;
+  if (!Array.isArray(hunks) || hunks.length === 0) return undefined;
+  const out: { line?: number; old: string; new: string }[] = [];
+  for (const hunk of hunks) {
+    if (hunk === null || typeof hunk !== "object") return undefined;
+    const { line, oldText, newText } = hunk as { line?: unknown; oldText?: unknown; newText?: unknown };
+    if (!str(oldText) || !str(newText)) return undefined;
+    out.push({ ...(typeof line === "number" ? { line } : {}), old: oldText, new: newText });
+  }
+  return out;
+}
+
+/** The edit a call describes, or undefined when it is not one. `rawArguments` is the model's JSON text. */
+export function editOf(rawArguments: string, details: unknown): EditView | undefined {
+  if (rawArguments.trimStart().startsWith("*** Begin Patch")) return { kind: "patch", text: rawArguments };
+  let args: unknown;
+  try {
+    args = JSON.parse(rawArguments);
+  } catch {
+    return undefined;
+  }
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return undefined;
+  const a = args as Json;
+  for (const key of ["input", "patch"]) {
+    const value = a[key];
+    if (str(value) && value.trimStart().startsWith("*** Begin Patch")) return { kind: "patch", text: value };
+  }
+  const path = pathOf(a);
+  const fromDetails = hunksOfDetails(details);
+  if (fromDetails) return { kind: "replace", path, hunks: fromDetails };
+  if (str(a.old_string) && str(a.new_string)) {
+    return { kind: "replace", path, hunks: [{ old: a.old_string, new: a.new_string }] };
+  }
+  if (Array.isArray(a.edits)) {
+    const hunks = a.edits.flatMap((edit: unknown) => {
+      const e = (edit ?? {}) as Json;
+      return str(e.old_string) && str(e.new_string) ? [{ old: e.old_string, new: e.new_string }] : [];
+    });
+    if (hunks.length > 0) return { kind: "replace", path, hunks };
+  }
+  if (path && str(a.content)) return { kind: "write", path, content: a.content };
+  return undefined;
+}

@@ -1,0 +1,29 @@
+// The page's data: the view JSON block at once, the bodies block only when a row is first opened (for a
+// large session it is most of the page's bytes). A served page replaces both when the session grows.
+import type { LiveSource, PageData, SessionView } from "../view.js";
+
+let bodies: readonly string[] | undefined;
+
+export function readPageData(): PageData {
+  return JSON.parse(document.getElementById("bridle-view")?.textContent ?? "null") as PageData;
+}
+
+export function body(index: number): string {
+  if (!bodies) {
+    const el = document.getElementById("bridle-bodies");
+    bodies = JSON.parse(el?.textContent ?? "[]") as string[];
+    // The text is parsed once; keeping it too would hold the page's largest string twice.
+    if (el) el.textContent = "";
+  }
+  return bodies[index] ?? "";
+}
+
+/** The session as the server has it now (a served page following a live run). */
+export async function refetch(live: LiveSource): Promise<SessionView> {
+  const [view, nextBodies] = await Promise.all([
+    fetch(live.viewUrl, { credentials: "same-origin" }).then((r) => r.json() as Promise<SessionView>),
+    fetch(live.bodiesUrl, { credentials: "same-origin" }).then((r) => r.json() as Promise<string[]>),
+  ]);
+  bodies = nextBodies;
+  return view;
+}

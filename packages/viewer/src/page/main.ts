@@ -1,0 +1,149 @@
+// The page's entry: reads the embedded data, draws the session (or the server's session list), marks the
+// first screen for the performance test, and follows a served session live.
+import type { LiveSource, SessionView } from "../view.js";
+import { readPageData, refetch } from "./data.js";
+import { formatCost, formatCount, formatMs, h } from "./dom.js";
+import { renderSessionList } from "./sessions.js";
+import { renderSpan } from "./timeline.js";
+import { renderRow, type TranscriptState } from "./transcript.js";
+import { virtualList } from "./virtual-list.js";
+
+function sessionLink(id: string, live: LiveSource | undefined): HTMLElement {
+  return live ? h("a", { href: `${live.sessionBase}${encodeURIComponent(id)}` }, id) : h("code", {}, id);
+}
+
+function header(view: SessionView, live: LiveSource | undefined): HTMLElement {
+  const s = view.summary;
+  const u = s.usage;
+  const facts = [
+    `${formatCount(s.runs)} run${s.runs === 1 ? "" : "s"}`,
+    `${formatCount(s.turns)} turn${s.turns === 1 ? "" : "s"}`,
+    `${formatCount(s.toolCalls)} tool call${s.toolCalls === 1 ? "" : "s"}${s.failedCalls ? ` (${formatCount(s.failedCalls)} failed)` : ""}`,
+    `${formatCount(u.input)} tokens in · ${formatCount(u.output)} out${u.cacheRead ? ` · ${formatCount(u.cacheRead)} cached` : ""}`,
+    ...(s.cost === undefined ? [] : [formatCost(s.cost)]),
+    formatMs(s.durationMs),
+    `${formatCount(s.events)} events`,
+  ];
+  const el = h(
+    "header",
+    {},
+    h("h1", {}, view.session.title ?? view.session.id),
+    h(
+      "div",
+      { class: "sid" },
+      `session ${view.session.id}`,
+      live ? h("span", { class: "live", id: "live" }, " ● live") : undefined,
+    ),
+    h("div", { class: "summary-line", id: "summary" }, facts.join(" · ")),
+  );
+  const parent = view.session.parent;
+  if (parent)
+    el.append(
+      h(
+        "div",
+        { class: "branch" },
+        "fork of ",
+        sessionLink(parent.sessionId, live),
+        ` at event ${parent.seq}`,
+      ),
+    );
+  if (view.branches.length > 0) {
+    const list = h("div", { class: "branch" }, `branches (${view.branches.length}): `);
+    for (const b of view.branches)
+      list.append(sessionLink(b.id, live), ` at ${b.seq}${b.title ? ` “${b.title}”` : ""}  `);
+    el.append(list);
+  }
+  if (view.handoff) {
+    el.append(
+      h("details", { class: "handoff" }, h("summary", {}, "Evidence handoff"), h("pre", {}, view.handoff)),
+    );
+  }
+  return el;
+}
+
+function sessionPage(root: HTMLElement, initial: SessionView, live: LiveSource | undefined): void {
+  const state: TranscriptState = { view: initial, open: new Set() };
+  let headerEl = header(initial, live);
+  const tabs = h("nav", { class: "tabs" });
+  const body = h("div", { class: "pane" });
+  root.append(headerEl, tabs, body);
+
+  const transcript = virtualList(
+    initial.rows.length,
+    (i) =>
+      renderRow(state, i, (index) => {
+        if (state.open.has(index)) state.open.delete(index);
+        else state.open.add(index);
+        transcript.refresh(state.view.rows.length, index);
+      }),
+    {
+      estimate: 30,
+      onFirstPaint: () => {
+        performance.mark("bridle:first-screen");
+        document.body.dataset.ready = "true";
+      },
+    },
+  );
+  let timeline: ReturnType<typeof virtualList> | undefined;
+  const show = (name: "transcript" | "timeline") => {
+    for (const b of tabs.children) b.classList.toggle("active", (b as HTMLElement).dataset.tab === name);
+    body.replaceChildren();
+    if (name === "transcript") body.append(transcript.element);
+    else {
+      timeline ??= virtualList(state.view.spans.length, (i) => renderSpan(state.view, i), { estimate: 24 });
+      body.append(timeline.element);
+    }
+  };
+  for (const name of ["transcript", "timeline"] as const) {
+    const b = h(
+      "button",
+      { type: "button", "data-tab": name },
+      name === "transcript" ? "Transcript" : "Timeline",
+    );
+    b.addEventListener("click", () => show(name));
+    tabs.append(b);
+  }
+  show("transcript");
+
+  if (!live) return;
+  let busy = false;
+  let again = false;
+  const update = async () => {
+    if (busy) {
+      again = true;
+      return;
+    }
+    busy = true;
+    try {
+      const follow = transcript.atEnd();
+      state.view = await refetch(live);
+      const next = header(state.view, live);
+      headerEl.replaceWith(next);
+      headerEl = next;
+      transcript.refresh(state.view.rows.length);
+      timeline?.refresh(state.view.spans.length);
+      if (follow) transcript.scrollToEnd();
+      document.body.dataset.lastSeq = String(state.view.session.lastSeq);
+    } finally {
+      busy = false;
+      if (again) {
+        again = false;
+        void update();
+      }
+    }
+  };
+  document.body.dataset.lastSeq = String(initial.session.lastSeq);
+  const events = new EventSource(live.eventsUrl);
+  events.addEventListener("seq", (message) => {
+    if (Number((message as MessageEvent<string>).data) !== state.view.session.lastSeq) void update();
+  });
+}
+
+const root = document.getElementById("app");
+if (root) {
+  const data = readPageData();
+  if (data.page === "list") {
+    root.append(renderSessionList(data.sessions, data.stores));
+    document.body.dataset.ready = "true";
+  } else sessionPage(root, data.view, data.live);
+}

@@ -1,0 +1,356 @@
+// A session's stored events into the page's view: one pass, in sequence order. Deltas are skipped (the
+// complete turn follows them); everything the page shows folded is moved into `bodies`.
+import type { Message, RunEvent, SessionInfo, StoredEvent, Usage } from "@bridle/core";
+import { editOf } from "./edits.js";
+import type { BranchView, RowView, SessionView, SpanView, TurnView, UsageView } from "./view.js";
+
+/** Options the exporter and the server share. */
+export interface ProjectionOptions {
+  /** US dollars for one turn of `model`; undefined when its price is unknown (the page then shows none). */
+  readonly cost?: (model: string, usage: Usage) => number | undefined;
+  /** The coding overlay's handoff summary from the session's events; undefined when it has none. */
+  readonly handoff?: (events: readonly RunEvent[]) => string | undefined;
+}
+
+export interface Projection {
+  readonly view: SessionView;
+  readonly bodies: readonly string[];
+}
+
+const SHORT = 240;
+const ROW_TEXT = 2_000;
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+function oneLine(text: string, max = SHORT): string {
+  return clip(text.replace(/\s+/g, " ").trim(), max);
+}
+
+function textOfMessage(message: Message): string {
+  if (message.role === "system") return message.content;
+  const parts: string[] = [];
+  for (const part of message.content) {
+    if (part.type === "text") parts.push(part.text);
+    else if (part.type === "image") parts.push(`[image ${part.mediaType}]`);
+  }
+  return parts.join("\n");
+}
+
+function usageView(usage: Usage): UsageView {
+  return {
+    input: usage.inputTokens,
+    output: usage.outputTokens,
+    cacheRead: usage.cacheReadTokens,
+    reasoning: usage.reasoningTokens,
+  };
+}
+
+function addUsage(a: UsageView, b: UsageView): UsageView {
+  return {
+    input: a.input + b.input,
+    output: a.output + b.output,
+    cacheRead: a.cacheRead + b.cacheRead,
+    reasoning: a.reasoning + b.reasoning,
+  };
+}
+
+/** A short rendering of a call's arguments for its folded row: the path or command first when present. */
+function argsSummary(raw: string): string {
+  try {
+    const args = JSON.parse(raw) as unknown;
+    if (args !== null && typeof args === "object" && !Array.isArray(args)) {
+      const a = args as Record<string, unknown>;
+      for (const key of ["command", "path", "file_path", "pattern", "url", "query"]) {
+        if (typeof a[key] === "string") return oneLine(a[key] as string);
+      }
+    }
+  } catch {
+    // A free-form tool's raw text (a patch) is summarised as it is.
+  }
+  return oneLine(raw);
+}
+
+function factText(kind: string, data: unknown): string {
+  const d = (data ?? {}) as Record<string, unknown>;
+  if (kind === "coding.check") return `${String(d.kind)} check ${String(d.status)}: ${String(d.command)}`;
+  if (kind === "coding.command") return `command exited ${String(d.exitCode)}: ${String(d.command)}`;
+  if (kind === "coding.changes" && Array.isArray(d.files)) return `${d.files.length} file(s) changed`;
+  if (kind === "coding.plan" && Array.isArray(d.items)) return `plan: ${d.items.length} step(s)`;
+  return oneLine(JSON.stringify(data) ?? "", 160);
+}
+
+/** Projects stored events (in sequence order) into the page's view. */
+export function projectSession(
+  info: SessionInfo,
+  stored: readonly StoredEvent[],
+  branches: readonly BranchView[],
+  options: ProjectionOptions = {},
+): Projection {
+  const bodies: string[] = [];
+  const body = (text: string): number => bodies.push(text) - 1;
+  const rows: RowView[] = [];
+  const turns: TurnView[] = [];
+  const spans: SpanView[] = [];
+  const calls = new Map<string, { row: number; start: number; turn: number }>();
+  let turn = 0;
+  let runs = 0;
+  let toolCalls = 0;
+  let failedCalls = 0;
+  let usage: UsageView = { input: 0, output: 0, cacheRead: 0, reasoning: 0 };
+  let cost: number | undefined = 0;
+  let first = Number.POSITIVE_INFINITY;
+  let last = 0;
+  const events: RunEvent[] = [];
+
+  for (const { sessionSeq: seq, event, damage } of stored) {
+    events.push(event);
+    if (event.time > 0) {
+      first = Math.min(first, event.time);
+      last = Math.max(last, event.time);
+    }
+    const base = { seq, time: event.time, turn };
+    if (damage) rows.push({ ...base, kind: "damage", text: `entry ${seq}: ${damage.message}` });
+    switch (event.type) {
+      case "run_started": {
+        runs++;
+        rows.push({ ...base, kind: "run", text: `run started · ${event.provider} ${event.model}` });
+        for (const message of event.messages) {
+          if (message.role !== "user") continue;
+          const text = textOfMessage(message);
+          rows.push({
+            ...base,
+            kind: "user",
+            text: clip(text, ROW_TEXT),
+            ...(text.length > ROW_TEXT ? { body: body(text) } : {}),
+          });
+        }
+        break;
+      }
+      case "model_response": {
+        turn++;
+        const u = usageView(event.usage);
+        const model = event.message.model ?? "";
+        const turnCost = options.cost?.(model, event.usage);
+        if (turnCost === undefined) cost = undefined;
+        else if (cost !== undefined) cost += turnCost;
+        usage = addUsage(usage, u);
+        const callsInTurn = event.message.content.filter((part) => part.type === "tool_call").length;
+        turns.push({
+          n: turn,
+          runId: event.runId,
+          model,
+          start: event.time - event.durationMs,
+          durationMs: event.durationMs,
+          usage: u,
+          ...(turnCost === undefined ? {} : { cost: turnCost }),
+          stop: event.stopReason,
+          toolCalls: callsInTurn,
+        });
+        spans.push({
+          kind: "model",
+          label: `turn ${turn} · ${model}`,
+          turn,
+          start: event.time - event.durationMs,
+          durationMs: event.durationMs,
+        });
+        rows.push({ seq, time: event.time, turn, kind: "turn", n: turn });
+        for (const part of event.message.content) {
+          if (part.type === "reasoning") {
+            const text = part.redacted ? "[redacted reasoning]" : part.text;
+            if (text)
+              rows.push({
+                seq,
+                time: event.time,
+                turn,
+                kind: "reasoning",
+                preview: oneLine(text, 120),
+                body: body(text),
+              });
+          } else if (part.type === "text" && part.text.trim()) {
+            rows.push({
+              seq,
+              time: event.time,
+              turn,
+              kind: "assistant",
+              text: clip(part.text, ROW_TEXT),
+              ...(part.text.length > ROW_TEXT ? { body: body(part.text) } : {}),
+            });
+          }
+        }
+        break;
+      }
+      case "tool_call_requested": {
+        toolCalls++;
+        const call = event.toolCall;
+        calls.set(call.id, { row: rows.length, start: event.time, turn });
+        rows.push({
+          ...base,
+          kind: "call",
+          id: call.id,
+          name: call.name,
+          summary: argsSummary(call.arguments),
+          args: body(call.arguments),
+          status: "pending",
+        });
+        break;
+      }
+      case "tool_call_completed": {
+        const result = event.result;
+        const found = calls.get(result.toolCallId);
+        const text = textOfMessage(result);
+        if (result.isError) failedCalls++;
+        const start = found?.start ?? event.time - event.durationMs;
+        spans.push({
+          kind: "tool",
+          label: result.toolName,
+          turn: found?.turn ?? turn,
+          start,
+          durationMs: event.durationMs,
+          ...(result.isError ? { failed: true } : {}),
+        });
+        const row = found ? rows[found.row] : undefined;
+        if (row?.kind === "call") {
+          const edit = editOf(bodies[row.args] ?? "", result.details);
+          rows[found!.row] = {
+            ...row,
+            result: body(text),
+            status: result.isError ? "error" : "ok",
+            ...(result.errorKind ? { errorKind: result.errorKind } : {}),
+            durationMs: event.durationMs,
+            ...(edit ? { edit: body(JSON.stringify(edit)) } : {}),
+          };
+        } else {
+          // A result whose call is not in this session's events (history trimmed by a fork): shown alone.
+          rows.push({ ...base, kind: "notice", text: `result of ${result.toolName}`, body: body(text) });
+        }
+        break;
+      }
+      case "approval_requested":
+        rows.push({
+          ...base,
+          kind: "approval",
+          name: event.toolCall.name,
+          summary: argsSummary(event.toolCall.arguments),
+        });
+        break;
+      case "approval_resolved": {
+        const index = rows.findLastIndex((r) => r.kind === "approval" && r.decision === undefined);
+        const decision = event.decision.approved ? "approved" : "rejected";
+        const row = rows[index];
+        if (row?.kind === "approval") {
+          rows[index] = {
+            ...row,
+            decision,
+            ...(event.decision.reason ? { reason: event.decision.reason } : {}),
+          };
+        } else {
+          rows.push({ ...base, kind: "approval", name: event.toolCallId, summary: "", decision });
+        }
+        break;
+      }
+      case "hook_failed":
+        rows.push({
+          ...base,
+          kind: "hook",
+          text: `hook ${event.hookName ?? event.hook} failed: ${event.message}`,
+        });
+        break;
+      case "limit_warning":
+        rows.push({ ...base, kind: "notice", text: `limit: ${event.used}/${event.max} ${event.limit}` });
+        break;
+      case "compaction":
+        rows.push({
+          ...base,
+          kind: "notice",
+          text: `compaction: ${event.replacedCount} messages summarised${event.reason ? ` (${event.reason})` : ""}`,
+          body: body(textOfMessage(event.summary)),
+        });
+        break;
+      case "output_retry":
+        rows.push({
+          ...base,
+          kind: "notice",
+          text: `output retry ${event.attempt}: ${oneLine(event.problems.join("; "))}`,
+        });
+        break;
+      case "user_message_delivered": {
+        const text = textOfMessage(event.message);
+        rows.push({
+          ...base,
+          kind: "user",
+          text: clip(text, ROW_TEXT),
+          ...(text.length > ROW_TEXT ? { body: body(text) } : {}),
+        });
+        break;
+      }
+      case "observer_failed":
+        rows.push({
+          ...base,
+          kind: "notice",
+          text: `observer ${event.observer} failed: ${oneLine(event.message)}`,
+        });
+        break;
+      case "fact":
+        rows.push({
+          ...base,
+          kind: "fact",
+          factKind: event.kind,
+          text: factText(event.kind, event.data),
+          body: body(JSON.stringify(event.data, null, 2) ?? ""),
+        });
+        break;
+      case "run_completed":
+        rows.push({
+          ...base,
+          kind: "end",
+          ok: true,
+          text: `run completed · ${event.usage.modelRequests} requests, ${event.usage.toolCalls} tool calls`,
+        });
+        break;
+      case "run_failed":
+        rows.push({
+          ...base,
+          kind: "end",
+          ok: false,
+          text: `run stopped: ${event.stopReason}: ${oneLine(event.error.message)}`,
+        });
+        break;
+      case "store_damage":
+        if (!damage) rows.push({ ...base, kind: "damage", text: event.message });
+        break;
+      default:
+        // Deltas, progress and queue notices: the complete records above already carry what they show.
+        break;
+    }
+  }
+
+  const handoff = options.handoff?.(events);
+  const view: SessionView = {
+    session: {
+      id: info.id,
+      ...(info.title ? { title: info.title } : {}),
+      createdAt: info.createdAt,
+      updatedAt: info.updatedAt,
+      lastSeq: info.lastSeq,
+      ...(info.parent ? { parent: info.parent } : {}),
+    },
+    branches,
+    summary: {
+      events: stored.length,
+      runs,
+      turns: turns.length,
+      toolCalls,
+      failedCalls,
+      usage,
+      ...(cost === undefined || turns.length === 0 ? {} : { cost }),
+      durationMs: Number.isFinite(first) ? last - first : 0,
+    },
+    turns,
+    spans,
+    rows,
+    ...(handoff ? { handoff } : {}),
+  };
+  return { view, bodies };
+}

@@ -1,0 +1,151 @@
+// The page's data: a session's events projected once (on the Node side) into rows, turns and spans. Short
+// text travels in the rows; anything long (tool results, full arguments, reasoning, edits) is a body, kept
+// in a second JSON block the page parses only when a row is first opened. Plain JSON both ways.
+
+export interface UsageView {
+  readonly input: number;
+  readonly output: number;
+  readonly cacheRead: number;
+  readonly reasoning: number;
+}
+
+/** One model request and response: a turn. */
+export interface TurnView {
+  /** 1 for the session's first turn. */
+  readonly n: number;
+  readonly runId: string;
+  readonly model: string;
+  readonly start: number;
+  readonly durationMs: number;
+  readonly usage: UsageView;
+  /** US dollars, when the model's price is known. */
+  readonly cost?: number;
+  readonly stop: string;
+  readonly toolCalls: number;
+}
+
+/** A bar of the waterfall. */
+export interface SpanView {
+  readonly kind: "model" | "tool";
+  readonly label: string;
+  readonly turn: number;
+  readonly start: number;
+  readonly durationMs: number;
+  readonly failed?: boolean;
+}
+
+interface RowBase {
+  readonly seq: number;
+  readonly time: number;
+  /** The turn the row belongs to (0: before the first model response). */
+  readonly turn: number;
+}
+
+export type RowView = RowBase &
+  (
+    | { readonly kind: "run"; readonly text: string }
+    | { readonly kind: "end"; readonly ok: boolean; readonly text: string }
+    | { readonly kind: "turn"; readonly n: number }
+    | { readonly kind: "user"; readonly text: string; readonly body?: number }
+    | { readonly kind: "assistant"; readonly text: string; readonly body?: number }
+    | { readonly kind: "reasoning"; readonly preview: string; readonly body: number }
+    | {
+        readonly kind: "call";
+        readonly id: string;
+        readonly name: string;
+        readonly summary: string;
+        readonly args: number;
+        readonly result?: number;
+        readonly status: "ok" | "error" | "pending";
+        readonly errorKind?: string;
+        readonly durationMs?: number;
+        /** An edit the call made or tried: a body holding an EditView as JSON. */
+        readonly edit?: number;
+      }
+    | {
+        readonly kind: "approval";
+        readonly name: string;
+        readonly summary: string;
+        readonly decision?: "approved" | "rejected";
+        readonly reason?: string;
+      }
+    | { readonly kind: "hook"; readonly text: string }
+    | { readonly kind: "notice"; readonly text: string; readonly body?: number }
+    | { readonly kind: "fact"; readonly factKind: string; readonly text: string; readonly body: number }
+    | { readonly kind: "damage"; readonly text: string }
+  );
+
+/** What an edit changed, as the tool call and its result recorded it; the page draws the diff. */
+export type EditView =
+  | {
+      readonly kind: "replace";
+      readonly path: string;
+      readonly hunks: readonly { readonly line?: number; readonly old: string; readonly new: string }[];
+    }
+  | { readonly kind: "write"; readonly path: string; readonly content: string }
+  | { readonly kind: "patch"; readonly text: string };
+
+export interface BranchView {
+  readonly id: string;
+  readonly title?: string;
+  /** The sequence it branched at. */
+  readonly seq: number;
+}
+
+export interface SessionView {
+  readonly session: {
+    readonly id: string;
+    readonly title?: string;
+    readonly createdAt: number;
+    readonly updatedAt: number;
+    readonly lastSeq: number;
+    readonly parent?: { readonly sessionId: string; readonly seq: number };
+  };
+  /** Sessions forked from this one. */
+  readonly branches: readonly BranchView[];
+  readonly summary: {
+    readonly events: number;
+    readonly runs: number;
+    readonly turns: number;
+    readonly toolCalls: number;
+    readonly failedCalls: number;
+    readonly usage: UsageView;
+    /** Undefined when some turn's price is unknown. */
+    readonly cost?: number;
+    readonly durationMs: number;
+  };
+  readonly turns: readonly TurnView[];
+  readonly spans: readonly SpanView[];
+  readonly rows: readonly RowView[];
+  /** The coding overlay's evidence handoff, when the session has one. */
+  readonly handoff?: string;
+}
+
+/** How the page finds more data when it is served live (absent in an exported file). */
+export interface LiveSource {
+  readonly viewUrl: string;
+  readonly bodiesUrl: string;
+  readonly eventsUrl: string;
+  /** Prefix of another session's page in the same store (branches and the parent link to it). */
+  readonly sessionBase: string;
+}
+
+/** A session in the server's list page. */
+export interface ListedSession {
+  readonly store: string;
+  readonly id: string;
+  readonly title?: string;
+  readonly updatedAt: number;
+  readonly events: number;
+  readonly parent?: { readonly sessionId: string; readonly seq: number };
+  readonly href: string;
+}
+
+/** What the page script reads first, from the `bridle-view` JSON block. */
+export type PageData =
+  | { readonly page: "session"; readonly view: SessionView; readonly live?: LiveSource }
+  | {
+      readonly page: "list";
+      readonly sessions: readonly ListedSession[];
+      readonly stores: readonly string[];
+    };

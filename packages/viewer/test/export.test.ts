@@ -1,0 +1,130 @@
+// A recorded session exported to one HTML file, opened in headless Chromium with the network cut off.
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { JsonlSessionStore } from "@bridle/store-jsonl";
+import { tempWorkspace } from "@bridle/testing";
+import { chromiumSkipReason, launchChromium } from "@bridle/tooling/browser";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exportSessionHtml } from "../src/index.js";
+import { offlinePage, pixelStats, visibleTexts } from "./browser.js";
+import { NEW_LINE, OLD_LINE, RECORDED, recordSession } from "./recorded.js";
+
+const skip = chromiumSkipReason();
+
+describe.skipIf(skip !== undefined)(
+  `an exported session in Chromium${skip ? ` (skipped: ${skip})` : ""}`,
+  () => {
+    let browser: Browser;
+    let file: string;
+    let html: string;
+    let cleanup: () => Promise<void>;
+
+    beforeAll(async () => {
+      const made = await tempWorkspace("bridle-viewer-export-");
+      cleanup = made.cleanup;
+      const store = await JsonlSessionStore.open({ dir: join(made.dir, "store") });
+      const workspace = join(made.dir, "work");
+      await import("node:fs/promises").then((fs) => fs.mkdir(workspace));
+      const id = await recordSession(store, workspace);
+      html = await exportSessionHtml(store, id);
+      await store.close();
+      file = join(made.dir, "session.html");
+      await writeFile(file, html);
+      browser = await launchChromium();
+    });
+    afterAll(async () => {
+      await browser?.close();
+      await cleanup?.();
+    });
+
+    async function open() {
+      const offline = await offlinePage(browser);
+      await offline.page.goto(pathToFileURL(file).href);
+      await offline.page.waitForSelector("body[data-ready=true]");
+      return offline;
+    }
+
+    it("is one file that names nothing outside itself", () => {
+      expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=|https?:\/\/(?!www\.w3\.org)/i);
+      expect(html).toContain("connect-src 'none'");
+    });
+
+    it("opens with no network request, and shows the session's runs and turns", async () => {
+      const { page, blocked, violations } = await open();
+      const summary = await page.locator("#summary").textContent();
+      expect(summary).toContain(`${RECORDED.runs} runs`);
+      expect(summary).toContain(`${RECORDED.turns} turns`);
+      expect(summary).toContain(`${RECORDED.toolCalls} tool calls (1 failed)`);
+      expect(await page.locator("h1").textContent()).toBe("Fix the cart total");
+      // The whole small session fits in the list: one header per turn.
+      expect(await page.locator(".turn").count()).toBe(RECORDED.turns);
+      expect(blocked).toEqual([]);
+      expect(await violations()).toEqual([]);
+      await page.context().close();
+    });
+
+    it("folds tool calls and reasoning; a click opens the result, another closes it", async () => {
+      const { page } = await open();
+      const failed = page.locator(".call.error");
+      await expect.poll(() => failed.count()).toBe(1);
+      expect(await failed.textContent()).toContain("NotFound");
+      const resultText = "missing.txt";
+      expect(await page.locator("pre.body").count()).toBe(0);
+      await failed.locator("button.fold").click();
+      const result = page.locator(".call.error pre.body").last();
+      expect(await result.textContent()).toMatch(/not found|does not exist|no such/i);
+      expect(await page.locator(".call.error").textContent()).toContain(resultText);
+      await page.locator(".call.error button.fold").click();
+      expect(await page.locator(".call.error pre.body").count()).toBe(0);
+
+      const reasoning = page.locator(".row.reasoning");
+      expect(await reasoning.locator("pre").count()).toBe(0);
+      await reasoning.locator("button.fold").click();
+      expect(await reasoning.locator("pre").textContent()).toContain(
+        "I should read cart.js before editing it.",
+      );
+      await page.context().close();
+    });
+
+    it("shows an edit as a diff of the lines it changed, and a written file as additions", async () => {
+      const { page } = await open();
+      const edit = page.locator(".call", { hasText: "edit_file" });
+      await edit.locator("button.fold").click();
+      expect(await edit.locator(".dl.del").allInnerTexts()).toContain(`-${OLD_LINE}`);
+      expect(await edit.locator(".dl.add").allInnerTexts()).toContain(`+${NEW_LINE}`);
+      // edit_file's details give the line: the hunk header names line 2 of cart.js.
+      expect(await edit.locator(".dl.hdr").allInnerTexts()).toEqual(
+        expect.arrayContaining(["--- cart.js", expect.stringMatching(/^@@ -[12],\d+ \+[12],\d+ @@$/)]),
+      );
+      const write = page.locator(".call", { hasText: "write_file" });
+      await write.locator("button.fold").click();
+      expect(await write.locator(".dl.add").allInnerTexts()).toContain("+total now counts quantity");
+      await page.context().close();
+    });
+
+    it("draws the waterfall: one bar per model turn and tool call, tokens beside each turn", async () => {
+      const { page } = await open();
+      await page.locator("nav.tabs button", { hasText: "Timeline" }).click();
+      expect(await page.locator(".span.model").count()).toBe(RECORDED.turns);
+      expect(await page.locator(".span.tool").count()).toBe(RECORDED.toolCalls);
+      expect(await page.locator(".span.model .span-meta").first().textContent()).toContain(
+        "1,200 in / 40 out",
+      );
+      expect(await page.locator(".bar.failed").count()).toBe(1);
+      await page.context().close();
+    });
+
+    it("renders a screenshot with the transcript on screen", async () => {
+      const { page } = await open();
+      const texts = await visibleTexts(page, ".turn, .row.user, .row.assistant");
+      expect(texts.some((t) => t.includes("Turn 1"))).toBe(true);
+      expect(texts.some((t) => t.includes("The cart total ignores quantities. Fix it."))).toBe(true);
+      const stats = await pixelStats(browser, await page.screenshot());
+      expect(stats.inked).toBeGreaterThan(0.01);
+      expect(stats.colours).toBeGreaterThan(8);
+      await page.context().close();
+    });
+  },
+);

@@ -1,0 +1,69 @@
+// A 10,000-event session: the exported page's first screen must come up in under a second (the issue's
+// one speed requirement, measured inside the page with a performance mark; everything else about speed
+// lives in bench/). Only a screenful of rows is in the DOM, however long the session.
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { JsonlSessionStore } from "@bridle/store-jsonl";
+import { tempWorkspace } from "@bridle/testing";
+import { chromiumSkipReason, launchChromium } from "@bridle/tooling/browser";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exportSessionHtml } from "../src/index.js";
+import { offlinePage } from "./browser.js";
+import { appendLongSession } from "./large.js";
+
+const skip = chromiumSkipReason();
+const TURNS = 2_500;
+
+describe.skipIf(skip !== undefined)(`a 10,000-event session${skip ? ` (skipped: ${skip})` : ""}`, () => {
+  let browser: Browser;
+  let file: string;
+  let events: number;
+  let cleanup: () => Promise<void>;
+
+  beforeAll(async () => {
+    const made = await tempWorkspace("bridle-viewer-large-");
+    cleanup = made.cleanup;
+    const store = await JsonlSessionStore.open({ dir: join(made.dir, "store") });
+    events = await appendLongSession(store, "long", TURNS);
+    file = join(made.dir, "long.html");
+    await writeFile(file, await exportSessionHtml(store, "long"));
+    await store.close();
+    browser = await launchChromium();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await cleanup?.();
+  });
+
+  it("renders its first screen in under a second, with only a screenful of rows in the page", async () => {
+    expect(events).toBeGreaterThanOrEqual(10_000);
+    const { page, blocked } = await offlinePage(browser);
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector("body[data-ready=true]");
+    // Time from navigation start to the first painted rows, as the page itself marks it. The bound is
+    // the issue's (one second); on an idle machine this is a few hundred milliseconds, and a loaded CI
+    // machine has room left under it.
+    const firstScreen = await page.evaluate(
+      () => performance.getEntriesByName("bridle:first-screen")[0]?.startTime,
+    );
+    expect(firstScreen).toBeDefined();
+    expect(firstScreen).toBeLessThan(1_000);
+    expect(await page.locator("#summary").textContent()).toContain(`${TURNS.toLocaleString("en-US")} turns`);
+    expect(await page.locator(".vrow").count()).toBeLessThan(100);
+
+    // The end of the list is reachable, and a result deep in it opens on demand.
+    await page.locator(".scroller").evaluate((el) => {
+      el.scrollTop = el.scrollHeight;
+    });
+    await expect.poll(() => page.locator(".row.end").count()).toBe(1);
+    const last = page.locator(".call").last();
+    await last.locator("button.fold").click();
+    expect(await last.locator("pre.body").last().textContent()).toContain(
+      `export const value${TURNS} = ${TURNS};`,
+    );
+    expect(blocked).toEqual([]);
+    await page.context().close();
+  });
+});

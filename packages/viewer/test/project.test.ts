@@ -1,0 +1,160 @@
+// The projection the page draws, checked without a browser: every kind of event lands in a row, turns
+// carry tokens and cost, and what is folded lives in the bodies.
+import type { RunEvent, StoredEvent, Usage } from "@bridle/core";
+import { sampleRunEvents } from "@bridle/testing";
+import { expect, it } from "vitest";
+import { editOf } from "../src/edits.js";
+import { projectSession } from "../src/project.js";
+import { longRun } from "./large.js";
+
+const info = { id: "s", createdAt: 1, updatedAt: 2, lastSeq: 0 };
+const stored = (events: readonly RunEvent[]): StoredEvent[] =>
+  events.map((event, sessionSeq) => ({ sessionSeq, event }));
+const base = (seq: number) => ({ runId: "r", seq, time: 1_700_000_000_000 + seq });
+
+it("turns carry usage and cost; the session's cost is their sum, or absent when a price is unknown", () => {
+  const events = longRun(3);
+  const cost = (model: string, usage: Usage) =>
+    model === "gpt-test" ? usage.outputTokens / 1_000 : undefined;
+  const { view } = projectSession(info, stored(events), [], { cost });
+  expect(view.turns.map((t) => t.cost)).toEqual([0.05, 0.05, 0.05]);
+  expect(view.summary.cost).toBeCloseTo(0.15);
+  expect(view.summary).toMatchObject({
+    runs: 1,
+    turns: 3,
+    toolCalls: 3,
+    failedCalls: 0,
+    events: events.length,
+  });
+  const unknown = projectSession(info, stored(events), [], { cost: () => undefined });
+  expect(unknown.view.summary.cost).toBeUndefined();
+  expect(projectSession(info, stored(events), []).view.summary.cost).toBeUndefined();
+});
+
+it("approvals, hook failures, facts, compaction, damage and failed runs each get a row", () => {
+  const call = {
+    type: "tool_call" as const,
+    id: "c1",
+    name: "bash",
+    arguments: '{"command":"rm -rf build"}',
+  };
+  const events: RunEvent[] = [
+    ...sampleRunEvents().slice(0, 1),
+    { ...base(10), type: "approval_requested", toolCall: call },
+    {
+      ...base(11),
+      type: "approval_resolved",
+      toolCallId: "c1",
+      decision: { approved: false, reason: "not today" },
+    },
+    { ...base(12), type: "hook_failed", hook: "beforeToolCall", hookName: "guard", message: "boom" },
+    {
+      ...base(13),
+      type: "fact",
+      kind: "coding.check",
+      data: { kind: "test", status: "failed", command: "npm test" },
+    },
+    {
+      ...base(14),
+      type: "compaction",
+      replacedCount: 12,
+      summary: { role: "user", content: [{ type: "text", text: "summary text" }] },
+      reason: "threshold",
+    },
+    { ...base(15), type: "store_damage", message: "line 9 unreadable" },
+    {
+      ...base(16),
+      type: "run_failed",
+      stopReason: "max_tool_calls",
+      error: { code: "limit", message: "too many calls" },
+      usage: {
+        modelRequests: 0,
+        toolCalls: 0,
+        cancelledToolCalls: 0,
+        toolRetries: {},
+        tokens: {
+          inputTokens: 0,
+          outputTokens: 0,
+          cacheReadTokens: 0,
+          cacheWriteTokens: 0,
+          reasoningTokens: 0,
+        },
+      },
+    },
+  ];
+  const handoff = (all: readonly RunEvent[]) =>
+    all.some((e) => e.type === "fact") ? "handoff: FAILED" : undefined;
+  const { view, bodies } = projectSession(info, stored(events), [{ id: "b", seq: 3 }], { handoff });
+  const kinds = view.rows.map((r) => r.kind);
+  expect(kinds).toEqual(["run", "user", "approval", "hook", "fact", "notice", "damage", "end"]);
+  expect(view.rows[2]).toMatchObject({
+    name: "bash",
+    summary: "rm -rf build",
+    decision: "rejected",
+    reason: "not today",
+  });
+  expect(view.rows[3]).toMatchObject({ text: "hook guard failed: boom" });
+  expect(view.rows[4]).toMatchObject({ factKind: "coding.check", text: "test check failed: npm test" });
+  const compaction = view.rows[5];
+  expect(compaction?.kind === "notice" && compaction.body !== undefined && bodies[compaction.body]).toBe(
+    "summary text",
+  );
+  expect(view.rows[7]).toMatchObject({ ok: false, text: "run stopped: max_tool_calls: too many calls" });
+  expect(view.handoff).toBe("handoff: FAILED");
+  expect(view.branches).toEqual([{ id: "b", seq: 3 }]);
+});
+
+it("a damaged entry is shown where it was read, and a dangling call stays pending", () => {
+  const events = sampleRunEvents();
+  const requested = events.findIndex((e) => e.type === "tool_call_requested");
+  const cut = stored(events.slice(0, requested + 1));
+  const damaged = [
+    ...cut,
+    {
+      sessionSeq: cut.length,
+      event: events[0] as RunEvent,
+      damage: { kind: "blob_missing" as const, message: "blob gone" },
+    },
+  ];
+  const { view } = projectSession(info, damaged, []);
+  expect(view.rows.find((r) => r.kind === "call")).toMatchObject({ status: "pending" });
+  expect(view.rows.some((r) => r.kind === "damage" && r.text.includes("blob gone"))).toBe(true);
+});
+
+it("recognises edits by their arguments' shape", () => {
+  expect(editOf('{"path":"a.ts","old_string":"x","new_string":"y"}', undefined)).toEqual({
+    kind: "replace",
+    path: "a.ts",
+    hunks: [{ old: "x", new: "y" }],
+  });
+  expect(
+    editOf('{"file_path":"a.ts","old_string":"x","new_string":"y"}', {
+      hunks: [{ line: 7, oldText: "x", newText: "y" }],
+    }),
+  ).toEqual({
+    kind: "replace",
+    path: "a.ts",
+    hunks: [{ line: 7, old: "x", new: "y" }],
+  });
+  expect(
+    editOf('{"file_path":"a.ts","edits":[{"old_string":"a","new_string":"b"}]}', undefined),
+  ).toMatchObject({ kind: "replace", hunks: [{ old: "a", new: "b" }] });
+  const patch = "*** Begin Patch\n*** Update File: a.ts\n-x\n+y\n*** End Patch";
+  expect(editOf(JSON.stringify({ input: patch }), undefined)).toEqual({ kind: "patch", text: patch });
+  expect(editOf(patch, undefined)).toEqual({ kind: "patch", text: patch });
+  expect(editOf('{"path":"n.md","content":"hi"}', undefined)).toEqual({
+    kind: "write",
+    path: "n.md",
+    content: "hi",
+  });
+  for (const notEdit of [
+    '{"path":"a.ts"}',
+    '{"command":"ls"}',
+    "not json",
+    "[1,2]",
+    "null",
+    '{"path":"a","old_string":1,"new_string":"y"}',
+  ]) {
+    expect(editOf(notEdit, undefined)).toBeUndefined();
+  }
+});
