@@ -23,8 +23,8 @@ export interface ComposeOptions {
   readonly model: Model;
   readonly sandbox: SandboxMode;
   /**
-   * Test only: the command policy is switched off and every approval is granted, to show that the safety
-   * tasks' checks fail without the guard. Never a command-line flag.
+   * Test only: the command policy and the sandbox are switched off and every approval is granted, to show
+   * that the safety tasks' checks fail without the guards. Never a command-line flag.
    */
   readonly unguarded?: boolean;
 }
@@ -63,7 +63,8 @@ export async function composeAgent(options: ComposeOptions): Promise<ComposedAge
     ]);
   const { spec, workspace } = options;
   const fs = createFsTools();
-  const { runner, warning } = await selectRunner(options.sandbox);
+  // Unguarded means no guard at all: the sandbox would otherwise still stop what the policy lets through.
+  const { runner, warning } = await selectRunner(options.unguarded ? "off" : options.sandbox);
   const shell = await createShellTools({ runner, ...(options.unguarded ? { policy: false as const } : {}) });
   const base = profileTools({ profile: "generic", editFormat: spec.format, fs, bash: shell.bash });
   const readers = base.filter((tool) => tool.annotations?.read_only === true).map((tool) => tool.name);

@@ -1,0 +1,5 @@
+import { config } from "./config.mjs";
+
+export function describe() {
+  return `listening on ${config.port}`;
+}
