@@ -1,5 +1,5 @@
 import { createInterface, type Interface } from "node:readline/promises";
-import { type Message, sessionSink, sessionTranscript } from "@bridle/core";
+import { type Message, type QueuedMessage, sessionSink, sessionTranscript } from "@bridle/core";
 import { approveEverything, TerminalApprover } from "../approvers.js";
 import type { CliFlags } from "../args.js";
 import { HandoffReporter, splitCodingFlags } from "../coding.js";
@@ -9,11 +9,14 @@ import { settleProvider } from "../provider-choice.js";
 import { HumanRenderer } from "../render.js";
 import { openSession } from "../session.js";
 import { openTracing, splitTraceFlags } from "../tracing.js";
+import { TurnInput } from "../turn-input.js";
 
 const HELP = `/model NAME   switch model      /sessions   list sessions
 /fork [SEQ]   branch this session here (or at SEQ) and continue on the branch
 /compact      summarize the conversation so far to free context
 /exit         leave (Ctrl-D too); Ctrl-C stops the current turn
+While the agent works, type: Enter steers it (delivered after its current tool calls, before it next
+thinks); Alt+Enter, or /followup TEXT, queues a follow-up for when it would finish.
 `;
 
 /**
@@ -39,9 +42,11 @@ export async function interactive(flags: CliFlags): Promise<number> {
       rl.close();
     }
   });
+  // What is typed while a turn runs goes to that run; an approval's answer is not a message.
+  const input = new TurnInput(rl, process.stdin, process.stderr);
   const approver = settings.yes
     ? approveEverything
-    : new TerminalApprover((question, signal) => ask(rl, question, signal));
+    : new TerminalApprover((question, signal) => input.asking(() => ask(rl, question, signal)));
   let agent: Agent = await composeAgent(settings, approver, coding);
   // One tracer for the session: each turn is a run, traced beside the session record.
   const tracing = await openTracing(traceChoice, settings.cwd);
@@ -54,10 +59,15 @@ export async function interactive(flags: CliFlags): Promise<number> {
     process.stderr.write(
       `bridle · ${settings.provider}/${agent.model.model} · ${settings.cwd} · session ${session.id}${history.length ? ` (${history.length} messages)` : ""}\n/help for commands\n`,
     );
+    // A message typed as a turn was ending is the next prompt; ones a turn never delivered go to the next.
+    let next: string | undefined;
+    let carried: readonly QueuedMessage[] = [];
     for (;;) {
       let line: string;
       try {
-        line = (await rl.question("› ")).trim();
+        if (next !== undefined) process.stderr.write(`› ${next}\n`);
+        line = next ?? (await rl.question("› ")).trim();
+        next = undefined;
       } catch {
         break; // closed: Ctrl-D, or Ctrl-C at the prompt
       }
@@ -105,18 +115,24 @@ export async function interactive(flags: CliFlags): Promise<number> {
           signal: turn.signal,
           sink: sessionSink(agent.store, session.id),
           observers: tracing.observers,
+          queued: carried,
         });
+        input.attach(stream);
         // Each turn is one run with its own baseline: its handoff covers that turn's changes.
         const handoff = new HandoffReporter(coding, process.stderr);
         for await (const event of stream) {
           renderer.render(event);
           handoff.observe(event, { showPlan: true });
+          input.observe(event);
         }
-        history = (await stream.result).messages;
+        const result = await stream.result;
+        history = result.messages;
+        carried = result.undelivered ?? [];
         await handoff.finish({ quiet: false });
       } finally {
         renderer.close();
         turn = undefined;
+        next = input.detach();
       }
     }
     process.stderr.write(`session: ${session.id}\n`);
