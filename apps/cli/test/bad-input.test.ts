@@ -80,7 +80,7 @@ describe("bad arguments get one short line and exit 2", () => {
     ["an unknown command", ["frobnicate"], /unknown command "frobnicate"/],
     ["run without a prompt", ["run"], /bridle run needs a prompt/],
     ["--keep outside the demo", ["run", "x", "--keep"], /--keep is an option of bridle demo/],
-    ["an invalid setting", ["tools", "list", "--store", "postgres"], /store/],
+    ["an invalid setting", ["tools", "list", "--store", "mongodb"], /store/],
     ["a config file that is not there", ["tools", "list", "--config", "/no/such/bridle.json"], /config/],
     ["policy check without a command", ["policy", "check"], /usage: bridle policy check/],
   ];

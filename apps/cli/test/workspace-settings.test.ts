@@ -124,7 +124,7 @@ describe("a workspace config without trust", () => {
   });
 
   it("still refuses a harmless setting with a bad value", async () => {
-    await workspaceConfig({ store: "postgres", yes: "maybe" });
+    await workspaceConfig({ store: "mongodb", yes: "maybe" });
     await expect(load(io())).rejects.toThrow(/store/);
   });
 
