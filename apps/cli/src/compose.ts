@@ -179,6 +179,17 @@ export async function createModel(settings: Settings): Promise<CostedModel> {
 }
 
 export async function openStore(settings: Settings): Promise<SessionStore> {
+  if (settings.store === "postgres") {
+    if (!settings.databaseUrl) {
+      throw new CliError("--store postgres needs --database-url URL (or BRIDLE_DATABASE_URL)", 2);
+    }
+    const { PostgresSessionStore } = await import("@bridle/store-postgres");
+    try {
+      return await PostgresSessionStore.open({ connectionString: settings.databaseUrl, max: 4 });
+    } catch (error) {
+      throw new CliError(`cannot open the Postgres session store: ${(error as Error).message}`);
+    }
+  }
   if (settings.store === "sqlite") {
     const { SqliteSessionStore } = await import("@bridle/store-sqlite");
     return SqliteSessionStore.open({ path: join(settings.storeDir, "sessions.sqlite") });
