@@ -16,6 +16,7 @@ import { CliError } from "./cli-error.js";
 import { type CodingChoice, codingOverlay, DEFAULT_CODING } from "./coding.js";
 import type { Settings } from "./config.js";
 import { type McpInteraction, mcpInteraction } from "./mcp-interactive.js";
+import type { McpPromptSource } from "./mcp-prompts.js";
 import { profileToolset, readOnlyNames, type ToolChoice, toolChoice } from "./profile.js";
 
 export interface Toolset {
@@ -26,11 +27,14 @@ export interface Toolset {
   readonly instructions: string;
   /** The tool vocabulary and edit format, and why (profile.ts). */
   readonly choice: ToolChoice;
+  /** The MCP servers' prompts (the interactive session's `/mcp__…` commands), when --mcp is given. */
+  readonly mcpPrompts?: McpPromptSource;
   close(): Promise<void>;
 }
 
 export interface Agent {
   readonly harness: Harness;
+  readonly mcpPrompts?: McpPromptSource | undefined;
   readonly store: SessionStore;
   readonly model: Model;
   cost(usage: Usage): number | undefined;
@@ -55,6 +59,7 @@ export async function composeTools(
   closers.push(() => shell.stopAll());
   const choice = toolChoice(settings);
   const hooks: AnyHook[] = [];
+  let mcpPrompts: McpPromptSource | undefined;
   let instructions = "";
   // The coding overlay's run_check shares bash's environment: one runner, sandbox and command policy.
   // The overlay rescans the tree after any tool not known to only read: tell it the profile's readers.
@@ -101,6 +106,7 @@ export async function composeTools(
         : {}),
     });
     closers.push(() => servers.close());
+    mcpPrompts = servers;
     try {
       tools.push(...(await servers.tools()));
     } catch (error) {
@@ -110,6 +116,7 @@ export async function composeTools(
   }
   return {
     tools,
+    ...(mcpPrompts ? { mcpPrompts } : {}),
     hooks,
     choice,
     instructions: [coding?.instructions, instructions].filter(Boolean).join("\n\n"),
@@ -231,9 +238,14 @@ export async function composeAgent(
       limits: { maxModelRequests: settings.maxTurns, maxToolCalls: settings.maxTurns * 10 },
     }),
     store,
+    mcpPrompts: toolset.mcpPrompts,
     model: chosen,
     cost: (usage) => chosen.cost?.(usage),
-    withModel: async (name) => build((current = await createModel({ ...settings, model: name }))),
+    withModel: async (name) => {
+      const next = await createModel({ ...settings, model: name });
+      current = next;
+      return build(next);
+    },
     close: async () => {
       await toolset.close();
       await store.close();

@@ -137,3 +137,22 @@ describe("an MCP server's questions with nobody at a terminal", () => {
     expect(server.requests).toHaveLength(2);
   });
 });
+
+describe("MCP prompts as slash commands", () => {
+  it("lists them, refuses a call missing an argument, and runs one as the turn", async () => {
+    server = await fakeOpenAI([{ text: "Hello, Ada!" }]);
+    terminal.start(base(server.url), env());
+    await waitFor(/› $/m);
+    terminal.keys("/prompts", "Enter");
+    await waitFor(/\/mcp__asker__greet who=… \[tone=…\] {2}Greet someone/);
+    terminal.keys("/mcp__asker__greet", "Enter");
+    await waitFor(/missing who; usage: \/mcp__asker__greet who=… \[tone=…\]/);
+    terminal.keys("/mcp__asker__nope", "Enter");
+    await waitFor(/no MCP prompt \/mcp__asker__nope; \/prompts lists them/);
+    expect(server.requests).toHaveLength(0);
+    terminal.keys('/mcp__asker__greet Ada tone="very warm"', "Enter");
+    await waitFor(/Hello, Ada!/);
+    expect(server.requests).toHaveLength(1);
+    expect(JSON.stringify(server.requests[0]?.body)).toContain("Say hello to Ada in a very warm tone.");
+  });
+});

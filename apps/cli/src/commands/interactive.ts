@@ -5,6 +5,7 @@ import type { CliFlags } from "../args.js";
 import { HandoffReporter, splitCodingFlags } from "../coding.js";
 import { type Agent, composeAgent } from "../compose.js";
 import { loadSettings } from "../config.js";
+import { isPromptCommand, promptTurn } from "../mcp-prompts.js";
 import { settleProvider } from "../provider-choice.js";
 import { HumanRenderer } from "../render.js";
 import { openSession } from "../session.js";
@@ -15,6 +16,7 @@ const HELP = `/model NAME   switch model      /sessions   list sessions
 /fork [SEQ]   branch this session here (or at SEQ) and continue on the branch
 /compact      summarize the conversation so far to free context
 /exit         leave (Ctrl-D too); Ctrl-C stops the current turn
+/prompts      the MCP servers' prompts; /mcp__SERVER__PROMPT [arg=value|value]… runs one as your turn
 While the agent works, type: Enter steers it (delivered after its current tool calls, before it next
 thinks); Alt+Enter, or /followup TEXT, queues a follow-up for when it would finish.
 `;
@@ -72,6 +74,8 @@ export async function interactive(flags: CliFlags): Promise<number> {
         break; // closed: Ctrl-D, or Ctrl-C at the prompt
       }
       if (!line) continue;
+      // A line, or an MCP prompt's messages (mcp-prompts.ts), is the next turn.
+      let prompt: string | readonly Message[] = line;
       if (line.startsWith("/")) {
         const [command, arg] = line.split(/\s+/, 2);
         if (command === "/exit" || command === "/quit") break;
@@ -97,8 +101,10 @@ export async function interactive(flags: CliFlags): Promise<number> {
           const outcome = await compactSession(agent, session.id, history);
           history = outcome.history;
           process.stderr.write(`${outcome.message}\n`);
+        } else if (command !== undefined && isPromptCommand(command)) {
+          prompt = (await promptTurn(agent.mcpPrompts, line, (text) => process.stderr.write(text))) ?? line;
         } else process.stderr.write(`unknown command ${command}; /help lists them\n`);
-        continue;
+        if (prompt === line) continue;
       }
       turn = new AbortController();
       const renderer = new HumanRenderer({
@@ -109,7 +115,7 @@ export async function interactive(flags: CliFlags): Promise<number> {
       });
       try {
         const stream = agent.harness.stream({
-          prompt: line,
+          prompt,
           history,
           sessionId: session.id,
           signal: turn.signal,
