@@ -70,6 +70,8 @@ describe("interactive steering in a terminal", () => {
     );
     await terminal.waitFor(/› $/m);
     terminal.keys("migrate the database", "Enter");
+    // The call shows while the model streams it (… ), then complete as it runs (→).
+    await terminal.waitFor(/… bash while \[ ! -f go \]/);
     await terminal.waitFor(/→ bash/);
 
     terminal.keys("use the staging database", "Enter");

@@ -9,6 +9,7 @@ import { isPromptCommand, promptTurn } from "../mcp-prompts.js";
 import { settleProvider } from "../provider-choice.js";
 import { HumanRenderer } from "../render.js";
 import { openSession } from "../session.js";
+import { StreamedCalls } from "../streamed-calls.js";
 import { openTracing, splitTraceFlags } from "../tracing.js";
 import { TurnInput } from "../turn-input.js";
 
@@ -124,12 +125,16 @@ export async function interactive(flags: CliFlags): Promise<number> {
           queued: carried,
         });
         input.attach(stream);
+        const calls = new StreamedCalls();
         // Each turn is one run with its own baseline: its handoff covers that turn's changes.
         const handoff = new HandoffReporter(coding, process.stderr);
         for await (const event of stream) {
           renderer.render(event);
           handoff.observe(event, { showPlan: true });
           input.observe(event);
+          // A tool call shows while the model still writes it (the renderer shows it again, complete).
+          const live = calls.observe(event);
+          if (live) process.stderr.write(`\x1b[2m${live}\x1b[22m\n`);
         }
         const result = await stream.result;
         history = result.messages;
