@@ -36,6 +36,11 @@ export interface CliFlags {
   readonly trace?: string;
   /** Export the run's spans over OTLP/HTTP to this collector. */
   readonly otlp?: string;
+  /** --no-instructions / --no-compaction: false; unset otherwise (kit.ts). */
+  readonly instructions?: boolean;
+  readonly compaction?: boolean;
+  readonly contextWindow?: string;
+  readonly keepTasks?: boolean;
 }
 
 export type CommandName = "run" | "interactive" | "sessions" | "tools" | "policy" | "skills" | "demo";
@@ -74,6 +79,10 @@ const OPTIONS = {
   "no-coding": { type: "boolean" },
   evidence: { type: "string" },
   "repair-attempts": { type: "string" },
+  "no-instructions": { type: "boolean" },
+  "no-compaction": { type: "boolean" },
+  "context-window": { type: "string" },
+  "keep-tasks": { type: "boolean" },
   trace: { type: "string" },
   otlp: { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -106,6 +115,10 @@ const RUN_OPTIONS = `Options:
   --repair-attempts N                       failed checks the agent may fix and rerun before stopping (default: 2)
   --trace FILE                              append the run's OpenTelemetry spans to FILE (JSON lines)
   --otlp URL                                export the run's spans over OTLP/HTTP (http://host:4318 or a /v1/traces URL)
+  --no-instructions                         leave out AGENTS.md / CLAUDE.md / .github/copilot-instructions.md
+  --no-compaction                           never summarize older turns (default: near the context window)
+  --context-window N                        the model's context window in tokens (default: known per model)
+  --keep-tasks                              leave background subagent tasks running when a run ends
   -h, --help                                this help
 API keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY; base URLs also from OPENAI_BASE_URL / ANTHROPIC_BASE_URL.
 `;
@@ -187,6 +200,10 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     noCoding: values["no-coding"],
     evidence: values.evidence,
     repairAttempts: values["repair-attempts"],
+    instructions: values["no-instructions"] ? false : undefined,
+    compaction: values["no-compaction"] ? false : undefined,
+    contextWindow: values["context-window"],
+    keepTasks: values["keep-tasks"],
     trace: values.trace,
     otlp: values.otlp,
   });

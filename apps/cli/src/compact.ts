@@ -1,19 +1,28 @@
 import { randomUUID } from "node:crypto";
-import { type CompactionEvent, type Message, textOf, userText } from "@bridle/core";
+import {
+  type CompactionEvent,
+  DEFAULT_SUMMARY_INSTRUCTIONS,
+  estimateMessagesTokens,
+  estimateTextTokens,
+  type Message,
+  summarize,
+  summaryMessage,
+} from "@bridle/core";
 import type { Agent } from "./compose.js";
-
-const INSTRUCTION =
-  "Summarize the conversation above for your own later use: the task, what was done (files read and changed, commands run and their outcome), decisions made, and what remains. Be specific (paths, names, numbers) and brief.";
+import { contextWindowOf } from "./context-window.js";
+import { compactionLine } from "./run-view.js";
 
 /**
- * /compact: the model summarizes everything before the latest user prompt; the summary replaces those
- * messages. A `compaction` event is recorded in the session, so a resume or a fork sees the same
- * transcript. The cut is always at a user prompt, so no tool call is separated from its result.
+ * /compact: the model summarizes everything before the latest user prompt (sent as a bounded text
+ * document, as the harness's own compaction does); the summary replaces those messages. A `compaction`
+ * event is recorded in the session, so a resume or a fork sees the same transcript. The cut is always at a
+ * user prompt, so no tool call is separated from its result.
  */
 export async function compactSession(
   agent: Agent,
   sessionId: string,
   history: readonly Message[],
+  contextWindow?: number,
 ): Promise<{ history: readonly Message[]; message: string }> {
   let cut = -1;
   for (let i = history.length - 1; i > 0; i--) {
@@ -23,20 +32,22 @@ export async function compactSession(
     }
   }
   if (cut <= 1) return { history, message: "nothing to compact yet" };
-  let summary = "";
-  let failure: string | undefined;
-  for await (const event of agent.model.stream({
-    messages: [...history.slice(0, cut), userText(INSTRUCTION)],
-    tools: [],
+  const fixed =
+    estimateTextTokens(agent.kit.system ?? "") +
+    estimateTextTokens(JSON.stringify(agent.harness.toolSchemas));
+  const before = estimateMessagesTokens(history) + fixed;
+  const window = contextWindowOf(agent.model, contextWindow).tokens;
+  const outcome = await summarize({
+    model: agent.model,
+    messages: history.slice(0, cut),
+    instructions: DEFAULT_SUMMARY_INSTRUCTIONS,
+    maxChars: Math.max(8_000, Math.floor(window * 0.6 * 4)),
+    maxOutputTokens: 4_096,
     signal: AbortSignal.timeout(120_000),
-  })) {
-    if (event.type === "done") summary = textOf(event.message.content);
-    if (event.type === "error") failure = event.error.message;
-  }
-  if (failure !== undefined || !summary.trim()) {
-    return { history, message: `compaction failed: ${failure ?? "the model returned no summary"}` };
-  }
-  const summaryMessage = userText(`[Summary of the earlier conversation]\n${summary}`);
+  });
+  if (!outcome.ok) return { history, message: `compaction failed: ${outcome.error.message}` };
+  const summary = summaryMessage(outcome.summary);
+  const compacted = [summary, ...history.slice(cut)];
   const event: CompactionEvent = {
     type: "compaction",
     runId: `compact-${randomUUID()}`,
@@ -44,11 +55,11 @@ export async function compactSession(
     time: Date.now(),
     sessionId,
     replacedCount: cut,
-    summary: summaryMessage,
+    summary,
+    tokensBefore: before,
+    usage: outcome.usage,
   };
   await agent.store.append(sessionId, [event]);
-  return {
-    history: [summaryMessage, ...history.slice(cut)],
-    message: `compacted ${cut} messages into a summary of ${summary.length} characters`,
-  };
+  const tokensAfter = estimateMessagesTokens(compacted) + fixed;
+  return { history: compacted, message: compactionLine({ ...event, tokensAfter }) };
 }

@@ -15,6 +15,7 @@ import { approveEverything, TerminalApprover } from "./approvers.js";
 import { CliError } from "./cli-error.js";
 import { type CodingChoice, codingOverlay, DEFAULT_CODING } from "./coding.js";
 import type { Settings } from "./config.js";
+import { type Kit, prepareKit } from "./kit.js";
 import { type McpInteraction, mcpInteraction } from "./mcp-interactive.js";
 import type { McpPromptSource } from "./mcp-prompts.js";
 import { profileToolset, readOnlyNames, type ToolChoice, toolChoice } from "./profile.js";
@@ -35,6 +36,7 @@ export interface Toolset {
 export interface Agent {
   readonly harness: Harness;
   readonly mcpPrompts?: McpPromptSource | undefined;
+  readonly kit: Kit;
   readonly store: SessionStore;
   readonly model: Model;
   cost(usage: Usage): number | undefined;
@@ -125,6 +127,8 @@ export async function composeTools(
     },
   };
 }
+
+const warnLine = (line: string) => void process.stderr.write(`${line}\n`);
 
 let sandboxWarned = false;
 
@@ -220,23 +224,32 @@ export async function composeAgent(
     model: () => current,
     say: (text) => process.stderr.write(text),
   };
-  const [model, toolset, store] = await Promise.all([
+  const [model, toolset, opened, kit] = await Promise.all([
     createModel(settings),
     composeTools(settings, coding, interaction),
     openStore(settings),
+    prepareKit(settings, (name) => createModel({ ...settings, model: name }), warnLine),
   ]);
   current = model;
+  const store = kit.tagStore(opened);
   const build = (chosen: CostedModel): Agent => ({
-    harness: new Harness({
-      model: chosen,
-      tools: toolset.tools,
-      system: toolset.instructions ? `${SYSTEM_PROMPT}\n\n${toolset.instructions}` : SYSTEM_PROMPT,
-      hooks: toolset.hooks,
-      workspace: new Workspace(settings.cwd),
-      approver,
-      // --max-turns bounds model requests; tool calls get room for several per turn.
-      limits: { maxModelRequests: settings.maxTurns, maxToolCalls: settings.maxTurns * 10 },
-    }),
+    // The kit (kit.ts) adds compaction, instructions, subagents, memory, fetch and the spill folder.
+    harness: new Harness(
+      kit.extend(
+        {
+          model: chosen,
+          tools: toolset.tools,
+          system: toolset.instructions ? `${SYSTEM_PROMPT}\n\n${toolset.instructions}` : SYSTEM_PROMPT,
+          hooks: toolset.hooks,
+          workspace: new Workspace(settings.cwd),
+          approver,
+          // --max-turns bounds model requests; tool calls get room for several per turn.
+          limits: { maxModelRequests: settings.maxTurns, maxToolCalls: settings.maxTurns * 10 },
+        },
+        store,
+      ),
+    ),
+    kit,
     store,
     mcpPrompts: toolset.mcpPrompts,
     model: chosen,
@@ -247,6 +260,7 @@ export async function composeAgent(
       return build(next);
     },
     close: async () => {
+      await kit.close();
       await toolset.close();
       await store.close();
     },

@@ -2,9 +2,11 @@ import { lstat, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
+import { type AgentFile, readAgentFiles } from "./agent-files.js";
 import type { CliFlags } from "./args.js";
 import { type FileBytes, readRegularFile } from "./bounded-read.js";
 import { CliError } from "./cli-error.js";
+import { KIT_SETTING_RISK, kitSettingsShape } from "./kit-settings.js";
 import { decideWorkspaceTrust, type TrustIo } from "./trust.js";
 import { TrustStore } from "./trust-store.js";
 
@@ -37,6 +39,8 @@ const settingsShape = {
   skills: z.string().min(1).optional(),
   yes: z.boolean().default(false),
   json: z.boolean().default(false),
+  // The rest of the kit (kit.ts): compaction, workspace instructions, subagents, memory, fetch.
+  ...kitSettingsShape,
 };
 const settingsSchema = z.object(settingsShape).strict();
 
@@ -66,6 +70,7 @@ export const WORKSPACE_SETTING_RISK = {
   skills: "sensitive", // skills carry scripts the agent runs
   yes: "sensitive", // approves every call
   json: "harmless",
+  ...KIT_SETTING_RISK,
 } as const satisfies Record<keyof typeof settingsShape, SettingRisk>;
 
 /** Settings naming a file or folder: in a config file they are relative to that file's folder. */
@@ -81,6 +86,8 @@ export type Settings = Omit<z.output<typeof settingsSchema>, "model" | "cwd" | "
   readonly mcpConfig?: string;
   /** Which config files were read, for `--help`-style diagnostics. */
   readonly configFiles: readonly string[];
+  /** Subagent definitions (.bridle/agents/*.md), read once at start (subagents.ts). */
+  readonly agentFiles: readonly AgentFile[];
 };
 
 const CONFIG_NAMES = ["bridle.config.json", "bridle.config.yaml", "bridle.config.yml"];
@@ -141,7 +148,7 @@ export async function loadSettings(
     throw new CliError(`invalid settings (${files.join(", ") || "flags"}): ${problems.join("; ")}`, 2);
   }
   const settings = parsed.data;
-  const dataHome = env.XDG_DATA_HOME ?? join(homedir(), ".local", "share");
+  const dataHome = userDataDir(env);
   return {
     ...settings,
     model: settings.model ?? DEFAULT_MODELS[settings.provider],
@@ -159,7 +166,20 @@ export async function loadSettings(
         }
       : {}),
     configFiles: files,
+    agentFiles: await readAgentFiles(
+      settings.cwd ? resolve(settings.cwd) : cwd,
+      userDir,
+      flags.trust === true,
+      io,
+    ),
   };
+}
+
+/** The user's data folder (XDG_DATA_HOME): sessions, memory and spilled tool output live under it. */
+export function userDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.XDG_DATA_HOME && isAbsolute(env.XDG_DATA_HOME)
+    ? env.XDG_DATA_HOME
+    : join(homedir(), ".local", "share");
 }
 
 /** The user's config folder: their config, and the trust they have given. */

@@ -60,6 +60,13 @@ const SAMPLES: Record<keyof typeof WORKSPACE_SETTING_RISK, unknown> = {
   skills: "skills",
   yes: true,
   json: true,
+  compaction: false,
+  contextWindow: 50_000,
+  instructions: false,
+  subagentDepth: 2,
+  keepTasks: true,
+  memory: false,
+  fetchHosts: ["example.com"],
 };
 
 async function workspaceConfig(values: Record<string, unknown>): Promise<void> {

@@ -8,6 +8,7 @@ import { loadSettings } from "../config.js";
 import { isPromptCommand, promptTurn } from "../mcp-prompts.js";
 import { settleProvider } from "../provider-choice.js";
 import { HumanRenderer } from "../render.js";
+import { RunView } from "../run-view.js";
 import { openSession } from "../session.js";
 import { StreamedCalls } from "../streamed-calls.js";
 import { openTracing, splitTraceFlags } from "../tracing.js";
@@ -99,7 +100,7 @@ export async function interactive(flags: CliFlags): Promise<number> {
           process.stderr.write(`now on ${fork.id} (fork of ${fork.parent?.sessionId}@${at})\n`);
         } else if (command === "/compact") {
           const { compactSession } = await import("../compact.js");
-          const outcome = await compactSession(agent, session.id, history);
+          const outcome = await compactSession(agent, session.id, history, settings.contextWindow);
           history = outcome.history;
           process.stderr.write(`${outcome.message}\n`);
         } else if (command !== undefined && isPromptCommand(command)) {
@@ -108,6 +109,7 @@ export async function interactive(flags: CliFlags): Promise<number> {
         if (prompt === line) continue;
       }
       turn = new AbortController();
+      let view: RunView | undefined;
       const renderer = new HumanRenderer({
         stdout: process.stdout,
         stderr: process.stderr,
@@ -128,8 +130,17 @@ export async function interactive(flags: CliFlags): Promise<number> {
         const calls = new StreamedCalls();
         // Each turn is one run with its own baseline: its handoff covers that turn's changes.
         const handoff = new HandoffReporter(coding, process.stderr);
+        view = new RunView({
+          agent,
+          history,
+          json: false,
+          renderer,
+          stdout: process.stdout,
+          stderr: process.stderr,
+          terminal: true,
+        });
         for await (const event of stream) {
-          renderer.render(event);
+          view.show(event);
           handoff.observe(event, { showPlan: true });
           input.observe(event);
           // A tool call shows while the model still writes it (the renderer shows it again, complete).
@@ -141,6 +152,7 @@ export async function interactive(flags: CliFlags): Promise<number> {
         carried = result.undelivered ?? [];
         await handoff.finish({ quiet: false });
       } finally {
+        view?.close();
         renderer.close();
         turn = undefined;
         next = input.detach();

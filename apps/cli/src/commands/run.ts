@@ -5,7 +5,8 @@ import { type CodingChoice, DEFAULT_CODING, HandoffReporter, splitCodingFlags } 
 import { composeAgent } from "../compose.js";
 import { loadSettings, type Settings } from "../config.js";
 import { settleProvider } from "../provider-choice.js";
-import { HumanRenderer, jsonLine } from "../render.js";
+import { HumanRenderer } from "../render.js";
+import { RunView } from "../run-view.js";
 import { openSession } from "../session.js";
 import { askOnTerminal } from "../terminal.js";
 import { openTracing, splitTraceFlags, type TraceChoice } from "../tracing.js";
@@ -71,6 +72,15 @@ export async function runWithSettings(
       terminal: Boolean(process.stderr.isTTY),
       cost: agent.cost,
     });
+    const view = new RunView({
+      agent,
+      history: session.history,
+      json: settings.json,
+      renderer,
+      stdout: process.stdout,
+      stderr: process.stderr,
+      terminal: Boolean(process.stderr.isTTY),
+    });
     try {
       const stream = agent.harness.stream({
         prompt,
@@ -82,17 +92,19 @@ export async function runWithSettings(
         observers: tracing.observers,
       });
       for await (const event of stream) {
-        if (settings.json) process.stdout.write(jsonLine(event));
-        else renderer.render(event);
+        view.show(event);
         options.observe?.(event);
         handoff.observe(event, { showPlan: !settings.json });
       }
       const result = await stream.result;
+      // --keep-tasks: the tasks the run left running finish before the process ends (their events show).
+      if (settings.keepTasks) await agent.kit.settle();
       await handoff.finish({ quiet: false });
       if (!settings.json) process.stderr.write(`session: ${session.id}\n`);
       const exitCode = result.stopReason === "completed" ? 0 : result.stopReason === "aborted" ? 130 : 1;
       return { exitCode, sessionId: session.id };
     } finally {
+      view.close();
       renderer.close();
       process.off("SIGINT", onSigint);
     }

@@ -1,0 +1,125 @@
+// The rest of the kit around the core tools (compose.ts): compaction sized to the model's context window,
+// workspace instructions, subagents and background tasks, memory and session tools, fetch, and a spill
+// folder the run can read back. Prepared once per agent; `extend` adds it to a harness's options.
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { Agents } from "@bridle/agents";
+import type { AnyTool, HarnessOptions, Model, SessionStore } from "@bridle/core";
+import { Workspace } from "@bridle/core";
+import { type Settings, userDataDir } from "./config.js";
+import { contextWindowOf } from "./context-window.js";
+import { readInstructions, type WorkspaceInstructions } from "./instructions.js";
+import { TaggingStore, WorkspaceSessions } from "./memory.js";
+import { agentDefinitions, type ChildListener, createAgents, modelNames } from "./subagents.js";
+import { workspaceDataDir, workspaceKey } from "./workspace-data.js";
+
+/** What `extend` needs of the harness the core tools make. */
+export type KitBase = HarnessOptions & { readonly model: Model; readonly system: string };
+
+export interface Kit {
+  readonly instructions: WorkspaceInstructions;
+  /** Spilled tool output of this workspace: outside the repository, readable by its runs. */
+  readonly spillDir: string;
+  readonly memoryDir: string | undefined;
+  /** The system prompt of the last harness extended (instructions included), for token estimates. */
+  readonly system: string | undefined;
+  /** The store as runs record into it (sessions tagged with the workspace). */
+  tagStore(store: SessionStore): SessionStore;
+  /** The harness options with the kit added. */
+  extend(base: KitBase, store: SessionStore): HarnessOptions;
+  /** Child events of every subagent run (`carried`: also in the parent's stream). */
+  listen(listener: ChildListener | undefined): void;
+  /** Waits until every task left running has ended (bridle run with keepTasks). */
+  settle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function prepareKit(
+  settings: Settings,
+  makeModel: (name: string) => Promise<Model>,
+  warn: (line: string) => void,
+): Promise<Kit> {
+  const dataDir = await workspaceDataDir(userDataDir(), settings.cwd);
+  const spillDir = join(dataDir, "tool-output");
+  const memoryDir = settings.memory ? join(dataDir, "memory") : undefined;
+  await mkdir(spillDir, { recursive: true });
+  const key = await workspaceKey(settings.cwd);
+  const instructions = settings.instructions
+    ? await readInstructions(settings.cwd, warn)
+    : { files: [], apply: (system: string) => system };
+  const definitions = agentDefinitions(settings.agentFiles);
+  const models: Record<string, Model> = {};
+  for (const name of modelNames(definitions)) models[name] = await makeModel(name);
+  const extraTools: AnyTool[] = [];
+  if (memoryDir) {
+    const { FolderMemory, memoryTools } = await import("@bridle/tools-session");
+    extraTools.push(...memoryTools(new FolderMemory(memoryDir)));
+  }
+  if (settings.fetchHosts && settings.fetchHosts.length > 0) {
+    const { createFetchTool } = await import("@bridle/tools-fetch");
+    extraTools.push(createFetchTool({ allowedHosts: settings.fetchHosts }));
+  }
+  const { sessionTools } = await import("@bridle/tools-session");
+  const agents: Agents[] = [];
+  let listener: ChildListener | undefined;
+  let system: string | undefined;
+  return {
+    get system() {
+      return system;
+    },
+    instructions,
+    spillDir,
+    memoryDir,
+    tagStore: (store) => new TaggingStore(store, key),
+    extend(base, store) {
+      const window = contextWindowOf(base.model, settings.contextWindow);
+      // The spill folder is a second root: read_file reaches it, and the sandbox binds it like the workspace.
+      const workspace = new Workspace({ roots: [settings.cwd, spillDir] });
+      const context: HarnessOptions["context"] = {
+        contextWindow: window.tokens,
+        compaction: settings.compaction,
+        spill: { dir: spillDir },
+      };
+      const tools = [
+        ...(base.tools ?? []),
+        ...extraTools,
+        ...(settings.memory ? sessionTools(new WorkspaceSessions(store, key)) : []),
+      ];
+      const hooks = base.hooks ?? [];
+      const subagents = createAgents({
+        definitions,
+        parent: {
+          model: base.model,
+          tools,
+          hooks,
+          context,
+          ...(base.limits ? { limits: base.limits } : {}),
+          ...(base.approver ? { approver: base.approver } : {}),
+        },
+        models,
+        depth: settings.subagentDepth,
+        keepTasks: settings.keepTasks,
+        onEvent: (event, carried) => listener?.(event, carried),
+      });
+      agents.push(subagents);
+      system = instructions.apply(base.system);
+      return {
+        ...base,
+        tools: [...tools, ...subagents.tools],
+        hooks: [...hooks, ...subagents.hooks],
+        system,
+        workspace,
+        context,
+      };
+    },
+    listen(next) {
+      listener = next;
+    },
+    async settle() {
+      await Promise.all(agents.flatMap((a) => a.tasks("running").map((task) => task.done)));
+    },
+    async close() {
+      await Promise.all(agents.map((a) => a.close()));
+    },
+  };
+}

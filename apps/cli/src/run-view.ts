@@ -1,0 +1,145 @@
+// What the kit adds to a run's display: compactions (what was summarised, tokens before and after),
+// subagents' work nested under the call that started it, and the background tasks a run left behind.
+// Human lines go to stderr beside the renderer's; with --json the same facts are JSON lines on stdout.
+import { isSubagentEventData, type RunTasksFact } from "@bridle/agents";
+import {
+  type CompactionEvent,
+  estimateMessagesTokens,
+  estimateTextTokens,
+  type Message,
+  type RunEvent,
+  TranscriptProjection,
+  textOf,
+} from "@bridle/core";
+import type { Agent } from "./compose.js";
+import { type HumanRenderer, jsonLine, type Output, summarizeArguments } from "./render.js";
+
+export interface RunViewOptions {
+  readonly agent: Agent;
+  readonly history: readonly Message[];
+  readonly json: boolean;
+  readonly renderer: HumanRenderer;
+  readonly stdout: Output;
+  readonly stderr: Output;
+  readonly terminal: boolean;
+}
+
+const dim = (on: boolean, text: string) => (on ? `\x1b[2m${text}\x1b[22m` : text);
+
+export class RunView {
+  readonly #o: RunViewOptions;
+  readonly #transcript: TranscriptProjection;
+  readonly #fixedTokens: number;
+
+  constructor(options: RunViewOptions) {
+    this.#o = options;
+    this.#transcript = new TranscriptProjection(options.history);
+    this.#fixedTokens =
+      estimateTextTokens(options.agent.kit.system ?? "") +
+      estimateTextTokens(JSON.stringify(options.agent.harness.toolSchemas));
+    // Child events outside any spawning call (background tasks) reach the view here.
+    options.agent.kit.listen((event, carried) => {
+      if (!carried) this.#child(event);
+    });
+  }
+
+  show(event: RunEvent): void {
+    this.#transcript.apply(event);
+    const { json, renderer } = this.#o;
+    if (event.type === "compaction") {
+      const report = { ...event, tokensAfter: this.#tokensAfter(event) };
+      if (json) this.#o.stdout.write(jsonLine(report as RunEvent));
+      else this.#line(compactionLine(report));
+      return;
+    }
+    if (json) {
+      this.#o.stdout.write(jsonLine(event));
+      return;
+    }
+    if (event.type === "tool_progress" && isSubagentEventData(event.data)) {
+      this.#nested(event.data.event, 1);
+      return;
+    }
+    if (event.type === "fact" && event.kind === "agents.tasks") {
+      this.#line(tasksLine(event.data as RunTasksFact));
+      return;
+    }
+    renderer.render(event);
+  }
+
+  close(): void {
+    this.#o.agent.kit.listen(undefined);
+  }
+
+  #tokensAfter(event: CompactionEvent): number {
+    // The harness reports the tokens before; after is this estimate of what the next request carries.
+    const carried = (event as CompactionEvent & { tokensAfter?: unknown }).tokensAfter;
+    if (typeof carried === "number") return carried;
+    return estimateMessagesTokens(this.#transcript.messages) + this.#fixedTokens;
+  }
+
+  #child(event: RunEvent): void {
+    if (this.#o.json) this.#o.stdout.write(jsonLine({ type: "subagent_event", event } as never));
+    else this.#nested(event, 1, "background ");
+  }
+
+  #nested(event: RunEvent, depth: number, where = ""): void {
+    if (event.type === "tool_progress" && isSubagentEventData(event.data)) {
+      this.#nested(event.data.event, depth + 1, where);
+      return;
+    }
+    const line = childLine(event);
+    if (line === undefined) return;
+    this.#line(`${"  ".repeat(depth)}↳ ${where}[${event.agentName ?? "subagent"}] ${line}`);
+  }
+
+  #line(text: string): void {
+    this.#o.stderr.write(`${dim(this.#o.terminal, text)}\n`);
+  }
+}
+
+function childLine(event: RunEvent): string | undefined {
+  switch (event.type) {
+    case "run_started":
+      return "started";
+    case "tool_call_requested":
+      return `→ ${event.toolCall.name} ${summarizeArguments(event.toolCall.arguments)}`;
+    case "tool_call_completed":
+      return `${event.result.isError ? "✗" : "✓"} ${event.result.toolName}`;
+    case "compaction":
+      return `compacted ${event.replacedCount} messages`;
+    case "run_completed":
+      return `done: ${event.usage.modelRequests} model requests · ${event.usage.toolCalls} tool calls`;
+    case "run_failed":
+      return `stopped: ${event.stopReason}: ${event.error.message}`;
+    default:
+      return undefined;
+  }
+}
+
+export function compactionLine(event: CompactionEvent & { readonly tokensAfter: number }): string {
+  const why =
+    event.reason === "overflow"
+      ? "after the provider's context overflow"
+      : event.reason === "threshold"
+        ? "near the context window"
+        : "on request";
+  const summary = textOf(event.summary.role === "user" ? event.summary.content : []);
+  const first = summary
+    .split("\n")
+    .map((line) => line.trim())
+    .find((line) => line !== "" && !line.startsWith("["));
+  const before = event.tokensBefore === undefined ? "" : `~${event.tokensBefore} → `;
+  return `compacted ${why}: ${event.replacedCount} messages summarised (${summary.length} characters) · tokens ${before}~${event.tokensAfter}${first ? `\n  summary: ${first.slice(0, 160)}` : ""}`;
+}
+
+function tasksLine(fact: RunTasksFact): string {
+  const list = (reports: RunTasksFact["stopped"]) =>
+    reports.map((r) => `${r.task_id} (${r.agent_key}, ${r.status})`).join(", ");
+  const parts = [
+    fact.stopped.length > 0 ? `stopped at run end: ${list(fact.stopped)}` : "",
+    fact.leftRunning.length > 0 ? `left running: ${list(fact.leftRunning)}` : "",
+    fact.ended.length > 0 ? `ended: ${list(fact.ended)}` : "",
+  ].filter(Boolean);
+  return `background tasks · ${parts.join(" · ")}`;
+}
