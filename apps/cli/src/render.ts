@@ -28,6 +28,8 @@ export class HumanRenderer {
   #heartbeat: NodeJS.Timeout | undefined;
   #atLineStart = true;
   #turnTokens = { input: 0, output: 0, cost: 0, costKnown: true };
+  /** The run's model, for the cost line's mark when its price is unknown. */
+  #model = "";
 
   constructor(options: RenderOptions) {
     this.#o = options;
@@ -36,6 +38,13 @@ export class HumanRenderer {
   render(event: RunEvent): void {
     const { stderr, terminal } = this.#o;
     switch (event.type) {
+      case "run_started":
+        this.#model = event.model;
+        break;
+      case "model_warning":
+        this.#endLine();
+        stderr.write(dim(terminal, `warning: ${event.message}\n`));
+        break;
       case "text_delta":
         this.#o.stdout.write(event.delta);
         this.#atLineStart = event.delta.endsWith("\n");
@@ -70,7 +79,12 @@ export class HumanRenderer {
         this.#turnTokens.output += event.usage.outputTokens;
         if (cost === undefined) this.#turnTokens.costKnown = false;
         else this.#turnTokens.cost += cost;
-        stderr.write(dim(terminal, `[turn ${event.request}] ${usageLine(event.usage)}${costText(cost)}\n`));
+        stderr.write(
+          dim(
+            terminal,
+            `[turn ${event.request}] ${usageLine(event.usage)}${this.#o.cost ? costText(cost) : ""}\n`,
+          ),
+        );
         break;
       }
       case "limit_warning":
@@ -103,9 +117,10 @@ export class HumanRenderer {
   }
 
   #totalCost(): string {
-    return this.#turnTokens.costKnown && this.#turnTokens.cost > 0
-      ? ` · $${this.#turnTokens.cost.toFixed(4)}`
-      : "";
+    // Never a guess: a model without a price says so rather than showing a neighbour's figure or none.
+    if (!this.#o.cost) return "";
+    if (!this.#turnTokens.costKnown) return ` · cost unknown: no price for ${this.#model || "this model"}`;
+    return this.#turnTokens.cost > 0 ? ` · $${this.#turnTokens.cost.toFixed(4)}` : "";
   }
 
   #endLine(): void {
@@ -184,7 +199,7 @@ function runLine(requests: number, toolCalls: number, tokens: Usage): string {
 }
 
 function costText(cost: number | undefined): string {
-  return cost === undefined ? "" : ` · $${cost.toFixed(4)}`;
+  return cost === undefined ? " · cost unknown" : ` · $${cost.toFixed(4)}`;
 }
 
 /** JSON lines: one event per line, exactly as the run emitted it. */

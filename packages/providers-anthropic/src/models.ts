@@ -33,6 +33,7 @@ const thinkingStructured = { reasoning: true, structuredOutput: true };
  * `model_unknown` warning: add it with the `models` option rather than have it priced as a neighbour.
  */
 export const anthropicModels: ModelTable = Object.freeze({
+  "claude-sonnet-4-6": row(1_000_000, 64_000, 3, 15, thinkingStructured),
   "claude-opus-4-5": row(200_000, 64_000, 5, 25, thinkingStructured),
   "claude-opus-4-1": row(200_000, 32_000, 15, 75, thinkingStructured),
   "claude-opus-4-0": row(200_000, 32_000, 15, 75, thinking),
