@@ -135,7 +135,16 @@ export async function runBatch(
       context.emit({ type: "tool_progress", toolCallId: call.id, toolName: call.name, data }),
   };
   let infrastructureError: BridleError | undefined;
-  const runOne = async ({ call, tool, parsed }: PreparedCall): Promise<void> => {
+  // Calls start executing in the model's order, whatever order their before_tool_call hooks finish in, so a
+  // tool that keeps its own order (an MCP server's writes, taken one at a time) sees them as the model made them.
+  const begun = prepared.map(() => {
+    let resolve = () => {};
+    const promise = new Promise<void>((done) => {
+      resolve = done;
+    });
+    return { promise, resolve };
+  });
+  const runOne = async ({ call, tool, parsed }: PreparedCall, index: number): Promise<void> => {
     const started = performance.now();
     const approval = settled.get(call.id);
     let result: ToolResultMessage;
@@ -157,6 +166,8 @@ export async function runBatch(
         result = failureResult(call, "Denied", failureText("Denied", `the call was blocked: ${why}`));
         context.cancelledToolCalls++;
       } else {
+        await Promise.all(begun.slice(0, index).map((earlier) => earlier.promise));
+        begun[index]?.resolve();
         const outcome = await executeCall(call, tool, parsed, env, names);
         infrastructureError ??= outcome.infrastructureError;
         result = outcome.result;
@@ -165,6 +176,7 @@ export async function runBatch(
     } else {
       result = (await executeCall(call, tool, parsed, env, names)).result;
     }
+    begun[index]?.resolve();
     if (result.errorKind === "Cancelled") context.cancelledToolCalls++;
     // Retry accounting is settled on the tool's own result, before any hook rewrites what the model sees.
     const retryable = result.errorKind !== undefined && RETRYABLE_KINDS.has(result.errorKind);
@@ -175,7 +187,7 @@ export async function runBatch(
     context.emit({ type: "tool_call_completed", result, durationMs: performance.now() - started });
   };
   if (prepared.some(({ tool }) => tool?.sequential)) {
-    for (const item of prepared) await runOne(item);
+    for (const [index, item] of prepared.entries()) await runOne(item, index);
   } else {
     await Promise.all(prepared.map(runOne));
   }

@@ -4,7 +4,7 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Harness } from "@bridle/core";
+import { type AnyHook, defineHook, Harness } from "@bridle/core";
 import { ScriptedModel } from "@bridle/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { McpServers } from "../src/index.js";
@@ -82,5 +82,69 @@ describe("writes to server-memory in one model turn", () => {
       .split("\n")
       .map((line) => (JSON.parse(line) as { name: string }).name);
     expect(names).toEqual(["first", "third"]);
+  });
+});
+
+describe("a before_tool_call hook that finishes out of order", () => {
+  const writes = (names: string[]) =>
+    new ScriptedModel([
+      {
+        toolCalls: names.map((name, i) => ({
+          name: "mcp_memory_create_entities",
+          id: `w${i}`,
+          arguments: entity(name),
+        })),
+      },
+      { text: "stored" },
+    ]);
+
+  /** Holds the first call's hook until the last call's hook has run, so the first is cleared last. */
+  function lateFirst(last: string, onFirst: (cancel: (reason: string) => void) => void): AnyHook {
+    let release = () => {};
+    const lastSeen = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    return defineHook({
+      event: "before_tool_call",
+      handler: async (ctx) => {
+        if (ctx.toolCall.id === "w0") {
+          await lastSeen;
+          onFirst((reason) => ctx.cancel(reason));
+        }
+        if (ctx.toolCall.id === last) release();
+      },
+    });
+  }
+
+  async function storedNames(file: string): Promise<string[]> {
+    return (await readFile(file, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => (JSON.parse(line) as { name: string }).name);
+  }
+
+  it("still lets the server's writes land in the model's order", async () => {
+    const { mcp, file } = await memory();
+    const tools = await mcp.tools();
+    const hooks = [lateFirst("w2", () => {})];
+    const result = await new Harness({ model: writes(["ada", "grace", "linus"]), tools, hooks }).run({
+      prompt: "remember three people",
+    });
+    expect(result.stopReason).toBe("completed");
+    expect(result.messages.filter((m) => m.role === "tool" && m.isError)).toEqual([]);
+    expect(await storedNames(file)).toEqual(["ada", "grace", "linus"]);
+  });
+
+  it("does not hold the later writes when it denies the first one", async () => {
+    const { mcp, file } = await memory();
+    const tools = await mcp.tools();
+    const hooks = [lateFirst("w2", (cancel) => cancel("not this one"))];
+    const result = await new Harness({ model: writes(["ada", "grace", "linus"]), tools, hooks }).run({
+      prompt: "remember three people",
+    });
+    expect(result.stopReason).toBe("completed");
+    const denied = result.messages.filter((m) => m.role === "tool" && m.isError);
+    expect(denied.map((m) => (m.role === "tool" ? m.errorKind : undefined))).toEqual(["Denied"]);
+    expect(await storedNames(file)).toEqual(["grace", "linus"]);
   });
 });
