@@ -1,4 +1,5 @@
 import {
+  askApprover,
   BridleError,
   closeDanglingCalls,
   defineTool,
@@ -244,5 +245,48 @@ describe("queued messages across a session resume", () => {
     ]);
     // It keeps its queue id, so the session now shows it delivered.
     expect(undeliveredMessages(recorded)).toEqual([]);
+  });
+});
+
+describe("queued messages across an approval pause", () => {
+  it("a message queued before the pause is handed back undelivered and delivered by the resumed run", async () => {
+    const deploy = defineTool({
+      name: "deploy",
+      description: "deploys",
+      inputSchema: z.object({}),
+      annotations: { requires_approval: true },
+      execute: async () => ({ content: "deployed" }),
+    });
+    let stream: RunStream | undefined;
+    const model = new ScriptedModel([
+      () => {
+        stream?.steer("deploy to the canary only");
+        return { toolCalls: [{ id: "d", name: "deploy", arguments: {} }] };
+      },
+      { text: "deployed to the canary" },
+    ]);
+    const harness = new Harness({ model, tools: [deploy], approver: askApprover, approvalSecret: "k" });
+    stream = harness.stream({ prompt: "ship it" });
+    await collect(stream);
+    const paused = await stream.result;
+    expect(paused.stopReason).toBe("approval_required");
+    expect(paused.undelivered?.map((item) => textOf(item.message.content))).toEqual([
+      "deploy to the canary only",
+    ]);
+
+    const resumed = harness.resumeApprovals(
+      paused.resumeEnvelope,
+      { d: { approved: true } },
+      { queued: paused.undelivered ?? [] },
+    );
+    const events = await collect(resumed);
+    expect((await resumed.result).stopReason).toBe("completed");
+    // The paused batch runs first; the message then arrives before the next request.
+    const kinds = events.map((event) => event.type);
+    expect(kinds.indexOf("user_message_delivered")).toBeGreaterThan(kinds.indexOf("tool_call_completed"));
+    expect(texts(model.requests[1]?.messages ?? []).slice(-2)).toEqual([
+      "tool:d",
+      "user:deploy to the canary only",
+    ]);
   });
 });
