@@ -247,6 +247,30 @@ describe("subagents", () => {
     expect(toolOutputsSent(server).join("")).toContain("It has 3 lines.");
   });
 
+  it("a subagent's work is shown to a person indented under the call that started it", async () => {
+    await writeFile(join(repo, "src", "count.txt"), "one\ntwo\nthree\n");
+    server = await fakeOpenAI([
+      { toolCalls: [call("s1", "agent_spawn", { agent_id: "helper", task: "count the lines" })] },
+      { toolCalls: [call("r1", "read_file", { path: "src/count.txt" })] },
+      { text: "It has 3 lines." },
+      { text: "The helper counted 3 lines." },
+    ]);
+    const run = await runCli(["run", "count", ...args(server).filter((a) => a !== "--json")], {
+      cwd: dir,
+      env,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const shown = run.stderr.split("\n");
+    const spawn = shown.findIndex((line) => line.startsWith("→ agent_spawn"));
+    const nested = shown.findIndex((line) => line === "  ↳ [helper] → read_file src/count.txt");
+    const done = shown.findIndex((line) => line.startsWith("✓ agent_spawn"));
+    expect(spawn).toBeGreaterThanOrEqual(0);
+    expect(nested).toBeGreaterThan(spawn);
+    expect(done).toBeGreaterThan(nested);
+    expect(shown).toContain("  ↳ [helper] ✓ read_file");
+    expect(run.stdout).toContain("The helper counted 3 lines.");
+  });
+
   it("workspace agent definitions apply only once the workspace is trusted", async () => {
     await mkdir(join(repo, ".bridle", "agents"), { recursive: true });
     await writeFile(
