@@ -290,3 +290,40 @@ describe("queued messages across an approval pause", () => {
     ]);
   });
 });
+
+describe("steering and compaction", () => {
+  it("a message steered while the transcript is being compacted goes with the request that follows", async () => {
+    const bulky = defineTool({
+      name: "bulky",
+      description: "Returns a lot of text",
+      inputSchema: z.object({ n: z.number() }),
+      execute: async ({ n }) => ({ content: `block ${n} `.repeat(400) }),
+    });
+    let stream: RunStream | undefined;
+    const summarizer = new ScriptedModel(() => {
+      stream?.steer("keep it short from here");
+      return { text: "the blocks were read" };
+    });
+    const model = new ScriptedModel([
+      ...[1, 2, 3, 4].map((n) => ({ toolCalls: [{ id: `b${n}`, name: "bulky", arguments: { n } }] })),
+      { text: "done" },
+    ]);
+    const harness = new Harness({
+      model,
+      tools: [bulky],
+      context: {
+        contextWindow: 4_000,
+        compaction: { threshold: 0.5, keepRecentTokens: 200, model: summarizer },
+      },
+    });
+    stream = harness.stream({ prompt: "read the blocks" });
+    const events = await collect(stream);
+    expect((await stream.result).stopReason).toBe("completed");
+    const compacted = events.findIndex((event) => event.type === "compaction");
+    expect(compacted).toBeGreaterThan(-1);
+    const next = events.slice(compacted).find((event) => event.type === "model_request");
+    const request = next?.type === "model_request" ? next.request : 0;
+    expect(texts(model.requests[request - 1]?.messages ?? []).at(-1)).toBe("user:keep it short from here");
+    expect(summarizer.calls).toBe(1);
+  });
+});
