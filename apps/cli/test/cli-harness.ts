@@ -5,12 +5,11 @@ import { FakeProviderServer, type FakeTurn, openaiResponsesFormat } from "@bridl
 export const CLI = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
 /**
- * The flags the bin's shebang passes to node. Liftoff only: V8's optimizing compiler spends about 500 MB
- * and seconds of CPU compiling tree-sitter's bash parser (wasm) once it is hot; the baseline compiler's
- * code parses a command in tens of microseconds with none of that. Optimize for size: V8 collects garbage
- * sooner; a 500-turn session peaks at ~105 MB instead of ~190 MB for ~5% more wall time.
+ * The flags the bin's shebang passes to node. Optimize for size: V8 collects garbage sooner; a 500-turn
+ * session peaks at ~105 MB instead of ~190 MB for ~5% more wall time. (The command policy judges in a
+ * process of its own with the flag its bash grammar needs: see @bridle/tools-shell's README.)
  */
-export const NODE_FLAGS = ["--liftoff-only", "--optimize-for-size"];
+export const NODE_FLAGS = ["--optimize-for-size"];
 
 export interface CliRun {
   readonly code: number | null;

@@ -1,6 +1,7 @@
 export { type CapturedOutput, type CaptureOptions, OutputCapture } from "./output/capture.js";
 export { type CheckOptions, CommandPolicy, checkCommand } from "./policy/check.js";
 export { loadBashParser } from "./policy/grammar.js";
+export type { PolicyIsolation } from "./policy/isolation.js";
 export { type CanonicalArgs, canonicalArgs, ruleFor, validateRules } from "./policy/rules.js";
 export type {
   CommandPolicyOptions,

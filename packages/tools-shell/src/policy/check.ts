@@ -1,6 +1,8 @@
 import { Workspace } from "@bridle/core";
 import { type Decomposition, decompose, type WalkBudget } from "./decompose.js";
 import { loadBashParser, withTree } from "./grammar.js";
+import { policyHost } from "./host-client.js";
+import { judgesInPlace } from "./isolation.js";
 import { type JudgeState, judgeDecomposition } from "./judge.js";
 import { realRootsOf } from "./paths.js";
 import { ruleFor, validateRules } from "./rules.js";
@@ -42,7 +44,16 @@ export class CommandPolicy {
    */
   async check(command: string, workspace: Workspace | string, cwd?: string): Promise<PolicyResult> {
     try {
-      return await this.#check(command, workspace, cwd);
+      if (judgesInPlace(this.options.isolation)) return await this.#check(command, workspace, cwd);
+      const ws = typeof workspace === "string" ? new Workspace(workspace) : workspace;
+      const { isolation: _, ...options } = this.options;
+      return await policyHost().check({
+        command,
+        roots: ws.roots,
+        allowSecrets: ws.allowSecrets,
+        cwd,
+        options: { ...options, rules: this.rules },
+      });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       return result(

@@ -1,3 +1,4 @@
+import type { PolicyIsolation } from "./isolation.js";
 /** A policy verdict. Combining verdicts keeps the strictest: deny over ask over allow. */
 export type Decision = "allow" | "ask" | "deny";
 
@@ -28,6 +29,13 @@ export interface CommandPolicyOptions {
   readonly rules?: readonly PolicyRule[];
   readonly mode?: PolicyMode;
   readonly budget?: PolicyBudget;
+  /**
+   * Where commands are judged. "auto" (the default): in this process when it was started with
+   * `--liftoff-only` (this package's tests, `NODE_OPTIONS=--liftoff-only`), otherwise in one policy
+   * process of its own that has the flag, so the bash grammar's wasm never costs this process hundreds
+   * of MB. "inline" and "process" force either.
+   */
+  readonly isolation?: PolicyIsolation;
 }
 
 /** A path a sub-command reads or writes, and where it lands. */
