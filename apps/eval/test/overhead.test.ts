@@ -129,6 +129,7 @@ describe("Bridle's CLI on the loopback model", () => {
       // Every turn adds the call and its result to the transcript the next request carries.
       expect(figures.lastRequestBytes).toBeGreaterThan(figures.firstRequestBytes);
       expect(figures.peakRssBytes).toBeGreaterThan(10 * 1024 * 1024);
+      expect(Number.isFinite(figures.cpuPerTurnMs)).toBe(true);
     },
   );
 });

@@ -123,7 +123,12 @@ function writeModels(agentDir: string, baseUrl: string): void {
 
 /** The node flags after `node` in a `#!/usr/bin/env -S node …` line, so Bridle runs as users start it. */
 export function shebangFlags(script: string): string[] {
-  const first = readFileSync(script, "utf8").split("\n", 1)[0] ?? "";
+  let first = "";
+  try {
+    first = readFileSync(script, "utf8").split("\n", 1)[0] ?? "";
+  } catch {
+    // Gone since the agent was found (a rebuild under way): node then says so, and the run is a problem.
+  }
   const match = /^#!.*\bnode\b(.*)$/.exec(first);
   return (match?.[1] ?? "").split(/\s+/).filter((flag) => flag.startsWith("--"));
 }

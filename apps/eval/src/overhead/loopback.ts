@@ -47,6 +47,9 @@ export class LoopbackModel {
   readonly problems: string[] = [];
   pid: number | undefined;
   peakRssBytes: number | undefined;
+  /** CPU time (ms) of the agent and the children it reaped, when the first and the final request arrived. */
+  cpuAtFirstMs: number | undefined;
+  cpuAtFinalMs: number | undefined;
   shell: ShellToolShape | undefined;
   readonly #server: Server;
   readonly #options: LoopbackModelOptions;
@@ -98,9 +101,15 @@ export class LoopbackModel {
       return;
     }
     const index = this.timings.length;
-    if (index === 0) this.#learnShell(body);
+    if (index === 0) {
+      this.#learnShell(body);
+      this.cpuAtFirstMs = readCpuMs(this.pid);
+    }
     const final = index >= this.#options.toolTurns || this.shell === undefined;
-    if (final) this.peakRssBytes = readPeakRss(this.pid);
+    if (final) {
+      this.peakRssBytes = readPeakRss(this.pid);
+      this.cpuAtFinalMs = readCpuMs(this.pid);
+    }
     const events = openaiChatFormat.events(final ? { text: "done" } : this.#toolTurn(index + 1));
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     res.end(events.map(encodeSse).join(""), () => {
@@ -161,3 +170,24 @@ function readPeakRss(pid: number | undefined): number | undefined {
     return undefined;
   }
 }
+
+/**
+ * User and system CPU time of a live process plus that of the children it has waited for (utime, stime,
+ * cutime, cstime of /proc/PID/stat), in milliseconds; undefined where unreadable. Unlike wall time, it
+ * does not grow with the machine's load, so it shows where the harness spends work on a busy machine.
+ */
+function readCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces) start at its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
+    return (ticks * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/** USER_HZ: 100 on every Linux architecture Node supports. */
+const CLOCK_TICKS = 100;

@@ -34,6 +34,11 @@ export interface SessionFigures {
   readonly earlyTurnMs: number;
   readonly lateTurnMs: number;
   readonly peakRssBytes: number | undefined;
+  /**
+   * CPU time of the agent and its reaped children between the first and the final request, per tool turn:
+   * the work behind the harness time, steady where wall time swings with the machine's load.
+   */
+  readonly cpuPerTurnMs: number;
   /** Spawn to exit. */
   readonly wallMs: number;
   readonly exitCode: number | null;
@@ -115,6 +120,10 @@ function figures(
     earlyTurnMs: median(turnMs.slice(0, tenth)),
     lateTurnMs: median(turnMs.slice(-tenth)),
     peakRssBytes: model.peakRssBytes,
+    cpuPerTurnMs:
+      model.cpuAtFirstMs === undefined || model.cpuAtFinalMs === undefined
+        ? Number.NaN
+        : (model.cpuAtFinalMs - model.cpuAtFirstMs) / Math.max(1, turnMs.length),
     wallMs: end.wallMs,
     exitCode: end.exitCode,
     problems: end.problems,

@@ -17,6 +17,7 @@ export interface OverheadRow {
   readonly coldStartMs: number;
   readonly firstRequestBytes: number;
   readonly peakRssMb: number;
+  readonly cpuPerTurnMs: number;
   readonly problems: readonly string[];
 }
 
@@ -95,6 +96,7 @@ export function summarizeOverhead(sessions: readonly SessionFigures[]): Overhead
       coldStartMs: pick((s) => s.coldStartMs),
       firstRequestBytes: pick((s) => s.firstRequestBytes),
       peakRssMb: pick((s) => (s.peakRssBytes ?? Number.NaN) / 1024 / 1024),
+      cpuPerTurnMs: pick((s) => s.cpuPerTurnMs),
       problems: all.flatMap((s) => s.problems),
     };
   });
@@ -104,12 +106,12 @@ export function summarizeOverhead(sessions: readonly SessionFigures[]): Overhead
 export function formatOverhead(rows: readonly OverheadRow[], turns: number): string {
   const base = rows[0]?.medianTurnMs ?? Number.NaN;
   const lines = [
-    `| agent | version | sessions | harness ms / tool turn (median) | ratio | first 10% of turns | last 10% of turns (of ${turns}) | cold start ms | first request bytes | peak RSS MB |`,
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    `| agent | version | sessions | harness ms / tool turn (median) | ratio | first 10% of turns | last 10% of turns (of ${turns}) | CPU ms / turn | cold start ms | first request bytes | peak RSS MB |`,
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const row of rows) {
     lines.push(
-      `| ${row.agent} | ${row.version} | ${row.sessions} | ${row.medianTurnMs.toFixed(2)} | ${(row.medianTurnMs / base).toFixed(2)} | ${row.earlyTurnMs.toFixed(2)} | ${row.lateTurnMs.toFixed(2)} | ${Math.round(row.coldStartMs)} | ${row.firstRequestBytes} | ${row.peakRssMb.toFixed(0)} |`,
+      `| ${row.agent} | ${row.version} | ${row.sessions} | ${row.medianTurnMs.toFixed(2)} | ${(row.medianTurnMs / base).toFixed(2)} | ${row.earlyTurnMs.toFixed(2)} | ${row.lateTurnMs.toFixed(2)} | ${row.cpuPerTurnMs.toFixed(2)} | ${Math.round(row.coldStartMs)} | ${row.firstRequestBytes} | ${row.peakRssMb.toFixed(0)} |`,
     );
   }
   return lines.join("\n");
