@@ -24,6 +24,10 @@ export interface CliFlags {
   readonly trust?: boolean;
   readonly json?: boolean;
   readonly at?: string;
+  /** `bridle sessions export ID --html FILE`. */
+  readonly html?: string;
+  /** `bridle view --port N`. */
+  readonly port?: string;
   /** `bridle demo`: leave the example repository and its session in place. */
   readonly keep?: boolean;
   /** A bare tool loop: no coding overlay (see coding.ts). */
@@ -43,7 +47,15 @@ export interface CliFlags {
   readonly keepTasks?: boolean;
 }
 
-export type CommandName = "run" | "interactive" | "sessions" | "tools" | "policy" | "skills" | "demo";
+export type CommandName =
+  | "run"
+  | "interactive"
+  | "sessions"
+  | "tools"
+  | "policy"
+  | "skills"
+  | "demo"
+  | "view";
 
 export type ParsedCommandLine =
   | { readonly kind: "version" }
@@ -75,6 +87,8 @@ const OPTIONS = {
   trust: { type: "boolean" },
   json: { type: "boolean" },
   at: { type: "string" },
+  html: { type: "string" },
+  port: { type: "string" },
   keep: { type: "boolean" },
   "no-coding": { type: "boolean" },
   evidence: { type: "string" },
@@ -132,6 +146,8 @@ Usage:
   bridle demo [--keep]            the agent fixes a bug in an example repository: the model's turns are
                                   recorded (no API key), the tools, edits and test run are real
   bridle sessions list|show ID|fork ID [--at SEQ]
+  bridle sessions export ID --html FILE   the session as one self-contained web page
+  bridle view [--port N]          browse the sessions in a local web viewer (127.0.0.1, token in the URL)
   bridle tools list [--json]      the tools exactly as the model sees them
   bridle policy check "<command>" [--json]   exit 0 allow, 1 ask, 2 deny
   bridle skills validate DIR...   check skill folders against the Agent Skills spec
@@ -145,14 +161,16 @@ Run \`bridle <command> --help\` for a command's options.
   bridle sessions list [--store jsonl|sqlite|postgres] [--json]
   bridle sessions show ID [--json]
   bridle sessions fork ID [--at SEQ] [--json]
+  bridle sessions export ID --html FILE
 `,
+  view: `Usage: bridle view [--port N] [--store jsonl|sqlite|postgres]\n\nServes a read-only session viewer on 127.0.0.1 (default: a free port) and prints its URL, which carries\na token made at this start: requests without it, from other origins or for other host names are refused.\nLists the configured store's sessions (and the other local store's, when it has any), opens any of them,\nand follows a running session live. Ctrl-C stops it.\n`,
   skills: `Usage: bridle skills validate DIR...\n\nChecks each skill folder (or its SKILL.md) against the Agent Skills specification, as its reference\nvalidator skills-ref reads it. One line per problem; exit code 0 when every skill is valid (warnings\nallowed), 1 when one is not, 2 on bad usage.\n`,
   tools: `Usage: bridle tools list [--json] [--profile generic|openai|anthropic] [--edit-format replace|hashline|apply_patch] [--provider P] [--model M] [--mcp FILE] [--skills DIR]\n\nPrints the profile and edit format chosen (and why), then the tools with the JSON Schema the model is shown;\n--json prints only the tools, as JSON.\n`,
   policy: `Usage: bridle policy check "<command>" [--json] [--cwd DIR]\n\nJudges a shell command with the bash tool's policy: allow, ask or deny, with the sub-commands and reasons.\nExit code: 0 allow, 1 ask, 2 deny (with --json too), so scripts can branch on it; bad usage is 2 as\nwell, so 2 always means: do not run it.\n`,
   demo: `Usage: bridle demo [--keep] [--json]\n\nCopies an example repository to a temporary folder and runs the agent on it with no API key: the\nmodel's turns are a recorded script, served by a loopback server in the OpenAI Responses wire format;\nthe provider adapter, the tools, the file edits, the test run and the session store are real.\n  --keep    leave the repository and the session in place, and print how to look at them\n  --json    write the run's events as JSON lines on stdout\n`,
 };
 
-const COMMANDS = new Set<string>(["run", "sessions", "tools", "policy", "skills", "demo"]);
+const COMMANDS = new Set<string>(["run", "sessions", "tools", "policy", "skills", "demo", "view"]);
 
 export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
@@ -196,6 +214,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     trust: values.trust,
     json: values.json,
     at: values.at,
+    html: values.html,
+    port: values.port,
     keep: values.keep,
     noCoding: values["no-coding"],
     evidence: values.evidence,

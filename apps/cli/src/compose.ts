@@ -45,7 +45,7 @@ export interface Agent {
   close(): Promise<void>;
 }
 
-const SYSTEM_PROMPT = `You are a coding agent working in the user's repository (the workspace). Read before you edit, keep changes minimal and in scope, run the relevant checks after editing, and end with a short account of what you changed and what the checks showed. Paths are relative to the workspace root. Never read secrets (.env files, keys, credentials).`;
+export const SYSTEM_PROMPT = `You are a coding agent working in the user's repository (the workspace). Read before you edit, keep changes minimal and in scope, run the relevant checks after editing, and end with a short account of what you changed and what the checks showed. Paths are relative to the workspace root. Never read secrets (.env files, keys, credentials).`;
 
 export async function composeTools(
   settings: Settings,

@@ -134,7 +134,7 @@ export async function loadSettings(
       files.push(workspace.path);
     }
   }
-  const { config: _config, at: _at, trust: _trust, ...flagSettings } = flags;
+  const { config: _config, at: _at, trust: _trust, html: _html, port: _port, ...flagSettings } = flags;
   // Own properties only, in precedence order: a "__proto__" key stays a key (and is refused as unknown).
   const merged = Object.fromEntries([
     ...layers.flatMap((layer) => Object.entries(layer)),

@@ -1,6 +1,9 @@
 // The kit around the core tools, end to end through the built CLI against the fake OpenAI server:
 // compaction, workspace instructions, subagents and background tasks, memory.
+
 import { mkdir, readdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type FakeProviderServer, openaiResponsesFormat, tempWorkspace } from "@bridle/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -59,6 +62,15 @@ interface SentRequest {
   input?: unknown[];
 }
 const body = (s: FakeProviderServer, i: number) => s.requests[i]?.body as SentRequest;
+
+/** The output the last request carried for one call. */
+function outputOf(s: FakeProviderServer, callId: string): string {
+  const input =
+    (s.requests.at(-1)?.body as { input?: { type?: string; call_id?: string; output?: unknown }[] }).input ??
+    [];
+  const item = input.find((i) => i.type === "function_call_output" && i.call_id === callId);
+  return typeof item?.output === "string" ? item.output : JSON.stringify(item?.output ?? "");
+}
 
 describe("compaction", () => {
   it("a session past the context window compacts and finishes", async () => {
@@ -235,6 +247,30 @@ describe("subagents", () => {
     expect(toolOutputsSent(server).join("")).toContain("It has 3 lines.");
   });
 
+  it("a subagent's work is shown to a person indented under the call that started it", async () => {
+    await writeFile(join(repo, "src", "count.txt"), "one\ntwo\nthree\n");
+    server = await fakeOpenAI([
+      { toolCalls: [call("s1", "agent_spawn", { agent_id: "helper", task: "count the lines" })] },
+      { toolCalls: [call("r1", "read_file", { path: "src/count.txt" })] },
+      { text: "It has 3 lines." },
+      { text: "The helper counted 3 lines." },
+    ]);
+    const run = await runCli(["run", "count", ...args(server).filter((a) => a !== "--json")], {
+      cwd: dir,
+      env,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const shown = run.stderr.split("\n");
+    const spawn = shown.findIndex((line) => line.startsWith("→ agent_spawn"));
+    const nested = shown.findIndex((line) => line === "  ↳ [helper] → read_file src/count.txt");
+    const done = shown.findIndex((line) => line.startsWith("✓ agent_spawn"));
+    expect(spawn).toBeGreaterThanOrEqual(0);
+    expect(nested).toBeGreaterThan(spawn);
+    expect(done).toBeGreaterThan(nested);
+    expect(shown).toContain("  ↳ [helper] ✓ read_file");
+    expect(run.stdout).toContain("The helper counted 3 lines.");
+  });
+
   it("workspace agent definitions apply only once the workspace is trusted", async () => {
     await mkdir(join(repo, ".bridle", "agents"), { recursive: true });
     await writeFile(
@@ -331,5 +367,78 @@ describe("memory", () => {
     const elsewhere = await runCli(["run", "tabs?", ...args(server, other)], { cwd: dir, env });
     expect(elsewhere.code, elsewhere.stderr).toBe(0);
     expect(toolOutputsSent(server).join("")).not.toContain("conventions");
+  });
+});
+
+describe("fetch and spilled output", () => {
+  let site: Server;
+  let origin: string;
+  // 3,000 lines of 50 characters: past the 100,000-character spill limit, its end marked.
+  const page = `${Array.from({ length: 3_000 }, (_, i) => `line ${String(i + 1).padStart(5, "0")} ${"-".repeat(38)}`).join("\n")}\nEND-OF-PAGE\n`;
+  beforeEach(async () => {
+    site = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end(page);
+    });
+    await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+    origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  });
+  afterEach(async () => {
+    await new Promise<void>((resolve) => site.close(() => resolve()));
+  });
+
+  it("no fetch tool unless hosts are configured; a spilled fetch is read back by the shell in the sandbox and by read_file", async () => {
+    server = await fakeOpenAI([
+      { toolCalls: [call("f0", "fetch", { url: `${origin}/` })] },
+      { text: "no fetch" },
+    ]);
+    const without = await runCli(["run", "fetch it", ...args(server)], { cwd: dir, env });
+    expect(without.code, without.stderr).toBe(0);
+    const sentTools = (i: number) =>
+      ((server?.requests[i]?.body as { tools?: { name: string }[] }).tools ?? []).map((t) => t.name);
+    expect(sentTools(0)).not.toContain("fetch");
+
+    const host = origin.replace("http://", "");
+    await mkdir(join(dir, "config", "bridle"), { recursive: true });
+    await writeFile(
+      join(dir, "config", "bridle", "bridle.config.json"),
+      JSON.stringify({ fetchHosts: [host] }),
+    );
+    const spills = join(dir, "data", "bridle", "workspaces", "*", "tool-output", "*", "*.txt");
+    queueTurns(server, [
+      { toolCalls: [call("f1", "fetch", { url: `${origin}/` })] },
+      { toolCalls: [call("b1", "bash", { command: `tail -c 12 ${spills}` })] },
+      { text: "Read it back." },
+    ]);
+    const run = await runCli(
+      ["run", "fetch it", ...args(server).filter((a) => a !== "off" && a !== "--sandbox"), "--yes"],
+      {
+        cwd: dir,
+        env,
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(sentTools(2)).toContain("fetch");
+    const events = lines(run.stdout);
+    const fetched = events.find(
+      (e) => e.type === "tool_call_completed" && (e.result as { toolName: string }).toolName === "fetch",
+    );
+    const spilled =
+      (fetched?.result as { details?: { spilled?: { path: string } } }).details?.spilled?.path ?? "";
+    expect(spilled).toMatch(/tool-output/);
+    // The shell's own output (not the spill preview, which shows the tail too) holds the file's end.
+    expect(outputOf(server, "b1")).toContain("END-OF-PAGE");
+    expect(outputOf(server, "b1")).toContain('"stdout":"END-OF-PAGE\\n"');
+    // Outside the repository: the workspace holds no spill.
+    expect(await readdir(repo)).not.toContain(".bridle");
+
+    // A later run reads the spilled file with read_file, past its first page.
+    queueTurns(server, [
+      { toolCalls: [call("r1", "read_file", { path: spilled, offset: 2_990 })] },
+      { text: "Read the end." },
+    ]);
+    const again = await runCli(["run", "read the end", ...args(server)], { cwd: dir, env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(outputOf(server, "r1")).toMatch(/\n\d+\tEND-OF-PAGE/);
   });
 });

@@ -151,8 +151,6 @@ export class RunLoop<O> {
           `the run reached its limit of ${limits.maxModelRequests} model requests`,
         );
       }
-      // The safe point: the last batch has settled, the next request is not made yet.
-      this.#deliver("steer");
       const turn = await this.#modelTurn();
       if ("stop" in turn) return turn.stop;
       const resolution = this.#setup.output.resolve(turn.message);
@@ -218,6 +216,8 @@ export class RunLoop<O> {
       return { stop: await this.#finishAborted() };
     warnNearLimits(setup.limits, context);
     for (let attempt = 0; ; attempt++) {
+      // The safe point: the last batch has settled (compaction too), the request is not made yet.
+      this.#deliver("steer");
       context.modelRequests++;
       const request = context.modelRequests;
       context.emit({

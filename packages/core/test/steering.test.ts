@@ -1,4 +1,5 @@
 import {
+  askApprover,
   BridleError,
   closeDanglingCalls,
   defineTool,
@@ -244,5 +245,85 @@ describe("queued messages across a session resume", () => {
     ]);
     // It keeps its queue id, so the session now shows it delivered.
     expect(undeliveredMessages(recorded)).toEqual([]);
+  });
+});
+
+describe("queued messages across an approval pause", () => {
+  it("a message queued before the pause is handed back undelivered and delivered by the resumed run", async () => {
+    const deploy = defineTool({
+      name: "deploy",
+      description: "deploys",
+      inputSchema: z.object({}),
+      annotations: { requires_approval: true },
+      execute: async () => ({ content: "deployed" }),
+    });
+    let stream: RunStream | undefined;
+    const model = new ScriptedModel([
+      () => {
+        stream?.steer("deploy to the canary only");
+        return { toolCalls: [{ id: "d", name: "deploy", arguments: {} }] };
+      },
+      { text: "deployed to the canary" },
+    ]);
+    const harness = new Harness({ model, tools: [deploy], approver: askApprover, approvalSecret: "k" });
+    stream = harness.stream({ prompt: "ship it" });
+    await collect(stream);
+    const paused = await stream.result;
+    expect(paused.stopReason).toBe("approval_required");
+    expect(paused.undelivered?.map((item) => textOf(item.message.content))).toEqual([
+      "deploy to the canary only",
+    ]);
+
+    const resumed = harness.resumeApprovals(
+      paused.resumeEnvelope,
+      { d: { approved: true } },
+      { queued: paused.undelivered ?? [] },
+    );
+    const events = await collect(resumed);
+    expect((await resumed.result).stopReason).toBe("completed");
+    // The paused batch runs first; the message then arrives before the next request.
+    const kinds = events.map((event) => event.type);
+    expect(kinds.indexOf("user_message_delivered")).toBeGreaterThan(kinds.indexOf("tool_call_completed"));
+    expect(texts(model.requests[1]?.messages ?? []).slice(-2)).toEqual([
+      "tool:d",
+      "user:deploy to the canary only",
+    ]);
+  });
+});
+
+describe("steering and compaction", () => {
+  it("a message steered while the transcript is being compacted goes with the request that follows", async () => {
+    const bulky = defineTool({
+      name: "bulky",
+      description: "Returns a lot of text",
+      inputSchema: z.object({ n: z.number() }),
+      execute: async ({ n }) => ({ content: `block ${n} `.repeat(400) }),
+    });
+    let stream: RunStream | undefined;
+    const summarizer = new ScriptedModel(() => {
+      stream?.steer("keep it short from here");
+      return { text: "the blocks were read" };
+    });
+    const model = new ScriptedModel([
+      ...[1, 2, 3, 4].map((n) => ({ toolCalls: [{ id: `b${n}`, name: "bulky", arguments: { n } }] })),
+      { text: "done" },
+    ]);
+    const harness = new Harness({
+      model,
+      tools: [bulky],
+      context: {
+        contextWindow: 4_000,
+        compaction: { threshold: 0.5, keepRecentTokens: 200, model: summarizer },
+      },
+    });
+    stream = harness.stream({ prompt: "read the blocks" });
+    const events = await collect(stream);
+    expect((await stream.result).stopReason).toBe("completed");
+    const compacted = events.findIndex((event) => event.type === "compaction");
+    expect(compacted).toBeGreaterThan(-1);
+    const next = events.slice(compacted).find((event) => event.type === "model_request");
+    const request = next?.type === "model_request" ? next.request : 0;
+    expect(texts(model.requests[request - 1]?.messages ?? []).at(-1)).toBe("user:keep it short from here");
+    expect(summarizer.calls).toBe(1);
   });
 });

@@ -3,7 +3,7 @@
 
 import { randomUUID } from "node:crypto";
 import { type ApprovalDecision, BridleError } from "@bridle/core";
-import { DBOSClient, type WorkflowStatus } from "@dbos-inc/dbos-sdk";
+import { DBOS, DBOSClient, type WorkflowStatus } from "@dbos-inc/dbos-sdk";
 import { decisionTopic, PENDING_KEY } from "./durable-approver.js";
 import type {
   DurableRunInfo,
@@ -46,7 +46,9 @@ export class DbosRunQueue implements RunQueue {
     this.#appVersion = appVersion;
   }
 
+  /** Connects, creating DBOS's tables first if no engine has yet (a run may be queued before any worker starts). */
   static async open(connection: DbosConnection): Promise<DbosRunQueue> {
+    await DBOS.migrate(connection.databaseUrl, { schemaName: connection.schema ?? DEFAULT_SCHEMA });
     const client = await DBOSClient.create({
       systemDatabaseUrl: connection.databaseUrl,
       systemDatabaseSchemaName: connection.schema ?? DEFAULT_SCHEMA,

@@ -70,4 +70,7 @@ export const EVENT = {
   compaction: "bridle.compaction",
   outputRetry: "bridle.output_retry",
   hookFailed: "bridle.hook_failed",
+  userMessageQueued: "bridle.user_message.queued",
+  userMessageDelivered: "bridle.user_message.delivered",
+  observerFailed: "bridle.observer_failed",
 } as const;

@@ -88,6 +88,18 @@ export function momentOf(event: RunEvent): { name: string; attributes: Attribute
           ...(event.hookName ? { "bridle.hook.name": event.hookName } : {}),
         },
       };
+    case "user_message_queued":
+    case "user_message_delivered":
+      // When a steering message or follow-up was typed, and when the model got it; its text is content.
+      return {
+        name: event.type === "user_message_queued" ? EVENT.userMessageQueued : EVENT.userMessageDelivered,
+        attributes: {
+          "bridle.user_message.delivery": event.delivery,
+          "bridle.user_message.id": event.queueId,
+        },
+      };
+    case "observer_failed":
+      return { name: EVENT.observerFailed, attributes: { "bridle.observer": event.observer } };
     default:
       return undefined;
   }

@@ -1,4 +1,4 @@
-import { askApprover, defineTool, Harness } from "@bridle/core";
+import { askApprover, defineTool, Harness, type RunStream } from "@bridle/core";
 import { ScriptedModel } from "@bridle/testing";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
@@ -278,5 +278,30 @@ describe("span tree from a run's events", () => {
     expect(ran?.attributes[ATTR.approvalApproved]).toBe(true);
     expect(ran?.events.map((event) => event.name)).toEqual(["bridle.approval.resolved"]);
     expect(ran?.links[0]?.context.spanId).toBe(idOf(waiting));
+  });
+});
+
+describe("queued user messages on the agent span", () => {
+  it("records when a steering message was queued and when the model got it", async () => {
+    const { tracer, exporter } = memoryTracing();
+    let stream: RunStream | undefined;
+    const model = new ScriptedModel([
+      () => {
+        stream?.steer("use staging");
+        return { text: "first" };
+      },
+      { text: "second" },
+    ]);
+    stream = new Harness({ model }).stream({ prompt: "go", observers: [tracer] });
+    for await (const _ of stream) {
+      // drain
+    }
+    expect((await stream.result).stopReason).toBe("completed");
+    const agent = exporter.getFinishedSpans().find((span) => span.name.startsWith("invoke_agent"));
+    const moments = (agent?.events ?? []).filter((event) => event.name.startsWith("bridle.user_message"));
+    expect(moments.map((event) => [event.name, event.attributes?.["bridle.user_message.delivery"]])).toEqual([
+      ["bridle.user_message.queued", "steer"],
+      ["bridle.user_message.delivered", "steer"],
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 // One self-contained page: the bundled script and stylesheet inline, the data in two JSON blocks (the view,
 // parsed at once; the bodies, parsed when a row is first opened). The Content-Security-Policy forbids
 // every fetch an exported file could make; a served page may talk to its own server only.
+/// <reference path="./page-assets.d.ts" />
 import { PAGE_SCRIPT, PAGE_STYLE } from "virtual:bridle-viewer-page";
 import type { PageData } from "./view.js";
 

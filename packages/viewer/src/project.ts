@@ -93,6 +93,12 @@ export function projectSession(
   const rows: RowView[] = [];
   const turns: TurnView[] = [];
   const spans: SpanView[] = [];
+  const userRow = (base: { seq: number; time: number; turn: number }, text: string): RowView => ({
+    ...base,
+    kind: "user",
+    text: clip(text, ROW_TEXT),
+    ...(text.length > ROW_TEXT ? { body: body(text) } : {}),
+  });
   const calls = new Map<string, { row: number; start: number; turn: number }>();
   let turn = 0;
   let runs = 0;
@@ -115,16 +121,15 @@ export function projectSession(
     switch (event.type) {
       case "run_started": {
         runs++;
-        rows.push({ ...base, kind: "run", text: `run started · ${event.provider} ${event.model}` });
+        const who = event.agentName ? `${event.agentName}: ` : "";
+        const resumed = event.resumed ? " (resumed after approval)" : "";
+        rows.push({
+          ...base,
+          kind: "run",
+          text: `${who}run started · ${event.provider} ${event.model}${resumed}`,
+        });
         for (const message of event.messages) {
-          if (message.role !== "user") continue;
-          const text = textOfMessage(message);
-          rows.push({
-            ...base,
-            kind: "user",
-            text: clip(text, ROW_TEXT),
-            ...(text.length > ROW_TEXT ? { body: body(text) } : {}),
-          });
+          if (message.role === "user") rows.push(userRow(base, textOfMessage(message)));
         }
         break;
       }
@@ -211,13 +216,15 @@ export function projectSession(
           ...(result.isError ? { failed: true } : {}),
         });
         const row = found ? rows[found.row] : undefined;
-        if (row?.kind === "call") {
+        if (found && row?.kind === "call") {
           const edit = editOf(bodies[row.args] ?? "", result.details);
-          rows[found!.row] = {
+          const refused = result.errorKind === "Denied" || result.errorKind === "ApprovalRejected";
+          rows[found.row] = {
             ...row,
             result: body(text),
             status: result.isError ? "error" : "ok",
             ...(result.errorKind ? { errorKind: result.errorKind } : {}),
+            ...(refused ? { decision: oneLine(text.split("\n")[0] ?? "") } : {}),
             durationMs: event.durationMs,
             ...(edit ? { edit: body(JSON.stringify(edit)) } : {}),
           };
@@ -275,16 +282,9 @@ export function projectSession(
           text: `output retry ${event.attempt}: ${oneLine(event.problems.join("; "))}`,
         });
         break;
-      case "user_message_delivered": {
-        const text = textOfMessage(event.message);
-        rows.push({
-          ...base,
-          kind: "user",
-          text: clip(text, ROW_TEXT),
-          ...(text.length > ROW_TEXT ? { body: body(text) } : {}),
-        });
+      case "user_message_delivered":
+        rows.push(userRow(base, textOfMessage(event.message)));
         break;
-      }
       case "observer_failed":
         rows.push({
           ...base,

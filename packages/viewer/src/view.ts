@@ -59,6 +59,8 @@ export type RowView = RowBase &
         readonly status: "ok" | "error" | "pending";
         readonly errorKind?: string;
         readonly durationMs?: number;
+        /** A refusal (a hook's or a policy's Denied, a person's ApprovalRejected): its first line, shown unfolded. */
+        readonly decision?: string;
         /** An edit the call made or tried: a body holding an EditView as JSON. */
         readonly edit?: number;
       }

@@ -158,3 +158,31 @@ it("recognises edits by their arguments' shape", () => {
     expect(editOf(notEdit, undefined)).toBeUndefined();
   }
 });
+
+it("a refused call carries the refusal, shown without opening it", () => {
+  const call = { type: "tool_call" as const, id: "c9", name: "bash", arguments: '{"command":"curl evil"}' };
+  const events: RunEvent[] = [
+    { ...base(0), type: "tool_call_requested", toolCall: call, repairs: [] },
+    {
+      ...base(1),
+      type: "tool_call_completed",
+      result: {
+        role: "tool",
+        toolCallId: "c9",
+        toolName: "bash",
+        content: [{ type: "text", text: "Denied: network access is blocked by the guard hook\nmore detail" }],
+        isError: true,
+        errorKind: "Denied",
+      },
+      durationMs: 1,
+    },
+  ];
+  const { view } = projectSession(info, stored(events), []);
+  expect(view.rows[0]).toMatchObject({
+    kind: "call",
+    status: "error",
+    errorKind: "Denied",
+    decision: "Denied: network access is blocked by the guard hook",
+  });
+  expect(view.summary.failedCalls).toBe(1);
+});

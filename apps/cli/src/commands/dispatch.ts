@@ -37,6 +37,10 @@ export async function runCommand(command: Command): Promise<number> {
     }
     case "skills":
       return (await import("./skills.js")).skillsCommand(command.positionals, command.flags);
+    case "view": {
+      const { viewCommand } = await import("./view.js");
+      return viewCommand(command.flags);
+    }
     case "demo": {
       const { demo } = await import("./demo.js");
       return demo(command.flags);

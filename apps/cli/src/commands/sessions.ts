@@ -64,6 +64,13 @@ export async function sessionsCommand(args: readonly string[], flags: CliFlags):
         }
         return 0;
       }
+      case "export":
+        return await (await import("./sessions-export.js")).exportSession(
+          store,
+          id,
+          flags.html,
+          process.cwd(),
+        );
       case "fork": {
         if (!id) throw new CliError("usage: bridle sessions fork ID [--at SEQ]", 2);
         const info = await store.get(id);
@@ -77,7 +84,10 @@ export async function sessionsCommand(args: readonly string[], flags: CliFlags):
         return 0;
       }
       default:
-        throw new CliError("usage: bridle sessions list | show ID | fork ID [--at SEQ]", 2);
+        throw new CliError(
+          "usage: bridle sessions list | show ID | fork ID [--at SEQ] | export ID --html FILE",
+          2,
+        );
     }
   } finally {
     await store.close();

@@ -10,8 +10,13 @@ export interface TranscriptState {
   readonly open: Set<number>;
 }
 
+/** Past this many characters a text is cut when opened: a browser lays out megabytes of text slowly. */
+const SHOWN = 200_000;
+
 function pre(text: string, cls = "body"): HTMLElement {
-  return h("pre", { class: cls }, text);
+  if (text.length <= SHOWN) return h("pre", { class: cls }, text);
+  const more = `\n… ${(text.length - SHOWN).toLocaleString("en-US")} more characters not shown`;
+  return h("pre", { class: cls }, text.slice(0, SHOWN), h("span", { class: "meta" }, more));
 }
 
 function toggle(label: HTMLElement[], open: boolean, onToggle: () => void): HTMLElement {
@@ -60,6 +65,7 @@ function callRow(row: Extract<RowView, { kind: "call" }>, open: boolean, onToggl
     ),
   ];
   const el = h("div", { class: `row call ${row.status}` }, toggle(label, open, onToggle));
+  if (row.decision) el.append(h("div", { class: "decision" }, `refused: ${row.decision}`));
   if (open) {
     if (row.edit !== undefined) el.append(renderEdit(JSON.parse(body(row.edit)) as EditView));
     el.append(h("div", { class: "label" }, "arguments"), pre(readableArgs(body(row.args))));

@@ -1,0 +1,102 @@
+import { randomInt } from "node:crypto";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { tempWorkspace } from "@bridle/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DbosRunQueue } from "../src/index.js";
+import { databaseUrl, freshSchema, skipNote, skipReason } from "./database.js";
+import { readEffects } from "./fixtures/effect-tools.js";
+import { ScriptedProvider } from "./fixtures/scripted-provider.js";
+import { comparable, sessionEvents, waitFor } from "./sessions.js";
+import { bundleWorker, WorkerProcess } from "./workers.js";
+
+describe.skipIf(skipReason !== "")(`SIGKILLed workers${skipNote}`, () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let bundle: { file: string; remove: () => void };
+  let provider: ScriptedProvider;
+
+  beforeAll(async () => {
+    ({ dir, cleanup } = await tempWorkspace("bridle-durable-crash-"));
+    bundle = await bundleWorker();
+    provider = await ScriptedProvider.start();
+  });
+  afterAll(async () => {
+    await provider?.close();
+    bundle?.remove();
+    await cleanup?.();
+  });
+
+  it("a run killed mid-run again and again is finished by another worker: each call's effect once, the transcript of an uninterrupted run", async () => {
+    const schema = freshSchema("crash");
+    const logFile = join(dir, `${schema}.log`);
+    const args = { databaseUrl, schema, providerUrl: provider.baseUrl, logFile, concurrency: 1 };
+    const queue = await DbosRunQueue.open({ databaseUrl, schema });
+    const prompt = "calls=10 tag=crash";
+    const kills = 6;
+    try {
+      const runId = await queue.enqueue({ prompt, sessionId: "crashed" });
+      for (let trial = 0; trial < kills; trial++) {
+        const seen = readEffects(logFile).length;
+        const worker = await WorkerProcess.start(bundle.file, args);
+        // Half the kills land just after a call started (inside or around its effect), half anywhere.
+        if (trial % 2 === 0) {
+          // (Or the run ends: a kill after its last call leaves only steps that replay.)
+          await waitFor("a call to start, or the run to end", async () =>
+            readEffects(logFile).length > seen || (await queue.get(runId))?.status === "finished"
+              ? true
+              : undefined,
+          );
+          await sleep(randomInt(0, 45));
+        } else {
+          await sleep(randomInt(0, 400));
+        }
+        await worker.kill();
+        const info = await queue.get(runId);
+        if (info?.status === "finished") break;
+      }
+      const last = await WorkerProcess.start(bundle.file, args);
+      const info = await queue.wait(runId);
+      await last.stop();
+      expect(info.status, last.stderr).toBe("finished");
+      expect(info.outcome?.stopReason).toBe("completed");
+
+      // The same prompt, never interrupted, in a session of its own.
+      const reference = await WorkerProcess.start(bundle.file, args);
+      const referenceId = await queue.enqueue({ prompt, sessionId: "reference" });
+      expect((await queue.wait(referenceId)).status).toBe("finished");
+      await reference.stop();
+
+      const effects = readEffects(logFile).filter((line) => line.runId === runId);
+      const calls = new Set(effects.map((line) => line.callId));
+      expect(calls.size).toBe(10);
+      let repeats = 0;
+      for (const callId of calls) {
+        const mine = effects.filter((line) => line.callId === callId);
+        // Applied exactly once, whatever happened; every attempt after the first knew it was one.
+        expect(
+          mine.filter((line) => line.event === "applied"),
+          callId,
+        ).toHaveLength(1);
+        const attempts = mine.filter((line) => line.event === "attempt");
+        expect(
+          attempts.filter((line) => !line.repeated),
+          callId,
+        ).toHaveLength(1);
+        repeats += attempts.length - 1;
+        const detected = mine.filter((line) => line.event === "detected").length;
+        expect(detected).toBeLessThanOrEqual(attempts.length - 1);
+      }
+      console.log(`crash test: ${kills} kills, ${repeats} in-flight calls run again (detected as repeats)`);
+
+      const crashed = await sessionEvents(schema, "crashed");
+      const untouched = await sessionEvents(schema, "reference");
+      expect(comparable(crashed)).toEqual(comparable(untouched));
+      // Each event of the run stored once, in order.
+      expect(crashed.map((event) => event.seq)).toEqual(crashed.map((_, index) => index));
+      expect(crashed.map((event) => event.type)).toEqual(untouched.map((event) => event.type));
+    } finally {
+      await queue.close();
+    }
+  }, 300_000);
+});
