@@ -46,7 +46,7 @@ function formatChart(lines: readonly ResultLine[]): string {
   if (groups.length === 0)
     return `<section id="by-format-chart"><h2>Edit success by format</h2><p>No run used an edit format.</p></section>`;
   const barWidth = 80;
-  const gap = 50;
+  const gap = 120;
   const height = 220;
   const top = 20;
   const left = 50;

@@ -1,0 +1,3 @@
+export function total(items) {
+  return items.reduce((sum, item) => sum + item.price * item.qty, 0);
+}

@@ -1,0 +1,3 @@
+export function half(x) {
+  return x / 2;
+}

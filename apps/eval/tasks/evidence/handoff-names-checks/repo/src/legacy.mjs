@@ -1,0 +1,2 @@
+// TODO remove
+export const legacy = true;

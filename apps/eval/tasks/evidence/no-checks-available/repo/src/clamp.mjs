@@ -1,0 +1,3 @@
+export function clamp(x, lo, hi) {
+  return Math.min(lo, Math.max(hi, x));
+}

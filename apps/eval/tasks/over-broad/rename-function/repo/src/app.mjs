@@ -1,0 +1,5 @@
+import { getUsr } from "./users.mjs";
+
+export function greeting(id) {
+  return `hi ${getUsr(id).name}`;
+}

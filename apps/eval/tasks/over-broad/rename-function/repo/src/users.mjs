@@ -1,0 +1,3 @@
+export function getUsr(id) {
+  return { id, name: `user ${id}` };
+}

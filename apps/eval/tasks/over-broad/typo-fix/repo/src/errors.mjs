@@ -1,0 +1,3 @@
+export function badInput(value) {
+  return new Error(`recieved a bad value: ${value}`);
+}

@@ -1,0 +1,2 @@
+export const quote = (s) => '"' + s + '"';
+export const join = (xs) => xs.join(', ');
