@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // The HTML report as a person sees it: rendered by headless Chromium with the network blocked, checked by
 // its visible text, by what its filter box does, and by the pixels of its edit-format chart.
 import { mkdtemp, readFile, rm } from "node:fs/promises";
