@@ -326,6 +326,7 @@ export function projectSession(
     }
   }
 
+  markBranches(rows, info, branches);
   const handoff = options.handoff?.(events);
   const view: SessionView = {
     session: {
@@ -353,4 +354,33 @@ export function projectSession(
     ...(handoff ? { handoff } : {}),
   };
   return { view, bodies };
+}
+
+/**
+ * Where the session's tree branches, drawn in the transcript: after the event each fork was made at, and,
+ * for a fork, after the last event it shares with its parent.
+ */
+function markBranches(rows: RowView[], info: SessionInfo, branches: readonly BranchView[]): void {
+  const marks: { seq: number; text: string }[] = branches.map((b) => ({
+    seq: b.seq,
+    text: `branch ${b.id}${b.title ? ` “${b.title}”` : ""} forks here`,
+  }));
+  if (info.parent) {
+    marks.push({
+      seq: info.parent.seq,
+      text: `forked from ${info.parent.sessionId} here: the events above are its history, those below this session's own`,
+    });
+  }
+  for (const mark of marks.sort((a, b) => b.seq - a.seq)) {
+    const after = rows.findLastIndex((row) => row.seq <= mark.seq);
+    const at = rows[after];
+    const row: RowView = {
+      seq: mark.seq,
+      time: at?.time ?? 0,
+      turn: at?.turn ?? 0,
+      kind: "branch",
+      text: mark.text,
+    };
+    rows.splice(after + 1, 0, row);
+  }
 }

@@ -75,6 +75,7 @@ export type RowView = RowBase &
     | { readonly kind: "notice"; readonly text: string; readonly body?: number }
     | { readonly kind: "fact"; readonly factKind: string; readonly text: string; readonly body: number }
     | { readonly kind: "damage"; readonly text: string }
+    | { readonly kind: "branch"; readonly text: string }
   );
 
 /** What an edit changed, as the tool call and its result recorded it; the page draws the diff. */

@@ -86,7 +86,7 @@ it("approvals, hook failures, facts, compaction, damage and failed runs each get
     all.some((e) => e.type === "fact") ? "handoff: FAILED" : undefined;
   const { view, bodies } = projectSession(info, stored(events), [{ id: "b", seq: 3 }], { handoff });
   const kinds = view.rows.map((r) => r.kind);
-  expect(kinds).toEqual(["run", "user", "approval", "hook", "fact", "notice", "damage", "end"]);
+  expect(kinds).toEqual(["run", "user", "approval", "hook", "branch", "fact", "notice", "damage", "end"]);
   expect(view.rows[2]).toMatchObject({
     name: "bash",
     summary: "rm -rf build",
@@ -94,12 +94,12 @@ it("approvals, hook failures, facts, compaction, damage and failed runs each get
     reason: "not today",
   });
   expect(view.rows[3]).toMatchObject({ text: "hook guard failed: boom" });
-  expect(view.rows[4]).toMatchObject({ factKind: "coding.check", text: "test check failed: npm test" });
-  const compaction = view.rows[5];
+  expect(view.rows[5]).toMatchObject({ factKind: "coding.check", text: "test check failed: npm test" });
+  const compaction = view.rows[6];
   expect(compaction?.kind === "notice" && compaction.body !== undefined && bodies[compaction.body]).toBe(
     "summary text",
   );
-  expect(view.rows[7]).toMatchObject({ ok: false, text: "run stopped: max_tool_calls: too many calls" });
+  expect(view.rows[8]).toMatchObject({ ok: false, text: "run stopped: max_tool_calls: too many calls" });
   expect(view.handoff).toBe("handoff: FAILED");
   expect(view.branches).toEqual([{ id: "b", seq: 3 }]);
 });
@@ -185,4 +185,26 @@ it("a refused call carries the refusal, shown without opening it", () => {
     decision: "Denied: network access is blocked by the guard hook",
   });
   expect(view.summary.failedCalls).toBe(1);
+});
+
+it("marks where branches fork off, and where a fork's own events begin", () => {
+  const events = sampleRunEvents();
+  const parent = projectSession(info, stored(events), [
+    { id: "late", seq: events.length - 1 },
+    { id: "early", title: "another try", seq: 1 },
+  ]);
+  const marks = parent.view.rows.flatMap((r, i) => (r.kind === "branch" ? [[i, r.text] as const] : []));
+  expect(marks.map(([, text]) => text)).toEqual([
+    "branch early “another try” forks here",
+    "branch late forks here",
+  ]);
+  const [earlyAt] = marks[0] ?? [];
+  expect(parent.view.rows[(earlyAt ?? 0) - 1]?.seq).toBeLessThanOrEqual(1);
+  expect(parent.view.rows[(earlyAt ?? 0) + 1]?.seq).toBeGreaterThan(1);
+  expect(parent.view.rows.at(-1)).toMatchObject({ kind: "branch", text: "branch late forks here" });
+
+  const fork = projectSession({ ...info, parent: { sessionId: "p", seq: 2 } }, stored(events), []);
+  expect(fork.view.rows.filter((r) => r.kind === "branch")).toEqual([
+    expect.objectContaining({ seq: 2, text: expect.stringContaining("forked from p here") }),
+  ]);
 });

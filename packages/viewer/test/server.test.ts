@@ -78,10 +78,14 @@ describe.skipIf(skip !== undefined)(
       await page.waitForSelector("body[data-ready=true]");
       const branches = page.locator(".branch");
       expect(await branches.textContent()).toContain("branches (1): sqlite-branch at 2");
+      expect(await page.locator(".branch-mark").textContent()).toContain(
+        "branch sqlite-branch “tried another way” forks here",
+      );
       await branches.locator("a", { hasText: "sqlite-branch" }).click();
       await page.waitForSelector("body[data-ready=true]");
       expect(await page.locator("h1").textContent()).toBe("tried another way");
       expect(await page.locator(".branch").textContent()).toBe("fork of from-sqlite at event 2");
+      expect(await page.locator(".branch-mark").textContent()).toContain("forked from from-sqlite here");
       expect(blocked).toEqual([]);
       await page.context().close();
     });

@@ -134,6 +134,8 @@ export function renderRow(
       if (open) el.append(pre(body(row.body)));
       return el;
     }
+    case "branch":
+      return h("div", { class: "row branch-mark" }, `⑂ ${row.text}`);
     case "damage":
       return h("div", { class: "row damage" }, `damaged entry: ${row.text}`);
   }
