@@ -13,28 +13,21 @@ export interface EventObserver {
 
 /**
  * Feeds a run's observers. A failure is reported once per observer (it goes on receiving events, so a
- * tracer that dropped one span can still end the others); the report waits until the event being
- * delivered has reached everyone, so the stream stays in order.
+ * tracer that dropped one span can still end the others). The report is an event like any other: emitted
+ * from inside a delivery, it waits for that delivery to finish (see `RunContext.emit`).
  */
 export class ObserverFanOut {
   readonly #observers: readonly EventObserver[];
   readonly #failed = new Set<number>();
   readonly #report: (observer: string, message: string) => void;
-  #deferred: { observer: string; message: string }[] = [];
-  #delivering = false;
 
   constructor(observers: readonly EventObserver[], report: (observer: string, message: string) => void) {
     this.#observers = observers;
     this.#report = report;
   }
 
-  get size(): number {
-    return this.#observers.length;
-  }
-
   /** Gives `event` to every observer, in the order they were given. */
   deliver(event: RunEvent): void {
-    this.#delivering = true;
     for (const [index, observer] of this.#observers.entries()) {
       try {
         const written = observer.write(event);
@@ -45,22 +38,12 @@ export class ObserverFanOut {
         this.#fail(index, error);
       }
     }
-    this.#delivering = false;
-  }
-
-  /** Reports failures held back while an event was being delivered; call once the event is delivered. */
-  flush(): void {
-    const deferred = this.#deferred;
-    this.#deferred = [];
-    for (const { observer, message } of deferred) this.#report(observer, message);
   }
 
   #fail(index: number, error: unknown): void {
     if (this.#failed.has(index)) return;
     this.#failed.add(index);
     const observer = this.#observers[index]?.name ?? `observer ${index}`;
-    const failure = { observer, message: errorMessage(error).slice(0, 2_000) };
-    if (this.#delivering) this.#deferred.push(failure);
-    else this.#report(failure.observer, failure.message);
+    this.#report(observer, errorMessage(error).slice(0, 2_000));
   }
 }

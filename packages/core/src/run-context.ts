@@ -63,6 +63,8 @@ export class RunContext {
   #recording: Promise<void> = Promise.resolve();
   #recordError: unknown;
   #ended = false;
+  readonly #outbox: RunEvent[] = [];
+  #delivering = false;
 
   constructor(
     identity: RunIdentity,
@@ -117,9 +119,26 @@ export class RunContext {
     return this.controller.signal;
   }
 
+  /**
+   * Stamps an event and delivers it. An event emitted while another is being delivered (an observer or a
+   * stream reader that queues a message from inside its callback) waits until that one has reached
+   * everyone, so every outlet sees events in sequence order.
+   */
   emit(body: RunEventBody): RunEvent {
     const event = { ...this.#base, seq: this.#seq++, time: Date.now(), ...body } as RunEvent;
     if (isTerminalEvent(event)) this.#ended = true;
+    this.#outbox.push(event);
+    if (this.#delivering) return event;
+    this.#delivering = true;
+    try {
+      for (let next = this.#outbox.shift(); next; next = this.#outbox.shift()) this.#deliver(next);
+    } finally {
+      this.#delivering = false;
+    }
+    return event;
+  }
+
+  #deliver(event: RunEvent): void {
     this.transcript.apply(event);
     const sink = this.#sink;
     if (sink) {
@@ -132,8 +151,6 @@ export class RunContext {
     }
     this.#observers?.deliver(event);
     this.queue.push(event);
-    this.#observers?.flush();
-    return event;
   }
 
   /** Waits until every event emitted so far is recorded; returns the sink's error if one failed. */

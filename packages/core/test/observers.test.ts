@@ -1,4 +1,4 @@
-import { Harness, type RunEvent } from "@bridle/core";
+import { Harness, type RunEvent, type RunStream } from "@bridle/core";
 import { ScriptedModel } from "@bridle/testing";
 import { describe, expect, it } from "vitest";
 import { noopTool } from "./helpers.js";
@@ -103,5 +103,40 @@ describe("one run, several sinks", () => {
     expect(result.stopReason).toBe("store_error");
     expect(result.error?.message).toContain("disk full");
     expect(events.filter((event) => event.type === "observer_failed")).toHaveLength(1);
+  });
+
+  it("an observer that queues a message from inside its callback does not reorder the stream", async () => {
+    let stream: RunStream | undefined;
+    const seenByUi: number[] = [];
+    const model = new ScriptedModel([
+      { toolCalls: [{ id: "n", name: "noop", arguments: {} }] },
+      { text: "first answer" },
+      { text: "second answer" },
+    ]);
+    stream = new Harness({ model, tools: [noopTool] }).stream({
+      prompt: "go",
+      observers: [
+        {
+          name: "ui",
+          write: (event) => {
+            seenByUi.push(event.seq);
+            // A person typing the moment the first call is shown.
+            if (event.type === "tool_call_requested") stream?.followUp("one more thing");
+            if (event.type === "run_completed") stream?.steer("too late");
+          },
+        },
+      ],
+    });
+    const consumed: RunEvent[] = [];
+    for await (const event of stream) consumed.push(event);
+    const result = await stream.result;
+    expect(result.finalText).toBe("second answer");
+    const seqs = consumed.map((event) => event.seq);
+    expect(seqs).toEqual([...seqs.keys()]);
+    expect(seenByUi).toEqual(seqs);
+    const queued = consumed.findIndex((event) => event.type === "user_message_queued");
+    expect(consumed[queued - 1]?.type).toBe("tool_call_requested");
+    // Steering after the end threw inside the observer: reported nowhere, since the run had ended.
+    expect(consumed.at(-1)?.type).toBe("run_completed");
   });
 });
