@@ -79,6 +79,13 @@ export interface ConnectionStatus {
   readonly restarts: number;
 }
 
+/** A call on the wire: its run, its tool, and the JSON-RPC id it went out with. */
+interface Running {
+  readonly ctx: ToolContext;
+  readonly tool: string;
+  requestId?: string;
+}
+
 /** A tool definition listing repaired (taken with no arguments) or left out (invalid). */
 export interface ListingNote {
   readonly code: "tool_definition_repaired" | "tool_definition_invalid";
@@ -123,8 +130,9 @@ export class McpConnection {
   readonly #authProvider: ReturnType<typeof createOAuthProvider> | undefined;
   // The end of the queue of calls that must not overlap (see `inOrder`).
   #ordered: Promise<void> = Promise.resolve();
-  // The calls running now, so a server's log messages reach the runs that are waiting on it.
-  readonly #running = new Set<{ readonly ctx: ToolContext; readonly tool: string }>();
+  // The calls running now, so a server's log messages reach the runs that are waiting on it, and a person
+  // answering the server does not time them out.
+  readonly #running = new Set<Running>();
 
   constructor(name: string, config: McpServerConfig, settings: ConnectionSettings) {
     this.name = name;
@@ -204,7 +212,7 @@ export class McpConnection {
       );
     }
     let raw: unknown;
-    const running = { ctx, tool };
+    const running: Running = { ctx, tool };
     this.#running.add(running);
     try {
       // Taken as any object here and checked below: a malformed result is that call's failure, while the
@@ -214,6 +222,7 @@ export class McpConnection {
           live.wire.sending(
             (requestId) => {
               exchange = { ...exchange, requestId };
+              running.requestId = requestId;
             },
             () =>
               live.client.callTool(
@@ -508,12 +517,12 @@ export class McpConnection {
       const answer = this.#settings.onElicitation;
       // Nobody to ask: declined, which the server can tell apart from a person's refusal ("cancel").
       if (!answer) return { action: "decline" };
-      return answer({ ...request.params, server: this.name });
+      return this.#whileAsking(client, () => answer({ ...request.params, server: this.name }));
     });
     const sample = this.#settings.onSampling;
     if (sample) {
       client.setRequestHandler(CreateMessageRequestSchema, (request) =>
-        sample({ ...request.params, server: this.name }),
+        this.#whileAsking(client, () => sample({ ...request.params, server: this.name })),
       );
     }
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
@@ -524,6 +533,36 @@ export class McpConnection {
       }
     });
     return client;
+  }
+
+  /**
+   * Runs `asking` (a person answering the server's elicitation, the model its sampling request) with the
+   * running calls' timers held: the server is waiting on this side, not silent, so the wait must not time
+   * its calls out. `maxCallMs` still bounds each call. The SDK re-arms a request's timer only for progress,
+   * through a method it keeps to itself; without it the timers simply run.
+   */
+  async #whileAsking<T>(client: Client, asking: () => Promise<T>): Promise<T> {
+    const reset = (client as unknown as { _resetTimeout?: (id: number) => boolean })._resetTimeout;
+    const hold = () => {
+      if (typeof reset !== "function") return;
+      for (const { requestId } of this.#running) {
+        if (requestId === undefined || !/^\d+$/.test(requestId)) continue;
+        try {
+          reset.call(client, Number(requestId));
+        } catch {
+          // Past maxCallMs: the call's own timer ends it.
+        }
+      }
+    };
+    const every = Math.max(50, Math.floor((this.config.timeout ?? this.#settings.callTimeoutMs) / 3));
+    hold();
+    const timer = setInterval(hold, every);
+    try {
+      return await asking();
+    } finally {
+      clearInterval(timer);
+      hold();
+    }
   }
 
   async #refreshTools(): Promise<void> {

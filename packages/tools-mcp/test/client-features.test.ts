@@ -51,6 +51,19 @@ describe("client features", () => {
     expect(asked).toMatchObject([{ server: "toy", message: "Your name?", mode: "form" }]);
   });
 
+  it("does not time a call out while a person answers its server (the wait is not the server's silence)", async () => {
+    const tools = await toy({
+      // Five call timeouts pass before the answer comes.
+      callTimeoutMs: 200,
+      onElicitation: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        return { action: "accept", content: { name: "Slow" } };
+      },
+    }).tools();
+    const answer = JSON.parse(textOf(await callTool(byName(tools, "mcp_toy_elicit_name"), {})));
+    expect(answer).toEqual({ action: "accept", content: { name: "Slow", color: "blue" } });
+  });
+
   it("passes log messages to onLog and, during a call, to its run as progress", async () => {
     const logs: unknown[] = [];
     const tools = await toy({ onLog: (server, message) => logs.push({ server, ...message }) }).tools();
