@@ -91,6 +91,61 @@ describe("bridle sessions export", () => {
   });
 });
 
+describe("bridle sessions export of a recorded run", () => {
+  let server: FakeProviderServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+
+  it("carries each turn's cost from the model's price and the coding overlay's handoff", async () => {
+    const repo = join(dir, "repo");
+    await mkdir(repo);
+    await writeFile(join(repo, "greet.js"), 'export const greet = () => "Helo";\n');
+    server = await fakeOpenAI([
+      { toolCalls: [call("c1", "read_file", { path: "greet.js" })] },
+      { toolCalls: [call("c2", "edit_file", { path: "greet.js", old_string: "Helo", new_string: "Hello" })] },
+      { text: "Fixed the greeting." },
+    ]);
+    const args = [
+      "run",
+      "fix the greeting",
+      "--session",
+      "recorded",
+      "--provider",
+      "openai",
+      "--model",
+      "gpt-4.1-mini",
+      "--profile",
+      "generic",
+      "--edit-format",
+      "replace",
+    ];
+    const run = await runCli(
+      [...args, "--base-url", openaiResponsesFormat.baseUrl(server.url), "--cwd", repo],
+      {
+        cwd: dir,
+        env,
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const exported = await runCli(["sessions", "export", "recorded", "--html", "run.html"], {
+      cwd: dir,
+      env,
+    });
+    expect(exported.code, exported.stderr).toBe(0);
+    const html = await readFile(join(dir, "run.html"), "utf8");
+    const data = JSON.parse(
+      /<script type="application\/json" id="bridle-view">(.*?)<\/script>/s.exec(html)?.[1] ?? "{}",
+    );
+    expect(data.view.summary.turns).toBe(3);
+    expect(data.view.turns.every((turn: { cost?: number }) => typeof turn.cost === "number")).toBe(true);
+    expect(typeof data.view.summary.cost).toBe("number");
+    expect(data.view.handoff).toMatch(/^handoff: /);
+    expect(data.view.handoff).toContain("greet.js");
+  });
+});
+
 const skip = chromiumSkipReason();
 
 describe.skipIf(skip !== undefined)(`in Chromium${skip ? ` (skipped: ${skip})` : ""}`, () => {
