@@ -363,24 +363,37 @@ export class McpConnection {
     }
   }
 
-  async readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
+  /** Reads one resource; the result comes with the facts of the exchange, as `callTool`'s does. */
+  async readResource(
+    uri: string,
+    signal: AbortSignal,
+  ): Promise<{ result: ReadResourceResult; exchange: McpExchange }> {
     const live = await this.#ensureFor(signal);
+    let exchange: McpExchange = { method: "resources/read", ...this.#facts(live), resourceUri: uri };
     try {
-      return await this.#inFlight.run([signal, this.#closing.signal], (linked) =>
-        live.client.readResource(
-          { uri },
-          { signal: linked, timeout: this.config.timeout ?? this.#settings.callTimeoutMs },
+      const result = await this.#inFlight.run([signal, this.#closing.signal], (linked) =>
+        live.wire.sending(
+          (requestId) => {
+            exchange = { ...exchange, requestId };
+          },
+          () =>
+            live.client.readResource(
+              { uri },
+              { signal: linked, timeout: this.config.timeout ?? this.#settings.callTimeoutMs },
+            ),
         ),
       );
+      return { result, exchange };
     } catch (error) {
+      if (error instanceof McpError) exchange = { ...exchange, errorCode: error.code };
       // SDK servers answer an unknown URI with InvalidParams rather than the specification's -32002.
       if (error instanceof McpError && error.code === ErrorCode.InvalidParams && !signal.aborted) {
-        throw new ToolFailure(
-          "NotFound",
-          `MCP server "${this.name}" has no resource ${uri}: ${error.message}`,
+        throw withExchange(
+          new ToolFailure("NotFound", `MCP server "${this.name}" has no resource ${uri}: ${error.message}`),
+          exchange,
         );
       }
-      throw this.#callFailure(error, live, `reading ${uri}`, signal);
+      throw withExchange(this.#callFailure(error, live, `reading ${uri}`, signal), exchange);
     }
   }
 
@@ -782,6 +795,10 @@ async function shutDown(live: OpenedClient & { broken?: string }): Promise<void>
 
 /** The failure with the exchange's facts in its details, for tracing. */
 function withExchange(failure: ToolFailure, exchange: McpExchange): ToolFailure {
-  const details = { server: exchange.server, tool: exchange.tool, mcp: exchange };
+  const details = {
+    server: exchange.server,
+    ...(exchange.tool === undefined ? {} : { tool: exchange.tool }),
+    mcp: exchange,
+  };
   return new ToolFailure(failure.kind, failure.message, { details, cause: failure.cause });
 }

@@ -61,7 +61,7 @@ export function resourceTools(connections: readonly McpConnection[], maxOutputCh
     timeoutMs: 0,
     async execute({ server, uri }, ctx) {
       const connection = byName.get(server) as McpConnection;
-      const result = await connection.readResource(uri, ctx.signal);
+      const { result, exchange } = await connection.readResource(uri, ctx.signal);
       const parts = resourceContentParts(result.contents);
       if (parts.length === 0) throw new ToolFailure("NotFound", `${uri} has no readable content`);
       const content = parts.map((part) =>
@@ -69,7 +69,12 @@ export function resourceTools(connections: readonly McpConnection[], maxOutputCh
       );
       return {
         content,
-        details: { server, uri, mimeTypes: result.contents.map((item) => item.mimeType ?? null) },
+        details: {
+          server,
+          uri,
+          mimeTypes: result.contents.map((item) => item.mimeType ?? null),
+          mcp: exchange,
+        },
       };
     },
   });

@@ -63,6 +63,28 @@ describe("the facts of each MCP request", () => {
     expect(facts?.requestId).toMatch(/^\d+$/);
   });
 
+  it("a resource read names its URI, and a refused one keeps the facts with the JSON-RPC error code", async () => {
+    const read = byName(tools, "mcp_read_resource");
+    const output = await callTool(read, { server: "remote", uri: "demo://resource/dynamic/text/7" });
+    expect(mcpOf(output.details)).toMatchObject({
+      method: "resources/read",
+      server: "remote",
+      transport: "streamable-http",
+      resourceUri: "demo://resource/dynamic/text/7",
+    });
+    expect(mcpOf(output.details)?.requestId).toMatch(/^\d+$/);
+    const failure = await callTool(read, { server: "local", uri: "demo://nope" }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect((failure as ToolFailure).kind).toBe("NotFound");
+    expect(((failure as ToolFailure).details as McpCallDetails).mcp).toMatchObject({
+      method: "resources/read",
+      resourceUri: "demo://nope",
+      errorCode: -32602,
+    });
+  });
+
   it("a failed call carries them too, with the JSON-RPC error code", async () => {
     await using toy = new McpServers(
       { mcpServers: { toy: { command: process.execPath, args: [TOY_SERVER] } } },

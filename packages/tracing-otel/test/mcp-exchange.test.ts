@@ -89,6 +89,11 @@ describe("MCP spans from a real server", () => {
           { name: "mcp_local_echo", arguments: { message: "hi" }, id: "c1" },
           // A server name with a dot becomes "_" in the tool name; the span still names "remote.api".
           { name: "mcp_remote_api_get-sum", arguments: { a: 1, b: 2 }, id: "c2" },
+          {
+            name: "mcp_read_resource",
+            arguments: { server: "local", uri: "demo://resource/dynamic/text/7" },
+            id: "c3",
+          },
         ],
       },
       { text: "done" },
@@ -124,6 +129,15 @@ describe("MCP spans from a real server", () => {
     expect(remote.attributes[ATTR.mcpSessionId]).toMatch(/\S{8,}/);
     expect(remote.attributes[ATTR.mcpProtocolVersion]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(remote.attributes[ATTR.jsonrpcRequestId]).toMatch(/^\d+$/);
+
+    const read = one(all, "execute_tool mcp_read_resource");
+    expect(read.attributes).toMatchObject({
+      [ATTR.mcpMethodName]: "resources/read",
+      [ATTR.mcpServer]: "local",
+      [ATTR.mcpResourceUri]: "demo://resource/dynamic/text/7",
+      [ATTR.networkTransport]: "pipe",
+    });
+    expect(read.attributes[ATTR.mcpTool]).toBeUndefined();
   });
 
   it("a call that fails on the server keeps them, with the JSON-RPC error code", async () => {
