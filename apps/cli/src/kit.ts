@@ -2,7 +2,7 @@
 // workspace instructions, subagents and background tasks, memory and session tools, fetch, and a spill
 // folder the run can read back. Prepared once per agent; `extend` adds it to a harness's options.
 import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import type { Agents } from "@bridle/agents";
 import type { AnyTool, HarnessOptions, Model, SessionStore } from "@bridle/core";
 import { Workspace } from "@bridle/core";
@@ -11,6 +11,7 @@ import { contextWindowOf } from "./context-window.js";
 import { readInstructions, type WorkspaceInstructions } from "./instructions.js";
 import { TaggingStore, WorkspaceSessions } from "./memory.js";
 import { agentDefinitions, type ChildListener, createAgents, modelNames } from "./subagents.js";
+import { displayText } from "./trust.js";
 import { workspaceDataDir, workspaceKey } from "./workspace-data.js";
 
 /** What `extend` needs of the harness the core tools make. */
@@ -47,6 +48,13 @@ export async function prepareKit(
   const instructions = settings.instructions
     ? await readInstructions(settings.cwd, warn)
     : { files: [], apply: (system: string) => system };
+  if (instructions.files.length > 0) {
+    // Said once at start, trusted workspace or not: the user sees what the model is told to follow.
+    const names = instructions.files.map((file) =>
+      displayText(relative(settings.cwd, file.path) || file.path),
+    );
+    warn(`bridle: instructions from ${names.join(", ")}`);
+  }
   const definitions = agentDefinitions(settings.agentFiles);
   const models: Record<string, Model> = {};
   for (const name of modelNames(definitions)) models[name] = await makeModel(name);

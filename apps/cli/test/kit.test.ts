@@ -184,6 +184,7 @@ describe("workspace instructions", () => {
     // One file a folder, AGENTS.md preferred.
     expect(system).not.toContain("CLAUDE-MARKER");
     expect(system).not.toContain("COPILOT-MARKER");
+    expect(run.stderr).toContain("bridle: instructions from ../AGENTS.md, AGENTS.md");
 
     const off = await runCli(["run", "hi", ...args(server, join(repo, "src")), "--no-instructions"], {
       cwd: dir,
@@ -241,6 +242,10 @@ describe("subagents", () => {
       expect(child.parentToolCallId).toBe("s1");
       expect(child.agentName).toBe("helper");
     }
+    // At the default depth the child is not offered the agent tools.
+    const childTools = (server.requests[1]?.body as { tools: { name: string }[] }).tools.map((t) => t.name);
+    expect(childTools).toContain("read_file");
+    expect(childTools).not.toContain("agent_spawn");
     const read = nested.find((n) => n.child.type === "tool_call_requested")?.child;
     expect((read?.toolCall as { name: string }).name).toBe("read_file");
     // The spawn's result gives the parent the child's answer.
