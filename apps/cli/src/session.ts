@@ -1,10 +1,19 @@
-import { type Message, type SessionStore, sessionTranscript } from "@bridle/core";
+import {
+  type Message,
+  type QueuedMessage,
+  type RunEvent,
+  type SessionStore,
+  sessionTranscript,
+  undeliveredMessages,
+} from "@bridle/core";
 import { CliError } from "./cli-error.js";
 
 export interface OpenedSession {
   readonly id: string;
   /** The transcript so far, rebuilt from the stored events. */
   readonly history: readonly Message[];
+  /** Messages typed into an earlier run that it never delivered (it ended first): the next run gets them. */
+  readonly queued?: readonly QueuedMessage[];
 }
 
 /**
@@ -20,11 +29,21 @@ export async function openSession(
   }
   const id = options.resume ?? options.session;
   if (id) {
-    if (await store.get(id)) return { id, history: await sessionTranscript(store, id) };
+    if (await store.get(id)) {
+      return { id, history: await sessionTranscript(store, id), queued: await undelivered(store, id) };
+    }
     if (options.resume) throw new CliError(`no session "${id}" to resume (see bridle sessions list)`, 1);
     const created = await store.createSession({ id, ...(options.title ? { title: options.title } : {}) });
     return { id: created.id, history: [] };
   }
   const created = await store.createSession(options.title ? { title: options.title } : {});
   return { id: created.id, history: [] };
+}
+
+async function undelivered(store: SessionStore, id: string): Promise<readonly QueuedMessage[]> {
+  const events: RunEvent[] = [];
+  for await (const { event } of store.read(id)) {
+    if (event.type === "user_message_queued" || event.type === "user_message_delivered") events.push(event);
+  }
+  return undeliveredMessages(events);
 }

@@ -65,7 +65,7 @@ export async function interactive(flags: CliFlags): Promise<number> {
     );
     // A message typed as a turn was ending is the next prompt; ones a turn never delivered go to the next.
     let next: string | undefined;
-    let carried: readonly QueuedMessage[] = [];
+    let carried: readonly QueuedMessage[] = session.queued ?? [];
     for (;;) {
       let line: string;
       try {

@@ -90,6 +90,7 @@ export async function runWithSettings(
         // The store is the run's record (a failed write ends it as store_error); the tracer only watches.
         sink: sessionSink(agent.store, session.id),
         observers: tracing.observers,
+        ...(session.queued?.length ? { queued: session.queued } : {}),
       });
       for await (const event of stream) {
         view.show(event);
