@@ -4,9 +4,10 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { canonicalJson, type RunResult } from "@bridle/core";
+import type { RunResult } from "@bridle/core";
 import { tempWorkspace } from "@bridle/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { canonicalJson } from "../src/resume-envelope.js";
 import { bundleChild, expectWellFormed, resultText } from "./helpers.js";
 
 const run = promisify(execFile);

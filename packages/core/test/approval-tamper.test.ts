@@ -2,18 +2,11 @@
 // able to make a person's approval of one call run another. Every edit, sealed again or not, is refused
 // before anything runs; only the holder of the key can seal.
 import { createHash, createHmac } from "node:crypto";
-import {
-  type Approver,
-  BridleError,
-  canonicalJson,
-  defineTool,
-  Harness,
-  type RunResult,
-  sealEnvelope,
-} from "@bridle/core";
+import { type Approver, BridleError, defineTool, Harness, type RunResult } from "@bridle/core";
 import { ScriptedModel, tempWorkspace } from "@bridle/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { canonicalJson, sealEnvelope } from "../src/resume-envelope.js";
 
 const KEY = "the application's approval key, kept on the server";
 

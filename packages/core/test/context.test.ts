@@ -4,12 +4,10 @@ import {
   type CompactionEvent,
   DEFAULT_SUMMARY_INSTRUCTIONS,
   defineTool,
-  findCutPoint,
   Harness,
   type Message,
   projectTranscript,
   type RunEvent,
-  SUMMARY_PREFIX,
   textOf,
   userText,
 } from "@bridle/core";
@@ -22,6 +20,7 @@ import {
 } from "@bridle/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { findCutPoint, SUMMARY_PREFIX } from "../src/compaction.js";
 import { expectWellFormed, resultText } from "./helpers.js";
 
 let dir: string;

@@ -2,7 +2,6 @@ import {
   type AnyHook,
   BridleError,
   defineHook,
-  FINAL_RESULT_TOOL,
   Harness,
   type Model,
   type ModelOptions,
@@ -11,6 +10,7 @@ import {
 import { collectEvents, ScriptedModel, type ScriptStep, tempWorkspace } from "@bridle/testing";
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
+import { FINAL_RESULT_TOOL } from "../src/output.js";
 import { expectWellFormed, noopTool, resultText } from "./helpers.js";
 
 let dir: string;
