@@ -12,6 +12,13 @@ export interface CliFlags {
   readonly store?: string;
   /** --store postgres (and durable runs): the server's connection string, else BRIDLE_DATABASE_URL. */
   readonly databaseUrl?: string;
+  /** `bridle run`: as a durable run here (--durable), or queued for a worker (--enqueue): durable.ts. */
+  readonly durable?: boolean;
+  readonly enqueue?: boolean;
+  /** `bridle worker`: queued runs at once in this process. */
+  readonly concurrency?: string;
+  /** `bridle runs reject`: what the model is told. */
+  readonly reason?: string;
   readonly maxTurns?: string;
   readonly editFormat?: string;
   readonly profile?: string;
@@ -55,7 +62,9 @@ export type CommandName =
   | "policy"
   | "skills"
   | "demo"
-  | "view";
+  | "view"
+  | "worker"
+  | "runs";
 
 export type ParsedCommandLine =
   | { readonly kind: "version" }
@@ -76,6 +85,10 @@ const OPTIONS = {
   resume: { type: "string" },
   store: { type: "string" },
   "database-url": { type: "string" },
+  durable: { type: "boolean" },
+  enqueue: { type: "boolean" },
+  concurrency: { type: "string" },
+  reason: { type: "string" },
   "max-turns": { type: "string" },
   "edit-format": { type: "string" },
   profile: { type: "string" },
@@ -113,6 +126,8 @@ const RUN_OPTIONS = `Options:
   --resume ID                               continue a stored session
   --store jsonl|sqlite|postgres             session store (default: jsonl)
   --database-url URL                        Postgres for --store postgres (default: BRIDLE_DATABASE_URL)
+  --durable                                 run as a durable run (Postgres): if this process stops, a worker finishes it
+  --enqueue                                 queue the run for a bridle worker and print its id
   --max-turns N                             model requests per run (default: 50)
   --profile generic|openai|anthropic        tool names the model sees (default: from provider and model family)
   --edit-format replace|hashline|apply_patch   edit tool (default per model family: apply_patch for OpenAI
@@ -146,6 +161,8 @@ Usage:
   bridle demo [--keep]            the agent fixes a bug in an example repository: the model's turns are
                                   recorded (no API key), the tools, edits and test run are real
   bridle sessions list|show ID|fork ID [--at SEQ]
+  bridle worker [--concurrency N]  run queued durable runs (Postgres: --database-url or BRIDLE_DATABASE_URL)
+  bridle runs list|show ID|wait ID|approve ID CALL|reject ID CALL   durable runs and their queue
   bridle sessions export ID --html FILE   the session as one self-contained web page
   bridle view [--port N]          browse the sessions in a local web viewer (127.0.0.1, token in the URL)
   bridle tools list [--json]      the tools exactly as the model sees them
@@ -167,10 +184,22 @@ Run \`bridle <command> --help\` for a command's options.
   skills: `Usage: bridle skills validate DIR...\n\nChecks each skill folder (or its SKILL.md) against the Agent Skills specification, as its reference\nvalidator skills-ref reads it. One line per problem; exit code 0 when every skill is valid (warnings\nallowed), 1 when one is not, 2 on bad usage.\n`,
   tools: `Usage: bridle tools list [--json] [--profile generic|openai|anthropic] [--edit-format replace|hashline|apply_patch] [--provider P] [--model M] [--mcp FILE] [--skills DIR]\n\nPrints the profile and edit format chosen (and why), then the tools with the JSON Schema the model is shown;\n--json prints only the tools, as JSON.\n`,
   policy: `Usage: bridle policy check "<command>" [--json] [--cwd DIR]\n\nJudges a shell command with the bash tool's policy: allow, ask or deny, with the sub-commands and reasons.\nExit code: 0 allow, 1 ask, 2 deny (with --json too), so scripts can branch on it; bad usage is 2 as\nwell, so 2 always means: do not run it.\n`,
+  worker: `Usage: bridle worker [--concurrency N] [--database-url URL] [run options]\n\nPulls queued durable runs from Postgres and runs them, N at a time (default 4; the queue keeps one\nper-worker limit: the last worker started sets it). A run's own recorded options (provider, model,\nworkspace, edit format, sandbox, --yes…) win; this worker's fill in what a run lacks. API keys come from\nthis worker's environment. On start, and every few seconds, it recovers unfinished runs of processes that\nare gone. Durable runs are the bare tool loop (no coding overlay). SIGINT/SIGTERM stops it; its runs are\nfinished by another worker.\n`,
+  runs: `Usage:\n  bridle runs list [--json]\n  bridle runs show ID [--json]      status, options, what it waits on, its answer\n  bridle runs wait ID [--json]      until it ends; exit 0 when it completed\n  bridle runs approve ID CALL       let a call it waits on run (from any machine)\n  bridle runs reject ID CALL [--reason TEXT]\nPostgres from --database-url or BRIDLE_DATABASE_URL.\n`,
   demo: `Usage: bridle demo [--keep] [--json]\n\nCopies an example repository to a temporary folder and runs the agent on it with no API key: the\nmodel's turns are a recorded script, served by a loopback server in the OpenAI Responses wire format;\nthe provider adapter, the tools, the file edits, the test run and the session store are real.\n  --keep    leave the repository and the session in place, and print how to look at them\n  --json    write the run's events as JSON lines on stdout\n`,
 };
 
-const COMMANDS = new Set<string>(["run", "sessions", "tools", "policy", "skills", "demo", "view"]);
+const COMMANDS = new Set<string>([
+  "run",
+  "worker",
+  "runs",
+  "sessions",
+  "tools",
+  "policy",
+  "skills",
+  "demo",
+  "view",
+]);
 
 export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
@@ -189,6 +218,16 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   if (values.version && first === undefined) return { kind: "version" };
   if (values.help) return { kind: "help", text: HELP[first === undefined ? "main" : command] };
   if (values.keep && command !== "demo") throw new CliError("--keep is an option of bridle demo", 2);
+  for (const [flag, owner] of [
+    ["durable", "run"],
+    ["enqueue", "run"],
+    ["concurrency", "worker"],
+    ["reason", "runs"],
+  ] as const) {
+    if (values[flag] !== undefined && command !== owner) {
+      throw new CliError(`--${flag} is an option of bridle ${owner}`, 2);
+    }
+  }
   for (const coding of ["no-coding", "evidence", "repair-attempts", "trace", "otlp"] as const) {
     if (values[coding] !== undefined && command !== "run" && command !== "interactive") {
       throw new CliError(`--${coding} is an option of bridle run and the interactive session`, 2);
@@ -203,6 +242,10 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     resume: values.resume,
     store: values.store,
     databaseUrl: values["database-url"],
+    durable: values.durable,
+    enqueue: values.enqueue,
+    concurrency: values.concurrency,
+    reason: values.reason,
     maxTurns: values["max-turns"],
     editFormat: values["edit-format"],
     profile: values.profile,

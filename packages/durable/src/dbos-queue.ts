@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { type ApprovalDecision, BridleError } from "@bridle/core";
 import { DBOS, DBOSClient, type WorkflowStatus } from "@dbos-inc/dbos-sdk";
+import pg from "pg";
 import { decisionTopic, PENDING_KEY } from "./durable-approver.js";
 import type {
   DurableRunInfo,
@@ -48,7 +49,7 @@ export class DbosRunQueue implements RunQueue {
 
   /** Connects, creating DBOS's tables first if no engine has yet (a run may be queued before any worker starts). */
   static async open(connection: DbosConnection): Promise<DbosRunQueue> {
-    await DBOS.migrate(connection.databaseUrl, { schemaName: connection.schema ?? DEFAULT_SCHEMA });
+    await migrateQuietly(connection.databaseUrl, connection.schema ?? DEFAULT_SCHEMA);
     const client = await DBOSClient.create({
       systemDatabaseUrl: connection.databaseUrl,
       systemDatabaseSchemaName: connection.schema ?? DEFAULT_SCHEMA,
@@ -119,6 +120,31 @@ export class DbosRunQueue implements RunQueue {
 
   async close(): Promise<void> {
     await this.#client.destroy();
+  }
+}
+
+/**
+ * DBOS announces a migration with console.log: on stdout, it would mix with what a command prints there
+ * (`bridle run --enqueue` prints the run id). The notice goes to stderr instead, and only when tables
+ * are actually missing.
+ */
+async function migrateQuietly(databaseUrl: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ found: string | null }>("SELECT to_regclass($1) AS found", [
+      `"${schema.replaceAll('"', '""')}".workflow_status`,
+    ]);
+    if (rows[0]?.found) return;
+  } finally {
+    await client.end();
+  }
+  const log = console.log;
+  console.log = (...args: unknown[]) => console.error(...args);
+  try {
+    await DBOS.migrate(databaseUrl, { schemaName: schema });
+  } finally {
+    console.log = log;
   }
 }
 

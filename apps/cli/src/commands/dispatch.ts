@@ -9,6 +9,11 @@ export async function runCommand(command: Command): Promise<number> {
     case "run": {
       const prompt = command.positionals.join(" ").trim();
       if (!prompt) throw new CliError('bridle run needs a prompt: bridle run "<prompt>"', 2);
+      if (command.flags.durable || command.flags.enqueue) {
+        const { splitDurableFlags } = await import("../durable.js");
+        const { durable, rest } = splitDurableFlags(command.flags);
+        return (await import("./durable-run.js")).durableRun(prompt, durable, rest);
+      }
       const { runOnce } = await import("./run.js");
       return runOnce(prompt, command.flags);
     }
@@ -45,5 +50,9 @@ export async function runCommand(command: Command): Promise<number> {
       const { demo } = await import("./demo.js");
       return demo(command.flags);
     }
+    case "worker":
+      return (await import("./worker.js")).workerCommand(command.flags);
+    case "runs":
+      return (await import("./runs.js")).runsCommand(command.positionals, command.flags);
   }
 }

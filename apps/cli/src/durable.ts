@@ -1,0 +1,108 @@
+// Durable runs from the command line (@bridle/durable on DBOS): what a run records of its options, how a
+// worker composes the agent for a run, and where the database is. The commands live in commands/worker.ts,
+// commands/runs.ts and commands/durable-run.ts.
+import { resolve } from "node:path";
+import { type SessionStore, Workspace } from "@bridle/core";
+import type { ComposeAgent, DurableRunRequest, JsonValue } from "@bridle/durable";
+import type { CliFlags } from "./args.js";
+import { CliError } from "./cli-error.js";
+import { composeTools, createModel, SYSTEM_PROMPT } from "./compose.js";
+import { loadSettings } from "./config.js";
+import { settleProvider } from "./provider-choice.js";
+
+/** The durable flags apart from the settings flags (the config loader knows nothing of them). */
+export interface DurableChoice {
+  readonly durable: boolean;
+  readonly enqueue: boolean;
+  readonly concurrency?: string;
+  readonly reason?: string;
+}
+
+export function splitDurableFlags(flags: CliFlags): { durable: DurableChoice; rest: CliFlags } {
+  const { durable, enqueue, concurrency, reason, ...rest } = flags;
+  if (durable && enqueue)
+    throw new CliError("give --durable (run it here) or --enqueue (a worker runs it), not both", 2);
+  return {
+    durable: {
+      durable: durable === true,
+      enqueue: enqueue === true,
+      ...(concurrency !== undefined ? { concurrency } : {}),
+      ...(reason !== undefined ? { reason } : {}),
+    },
+    rest,
+  };
+}
+
+/** The Postgres behind durable runs and their sessions: --database-url, else BRIDLE_DATABASE_URL. */
+export function databaseUrlOf(flags: CliFlags, env: NodeJS.ProcessEnv = process.env): string {
+  const url = flags.databaseUrl ?? env.BRIDLE_DATABASE_URL;
+  if (!url)
+    throw new CliError("durable runs need Postgres: pass --database-url URL or set BRIDLE_DATABASE_URL", 2);
+  return url;
+}
+
+/**
+ * The options a queued run records, so any worker runs it as it was asked: the flags that say what to run
+ * and where. Never an API key (those come from each worker's environment), never the database URL.
+ */
+const RECORDED = [
+  "provider",
+  "model",
+  "baseUrl",
+  "maxTurns",
+  "editFormat",
+  "profile",
+  "sandbox",
+  "yes",
+] as const;
+
+export function recordedOptions(flags: CliFlags): { readonly [key: string]: JsonValue } {
+  const options: Record<string, JsonValue> = {};
+  for (const key of RECORDED) {
+    const value = flags[key];
+    if (value !== undefined) options[key] = value;
+  }
+  // The workspace as an absolute path: the worker's current folder means nothing to the run.
+  options.cwd = resolve(flags.cwd ?? process.cwd());
+  return options;
+}
+
+/** The run's recorded options as flags, each only if it has the type the flag has. */
+function optionsAsFlags(options: DurableRunRequest["options"]): CliFlags {
+  const flags: Record<string, string | boolean> = {};
+  for (const key of [...RECORDED, "cwd"] as const) {
+    const value = options?.[key];
+    if (key === "yes" ? typeof value === "boolean" : typeof value === "string")
+      flags[key] = value as string | boolean;
+  }
+  return flags as CliFlags;
+}
+
+/**
+ * Builds the agent for a durable run: the run's own options over the process's flags (which fill in what
+ * the run lacks). Durable runs are the bare tool loop (no coding overlay): its baseline scans and checks
+ * run as hooks outside steps, and a run's recorded events must come out the same on every execution.
+ */
+export function durableComposer(processFlags: CliFlags, store: SessionStore): ComposeAgent {
+  return async (request) => {
+    const flags: CliFlags = { ...processFlags, ...optionsAsFlags(request.options) };
+    const settings = settleProvider(await loadSettings(flags), flags, process.env);
+    const [model, toolset] = await Promise.all([
+      createModel(settings),
+      composeTools(settings, { enabled: false, repairAttempts: 0 }),
+    ]);
+    return {
+      model,
+      tools: toolset.tools,
+      store,
+      autoApprove: settings.yes,
+      harness: {
+        system: toolset.instructions ? `${SYSTEM_PROMPT}\n\n${toolset.instructions}` : SYSTEM_PROMPT,
+        hooks: toolset.hooks,
+        workspace: new Workspace(settings.cwd),
+        limits: { maxModelRequests: settings.maxTurns, maxToolCalls: settings.maxTurns * 10 },
+      },
+      close: () => toolset.close(),
+    };
+  };
+}
