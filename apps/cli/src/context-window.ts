@@ -1,6 +1,6 @@
-// The model's context window, which sets when compaction starts. The model object will carry it once the
-// model metadata lands (`contextWindow` on the Model); until then a short table by model family, and the
-// `contextWindow` setting for anything else (a local model, a proxy's alias).
+// The model's context window, which sets when compaction starts: the `contextWindow` setting, else the
+// model's own row (`model.info`, from its provider package's table), else a cautious guess by model family
+// for a model the provider table does not know (a local model, a proxy's alias, a newer release).
 import type { Model } from "@bridle/core";
 
 /** Windows in tokens by model-name prefix, longest prefix first; checked 2026-11 against the vendors' pages. */
@@ -25,8 +25,8 @@ export interface WindowChoice {
 
 export function contextWindowOf(model: Model, setting: number | undefined): WindowChoice {
   if (setting !== undefined) return { tokens: setting, source: "setting" };
-  const carried = (model as Model & { readonly contextWindow?: unknown }).contextWindow;
-  if (typeof carried === "number" && Number.isInteger(carried) && carried > 0) {
+  const carried = model.info?.contextWindow;
+  if (carried !== undefined && Number.isInteger(carried) && carried > 0) {
     return { tokens: carried, source: "model" };
   }
   // A router's provider prefix (openai/gpt-5) is looked through.
