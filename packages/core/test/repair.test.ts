@@ -20,6 +20,27 @@ const editAliases = argumentAliases({
   replaceAll: "replace_all",
 });
 
+/** An edit_file that records what it ran with (and takes `aliases`, if given) beside a plain read_file. */
+function editAndRead(ran: unknown[], aliases?: ReturnType<typeof argumentAliases>) {
+  const edit = defineTool({
+    name: "edit_file",
+    description: "edit",
+    inputSchema: editSchema,
+    ...(aliases ? { prepareArguments: aliases } : {}),
+    execute: async (args) => {
+      ran.push(args);
+      return { content: "edited" };
+    },
+  });
+  const read = defineTool({
+    name: "read_file",
+    description: "read",
+    inputSchema: readSchema,
+    execute: async () => ({ content: "text" }),
+  });
+  return { edit, read };
+}
+
 describe("allowed repairs (seed 000)", () => {
   it("renames the aliases a tool declares, filePath, oldString, newString and replaceAll", () => {
     const parsed = parseToolArguments(
@@ -130,21 +151,7 @@ describe("refused repairs", () => {
     const { dir, cleanup } = await tempWorkspace();
     try {
       const ran: unknown[] = [];
-      const edit = defineTool({
-        name: "edit_file",
-        description: "edit",
-        inputSchema: editSchema,
-        execute: async (args) => {
-          ran.push(args);
-          return { content: "edited" };
-        },
-      });
-      const read = defineTool({
-        name: "read_file",
-        description: "read",
-        inputSchema: readSchema,
-        execute: async () => ({ content: "text" }),
-      });
+      const { edit, read } = editAndRead(ran);
       const model = new ScriptedModel([
         { toolCalls: [{ name: "read_file", arguments: { path: "a.ts" } }] },
         { toolCalls: [{ name: "edit_file", arguments: { old_string: "x", new_string: "y" } }] },
@@ -245,22 +252,7 @@ describe("a tool's own argument preparation in a run", () => {
     const { dir, cleanup } = await tempWorkspace();
     try {
       const ran: unknown[] = [];
-      const edit = defineTool({
-        name: "edit_file",
-        description: "edit",
-        inputSchema: editSchema,
-        prepareArguments: editAliases,
-        execute: async (args) => {
-          ran.push(args);
-          return { content: "edited" };
-        },
-      });
-      const plain = defineTool({
-        name: "read_file",
-        description: "read",
-        inputSchema: readSchema,
-        execute: async () => ({ content: "text" }),
-      });
+      const { edit, read: plain } = editAndRead(ran, editAliases);
       const model = new ScriptedModel([
         {
           toolCalls: [
