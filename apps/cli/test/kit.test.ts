@@ -257,6 +257,39 @@ describe("subagents", () => {
     expect(toolOutputsSent(server).join("")).toContain("It has 3 lines.");
   });
 
+  it("subagentDepth 2 offers a subagent agent_spawn; its own subagent is not offered it", async () => {
+    await mkdir(join(dir, "config", "bridle"), { recursive: true });
+    await writeFile(
+      join(dir, "config", "bridle", "bridle.config.json"),
+      JSON.stringify({ subagentDepth: 2 }),
+    );
+    server = await fakeOpenAI([
+      { toolCalls: [call("s1", "agent_spawn", { agent_id: "helper", task: "delegate further" })] },
+      { toolCalls: [call("s2", "agent_spawn", { agent_id: "helper", task: "the actual work" })] },
+      { text: "Grandchild done." },
+      { text: "Child done." },
+      { text: "Parent done." },
+    ]);
+    const run = await runCli(["run", "go", ...args(server)], { cwd: dir, env });
+    expect(run.code, run.stderr).toBe(0);
+    const offered = (i: number) =>
+      (requestBody<{ tools?: { name: string }[] }>(server as FakeProviderServer, i).tools ?? []).map(
+        (t) => t.name,
+      );
+    expect(offered(1)).toContain("agent_spawn");
+    expect(offered(2)).not.toContain("agent_spawn");
+    // The grandchild's events are nested twice: inside the child's, inside the parent's call.
+    const twice = lines(run.stdout).filter((e) => {
+      const child = (e.data as { event?: Line } | undefined)?.event;
+      return (
+        e.type === "tool_progress" &&
+        (child?.data as { type?: string } | undefined)?.type === "subagent_event"
+      );
+    });
+    expect(twice.length).toBeGreaterThan(0);
+    expect(lines(run.stdout).at(-1)).toMatchObject({ type: "run_completed", finalText: "Parent done." });
+  });
+
   it("a subagent's work is shown to a person indented under the call that started it", async () => {
     await writeFile(join(repo, "src", "count.txt"), "one\ntwo\nthree\n");
     server = await fakeOpenAI([
