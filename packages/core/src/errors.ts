@@ -38,7 +38,7 @@ export type BridleErrorCode =
   | "store_conflict"
   | "store_corrupt"
   | "not_found"
-  | "invalid_resume"
+  | "invalid_continue"
   | "envelope_version"
   | "envelope_invalid"
   | "envelope_tampered"

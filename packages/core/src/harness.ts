@@ -3,7 +3,7 @@ import type { ApprovalDecisions } from "./approvals.js";
 import type { Approver } from "./approver.js";
 import { type ContextOptions, contextSettings } from "./context.js";
 import { BridleError, errorMessage } from "./errors.js";
-import { closeDanglingCalls, resumeHistory } from "./history.js";
+import { closeDanglingCalls, continuedHistory } from "./history.js";
 import { type AnyHook, HookRunner, RunHooks } from "./hooks.js";
 import { type HarnessLimits, type HarnessLimitsInput, limitsSchema } from "./limits.js";
 import { type Message, type UserMessage, userText } from "./messages.js";
@@ -149,15 +149,15 @@ export class Harness<O = unknown> {
   }
 
   /**
-   * Start a run now and stream its events. Throws a BridleError ("invalid_resume") before starting when
-   * `resumeFrom` is not a completed run or comes with `history`.
+   * Start a run now and stream its events. Throws a BridleError ("invalid_continue") before starting when
+   * `continueFrom` is not a completed run or comes with `history`.
    */
   stream(input: RunInput): RunStream<O> {
-    if (input.resumeFrom && input.history) {
-      throw new BridleError("invalid_resume", "give either history or resumeFrom, not both");
+    if (input.continueFrom && input.history) {
+      throw new BridleError("invalid_continue", "give either history or continueFrom, not both");
     }
     const history = closeDanglingCalls(
-      input.resumeFrom ? resumeHistory(input.resumeFrom) : (input.history ?? []),
+      input.continueFrom ? continuedHistory(input.continueFrom) : (input.history ?? []),
     );
     return this.#start(input, history, input, { kind: "prompt", prompt: promptMessages(input.prompt) });
   }

@@ -43,8 +43,11 @@ function unansweredResult(id: string, name: string): ToolResultMessage {
   );
 }
 
-/** What a run can be resumed from: a finished run's result (only its transcript is used). */
-export interface ResumeSource {
+/**
+ * What a new run can continue from: a completed run's result (only its transcript is used). "Continue" is
+ * a new turn after a finished run; "resume" is only ever a run that paused for approval.
+ */
+export interface ContinueSource {
   readonly stopReason: StopReason;
   readonly messages: readonly Message[];
 }
@@ -54,17 +57,17 @@ export interface ResumeSource {
  * a failed or aborted run is not continued silently (pass its `messages` as `history` to do so on
  * purpose), and a paused one resumes with `Harness.resumeApprovals`.
  */
-export function resumeHistory(source: ResumeSource): readonly Message[] {
+export function continuedHistory(source: ContinueSource): readonly Message[] {
   if (source.stopReason === "approval_required") {
     throw new BridleError(
-      "invalid_resume",
+      "invalid_continue",
       "this run paused for approval: resume it with resumeApprovals(envelope, decisions)",
     );
   }
   if (source.stopReason !== "completed") {
     throw new BridleError(
-      "invalid_resume",
-      `only a completed run can be resumed (this one stopped with "${source.stopReason}"); pass its messages as history to continue anyway`,
+      "invalid_continue",
+      `only a completed run can be continued (this one stopped with "${source.stopReason}"); pass its messages as history to continue anyway`,
     );
   }
   return source.messages;

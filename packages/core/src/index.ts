@@ -18,7 +18,7 @@ export type { CompactionOptions, CompactionSettings, ContextOptions, ContextSett
 export { BridleError, type BridleErrorCode, errorMessage, ModelRetry, ToolFailure } from "./errors.js";
 export type * from "./events.js";
 export { Harness, type HarnessOptions } from "./harness.js";
-export { closeDanglingCalls, type ResumeSource } from "./history.js";
+export { type ContinueSource, closeDanglingCalls } from "./history.js";
 export {
   type AfterSubagentRunContext,
   type AfterToolCallContext,

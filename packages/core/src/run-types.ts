@@ -1,6 +1,6 @@
 import type { PendingApproval } from "./approvals.js";
 import type { RunEvent, StopReason } from "./events.js";
-import type { ResumeSource } from "./history.js";
+import type { ContinueSource } from "./history.js";
 import type { Message, UserMessage } from "./messages.js";
 import type { ModelError } from "./model.js";
 import type { EventObserver } from "./observers.js";
@@ -35,7 +35,7 @@ export interface RunInput extends Omit<RunIdentity, "agentName">, RunOutletOptio
    * Continue after a completed run (its result, or anything with its `stopReason` and `messages`): the
    * provider-neutral transcript is the resume state, so the new turn may run on another provider.
    */
-  readonly resumeFrom?: ResumeSource;
+  readonly continueFrom?: ContinueSource;
 }
 
 /** Options of `resumeApprovals`: the resumed stream's signal, record, observers and queued messages. */

@@ -105,7 +105,7 @@ describe("compaction at the threshold", () => {
     const next = new ScriptedModel([{ text: "still here" }]);
     const resumed = await new Harness({ model: next, tools: [bulky], workspace: dir }).run({
       prompt: "and now?",
-      resumeFrom: result,
+      continueFrom: result,
     });
     expect(resumed.stopReason).toBe("completed");
     expect(next.requests[0]?.messages.slice(0, result.messages.length)).toEqual(result.messages);

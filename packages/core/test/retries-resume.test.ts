@@ -109,7 +109,7 @@ describe("resume from a finished run", () => {
     const second = new ScriptedModel([{ text: "second answer" }], { provider: "provider-b" });
     const result = await new Harness({ model: second, workspace: dir }).run({
       prompt: "two",
-      resumeFrom: serialized,
+      continueFrom: serialized,
     });
     expect(result.finalText).toBe("second answer");
     expect(result.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
@@ -126,10 +126,10 @@ describe("resume from a finished run", () => {
     const harness = new Harness({ model, workspace: dir });
     const failed = await harness.run({ prompt: "one" });
     expect(failed.stopReason).toBe("provider_error");
-    expect(() => harness.stream({ prompt: "two", resumeFrom: failed })).toThrow(BridleError);
-    expect(() => harness.stream({ prompt: "two", resumeFrom: failed })).toThrow(/only a completed run/);
+    expect(() => harness.stream({ prompt: "two", continueFrom: failed })).toThrow(BridleError);
+    expect(() => harness.stream({ prompt: "two", continueFrom: failed })).toThrow(/only a completed run/);
     expect(() =>
-      harness.stream({ prompt: "two", resumeFrom: { ...failed, stopReason: "completed" }, history: [] }),
-    ).toThrow(/either history or resumeFrom/);
+      harness.stream({ prompt: "two", continueFrom: { ...failed, stopReason: "completed" }, history: [] }),
+    ).toThrow(/either history or continueFrom/);
   });
 });
