@@ -41,8 +41,12 @@ export function mcpInteraction(
     onElicitation: async (request) => {
       if (!terminal) {
         const what = request.mode === "url" ? `to open ${oneLine(request.url)}` : "for input";
+        // --yes answers approvals, not forms: a person's input cannot be made up.
+        const why = interaction.approveSampling
+          ? "--yes approves calls but cannot answer for you"
+          : "nobody at a terminal to answer";
         say(
-          `bridle: MCP server "${request.server}" asked ${what} ("${oneLine(request.message, 120)}"); declined: nobody at a terminal to answer\n`,
+          `bridle: MCP server "${request.server}" asked ${what} ("${oneLine(request.message, 120)}"); declined: ${why}\n`,
         );
         return { action: "decline" };
       }

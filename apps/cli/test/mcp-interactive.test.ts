@@ -138,6 +138,26 @@ describe("an MCP server's questions with nobody at a terminal", () => {
   });
 });
 
+describe("an MCP server's questions in a one-shot run with --yes", () => {
+  it("lets sampling through to the model but still declines a form, saying why", async () => {
+    server = await fakeOpenAI([
+      { toolCalls: [call("c1", "mcp_asker_ask_name", {}), call("c2", "mcp_asker_summarize", {})] },
+      { text: "Milk." },
+      { text: "Done." },
+    ]);
+    const run = await runCli(["run", "--yes", ...base(server.url), "ask me things"], {
+      cwd: repo,
+      env: env(),
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("declined: --yes approves calls but cannot answer for you");
+    const outputs = toolOutputsSent(server).join("\n");
+    expect(outputs).toContain(JSON.stringify({ action: "decline" }));
+    expect(outputs).toContain("Milk.");
+    expect(JSON.stringify(server.requests[1]?.body)).toContain("Summarize: remember the milk");
+  });
+});
+
 describe("MCP prompts as slash commands", () => {
   it("lists them, refuses a call missing an argument, and runs one as the turn", async () => {
     server = await fakeOpenAI([{ text: "Hello, Ada!" }]);
