@@ -55,7 +55,7 @@ function send(response: ServerResponse, status: number, type: string, body: stri
 type Route =
   | { readonly kind: "list" }
   | {
-      readonly kind: "session" | "view" | "bodies" | "events";
+      readonly kind: "session" | "data" | "events";
       readonly store: NamedStore;
       readonly id: string;
     };
@@ -71,7 +71,7 @@ function route(pathname: string, stores: ReadonlyMap<string, NamedStore>): Route
   const store = stores.get(storeName);
   if (!store) return undefined;
   if (!api) return what === undefined ? { kind: "session", store, id } : undefined;
-  if (what === "view" || what === "bodies" || what === "events") return { kind: what, store, id };
+  if (what === "data" || what === "events") return { kind: what, store, id };
   return undefined;
 }
 
@@ -179,13 +179,11 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       return;
     }
     const { view, bodies } = await loadProjection(store.store, id, options);
-    if (target.kind === "view") send(response, 200, "application/json", JSON.stringify(view));
-    else if (target.kind === "bodies") send(response, 200, "application/json", JSON.stringify(bodies));
+    if (target.kind === "data") send(response, 200, "application/json", JSON.stringify({ view, bodies }));
     else {
       const base = `/api/s/${store.name}/${id}`;
       const live = {
-        viewUrl: `${base}/view`,
-        bodiesUrl: `${base}/bodies`,
+        dataUrl: `${base}/data`,
         eventsUrl: `${base}/events`,
         sessionBase: `/s/${store.name}/`,
       };

@@ -126,8 +126,8 @@ export interface SessionView {
 
 /** How the page finds more data when it is served live (absent in an exported file). */
 export interface LiveSource {
-  readonly viewUrl: string;
-  readonly bodiesUrl: string;
+  /** The session's view and bodies now, as one JSON object. */
+  readonly dataUrl: string;
   readonly eventsUrl: string;
   /** Prefix of another session's page in the same store (branches and the parent link to it). */
   readonly sessionBase: string;

@@ -68,13 +68,7 @@ afterAll(async () => {
   await cleanup?.();
 });
 
-const ROUTES = [
-  "/",
-  "/s/jsonl/s1",
-  "/api/s/jsonl/s1/view",
-  "/api/s/jsonl/s1/bodies",
-  "/api/s/jsonl/s1/events",
-];
+const ROUTES = ["/", "/s/jsonl/s1", "/api/s/jsonl/s1/data", "/api/s/jsonl/s1/events"];
 
 describe("with the right token and host", () => {
   it.each(ROUTES)("%s is served", async (path) => {
@@ -172,9 +166,11 @@ describe("refused", () => {
     "/s/jsonl/secret.txt",
     "/s/jsonl/sessions%2Fsecret.txt",
     "/api/s/jsonl/s1/../../../secret.txt",
-    "/api/s/jsonl/..%2fsessions%2fsecret.txt/view",
-    "/api/s/jsonl/s1/view/extra",
+    "/api/s/jsonl/..%2fsessions%2fsecret.txt/data",
+    "/api/s/jsonl/s1/data/extra",
     "/api/s/jsonl/s1/secret",
+    "/api/s/jsonl/s1/view",
+    "/api/s/jsonl/s1/bodies",
     "/s/jsonl/s1/",
     "/s/jsonl/S1%00",
     "/s/jsonl//s1",

@@ -20,10 +20,8 @@ export function body(index: number): string {
 
 /** The session as the server has it now (a served page following a live run). */
 export async function refetch(live: LiveSource): Promise<SessionView> {
-  const [view, nextBodies] = await Promise.all([
-    fetch(live.viewUrl, { credentials: "same-origin" }).then((r) => r.json() as Promise<SessionView>),
-    fetch(live.bodiesUrl, { credentials: "same-origin" }).then((r) => r.json() as Promise<string[]>),
-  ]);
-  bodies = nextBodies;
-  return view;
+  const response = await fetch(live.dataUrl, { credentials: "same-origin" });
+  const data = (await response.json()) as { view: SessionView; bodies: string[] };
+  bodies = data.bodies;
+  return data.view;
 }
