@@ -64,3 +64,13 @@ export function toolOutputsSent(server: FakeProviderServer): string[] {
     .filter((item) => item.type === "function_call_output")
     .map((item) => (typeof item.output === "string" ? item.output : JSON.stringify(item.output)));
 }
+
+/** The user-role text items of one recorded Responses request, in order. */
+export function userTexts(body: unknown): string[] {
+  const input = (body as { input?: { role?: string; content?: unknown }[] }).input ?? [];
+  return input.flatMap((item) => {
+    if (item.role !== "user") return [];
+    if (typeof item.content === "string") return [item.content];
+    return (item.content as { text?: string }[]).map((part) => part.text ?? "");
+  });
+}

@@ -2,7 +2,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type FakeProviderServer, openaiResponsesFormat, tempWorkspace } from "@bridle/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { call, fakeOpenAI } from "./cli-harness.js";
+import { call, fakeOpenAI, userTexts } from "./cli-harness.js";
 import { TmuxCli } from "./tmux.js";
 
 // Typing while the agent works, in a real terminal (tmux): Enter steers the run, Alt+Enter and /followup
@@ -24,16 +24,6 @@ afterEach(async () => {
   server = undefined;
   await cleanup();
 });
-
-/** The user-role text items of one recorded Responses request, in order. */
-function userTexts(body: unknown): string[] {
-  const input = (body as { input?: { role?: string; content?: unknown }[] }).input ?? [];
-  return input.flatMap((item) => {
-    if (item.role !== "user") return [];
-    if (typeof item.content === "string") return [item.content];
-    return (item.content as { text?: string }[]).map((part) => part.text ?? "");
-  });
-}
 
 /** Where each kind of item sits in a request's input: the steering text must come after the tool output. */
 function inputKinds(body: unknown): string[] {

@@ -10,7 +10,7 @@ import {
   tempWorkspace,
 } from "@bridle/testing";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { fakeOpenAI, runCli } from "./cli-harness.js";
+import { fakeOpenAI, runCli, userTexts } from "./cli-harness.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -54,16 +54,6 @@ async function stoppedSession(): Promise<void> {
   } finally {
     await store.close();
   }
-}
-
-/** The user-role texts of one recorded Responses request, in order. */
-function userTexts(body: unknown): string[] {
-  const input = (body as { input?: { role?: string; content?: unknown }[] }).input ?? [];
-  return input.flatMap((item) => {
-    if (item.role !== "user") return [];
-    if (typeof item.content === "string") return [item.content];
-    return (item.content as { text?: string }[]).map((part) => part.text ?? "");
-  });
 }
 
 it("bridle run --resume delivers the message the stopped run never did, after the new prompt", async () => {
