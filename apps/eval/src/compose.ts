@@ -53,7 +53,18 @@ export function taskApprover(mode: TaskSpec["approvals"]): Approver {
 
 const approveAll: Approver = { decide: async () => ({ approved: true }) };
 
-export async function composeAgent(options: ComposeOptions): Promise<ComposedAgent> {
+/** What a run's harness is made of, apart from the model: shared by in-process and queued (durable) runs. */
+export interface AgentParts {
+  readonly tools: readonly AnyTool[];
+  readonly hooks: readonly AnyHook[];
+  readonly system: string;
+  readonly limits: { readonly maxModelRequests: number; readonly maxToolCalls: number };
+  readonly approver: Approver;
+  readonly sandboxWarning: string | undefined;
+  close(): Promise<void>;
+}
+
+export async function composeParts(options: Omit<ComposeOptions, "model">): Promise<AgentParts> {
   const [{ createFsTools }, { createShellTools, selectRunner }, { createCodingOverlay }, { profileTools }] =
     await Promise.all([
       import("@bridle/tools-fs"),
@@ -74,21 +85,32 @@ export async function composeAgent(options: ComposeOptions): Promise<ComposedAge
     repairAttempts: spec.repairAttempts,
     readOnlyTools: readers,
   });
-  const tools: AnyTool[] = [...base, ...coding.tools];
-  const hooks: AnyHook[] = [...coding.hooks, ...shell.hooks];
+  return {
+    tools: [...base, ...coding.tools],
+    hooks: [...coding.hooks, ...shell.hooks],
+    system: `${SYSTEM_PROMPT}\n\n${coding.instructions}`,
+    limits: { maxModelRequests: spec.limits.maxTurns, maxToolCalls: spec.limits.maxToolCalls },
+    approver: options.unguarded ? approveAll : taskApprover(spec.approvals),
+    sandboxWarning: warning,
+    close: () => shell.stopAll(),
+  };
+}
+
+export async function composeAgent(options: ComposeOptions): Promise<ComposedAgent> {
+  const parts = await composeParts(options);
   const harness = new Harness({
     model: options.model,
-    tools,
-    hooks,
-    system: `${SYSTEM_PROMPT}\n\n${coding.instructions}`,
-    workspace,
-    approver: options.unguarded ? approveAll : taskApprover(spec.approvals),
-    limits: { maxModelRequests: spec.limits.maxTurns, maxToolCalls: spec.limits.maxToolCalls },
+    tools: parts.tools,
+    hooks: parts.hooks,
+    system: parts.system,
+    workspace: options.workspace,
+    approver: parts.approver,
+    limits: parts.limits,
   });
   return {
     harness,
-    toolNames: tools.map((tool) => tool.name),
-    sandboxWarning: warning,
-    close: () => shell.stopAll(),
+    toolNames: parts.tools.map((tool) => tool.name),
+    sandboxWarning: parts.sandboxWarning,
+    close: () => parts.close(),
   };
 }

@@ -6,7 +6,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { buildEvidence } from "@bridle/coding";
-import { type RunEvent, type RunResult, type SessionStore, sessionSink, textOf } from "@bridle/core";
+import {
+  type Message,
+  type RunEvent,
+  type RunResult,
+  type SessionStore,
+  sessionSink,
+  textOf,
+  type Usage,
+} from "@bridle/core";
 import { type CheckToolCall, runCheck } from "./check.js";
 import { composeAgent, type SandboxMode } from "./compose.js";
 import { type CostedModel, type ModelChoice, scriptedModel } from "./models.js";
@@ -81,158 +89,245 @@ export async function prepareWorkspace(
   return { root, workspace, outside };
 }
 
+/** What a run left behind, however it was executed (in this process, or by a queue worker). */
+export interface RunRecord {
+  readonly sessionId: string;
+  readonly events: readonly RunEvent[];
+  readonly transcript: readonly Message[];
+  readonly stopReason: string;
+  readonly finalText: string;
+  readonly error?: { readonly code: string; readonly message: string };
+  /** The model's price for the run's usage; null when unknown. */
+  readonly cost: (usage: Usage) => number | null;
+  readonly notes: readonly string[];
+}
+
+export interface RunTiming {
+  readonly startedAt: Date;
+  /** performance.now() at the start. */
+  readonly started: number;
+}
+
 /** Runs one planned run to its results line. Never throws for a failing agent or check. */
 export async function runTask(plan: RunPlan, options: RunnerOptions): Promise<ResultLine> {
-  const { task, script } = plan;
-  const { spec } = task;
-  const startedAt = new Date();
-  const started = performance.now();
-  const places = await prepareWorkspace(task);
-  const notes: string[] = [];
+  const timing = { startedAt: new Date(), started: performance.now() };
+  let places: Places | undefined;
   let sessionId = "";
   try {
-    let model: CostedModel;
-    if (script === "live") {
-      if (!options.liveModel) throw new Error("a live run needs a provider");
-      model = await options.liveModel();
-    } else {
-      const chosen = task.scripts[script];
-      if (!chosen) throw new Error(`task ${spec.id} has no script "${script}"`);
-      model = scriptedModel(chosen, places);
-    }
-    const agent = await composeAgent({
-      workspace: places.workspace,
-      spec,
-      model,
-      sandbox: options.sandbox,
-      ...(options.unguarded ? { unguarded: true } : {}),
+    places = await prepareWorkspace(plan.task);
+    const record = await executeRun(plan, options, places, (id) => {
+      sessionId = id;
     });
-    const session = await options.store.createSession({
-      title: `${spec.suite}/${spec.id} ${script} #${plan.runIndex}`,
-      metadata: { taskId: spec.id, suite: spec.suite, script, runIndex: plan.runIndex },
+    return await judgeRun(
+      plan,
+      { model: options.model, eventsDir: options.eventsDir },
+      places,
+      record,
+      timing,
+    );
+  } catch (error) {
+    return failedLine(plan, { model: options.model, eventsDir: options.eventsDir }, sessionId, error, timing);
+  } finally {
+    if (places && !options.keep) await rm(places.root, { recursive: true, force: true });
+  }
+}
+
+export type Places = Awaited<ReturnType<typeof prepareWorkspace>>;
+
+async function executeRun(
+  plan: RunPlan,
+  options: RunnerOptions,
+  places: Places,
+  onSession: (id: string) => void,
+): Promise<RunRecord> {
+  const { task, script } = plan;
+  const { spec } = task;
+  const notes: string[] = [];
+  let model: CostedModel;
+  if (script === "live") {
+    if (!options.liveModel) throw new Error("a live run needs a provider");
+    model = await options.liveModel();
+  } else {
+    const chosen = task.scripts[script];
+    if (!chosen) throw new Error(`task ${spec.id} has no script "${script}"`);
+    model = scriptedModel(chosen, places);
+  }
+  const agent = await composeAgent({
+    workspace: places.workspace,
+    spec,
+    model,
+    sandbox: options.sandbox,
+    ...(options.unguarded ? { unguarded: true } : {}),
+  });
+  const session = await options.store.createSession({
+    title: `${spec.suite}/${spec.id} ${script} #${plan.runIndex}`,
+    metadata: { taskId: spec.id, suite: spec.suite, script, runIndex: plan.runIndex },
+  });
+  onSession(session.id);
+  const controller = new AbortController();
+  const onOuterAbort = () => controller.abort(options.signal?.reason);
+  options.signal?.addEventListener("abort", onOuterAbort, { once: true });
+  const timer = setTimeout(() => {
+    notes.push(`time budget of ${spec.limits.timeoutMs} ms reached: run aborted`);
+    controller.abort();
+  }, spec.limits.timeoutMs);
+  const events: RunEvent[] = [];
+  let tokens = 0;
+  let result: RunResult;
+  const sink = sessionSink(options.store, session.id);
+  try {
+    const stream = agent.harness.stream({
+      prompt: spec.prompt,
+      sessionId: session.id,
+      signal: controller.signal,
+      sink,
     });
-    sessionId = session.id;
-    const controller = new AbortController();
-    const onOuterAbort = () => controller.abort(options.signal?.reason);
-    options.signal?.addEventListener("abort", onOuterAbort, { once: true });
-    const timer = setTimeout(() => {
-      notes.push(`time budget of ${spec.limits.timeoutMs} ms reached: run aborted`);
-      controller.abort();
-    }, spec.limits.timeoutMs);
-    const events: RunEvent[] = [];
-    let tokens = 0;
-    let result: RunResult;
-    const sink = sessionSink(options.store, session.id);
-    try {
-      const stream = agent.harness.stream({
-        prompt: spec.prompt,
-        sessionId: session.id,
-        signal: controller.signal,
-        sink,
-      });
-      for await (const event of stream) {
-        if (
-          event.type === "text_delta" ||
-          event.type === "reasoning_delta" ||
-          event.type === "tool_progress"
-        ) {
-          continue;
-        }
-        events.push(event);
-        if (event.type === "model_response") {
-          tokens += event.usage.inputTokens + event.usage.outputTokens;
-          if (tokens > spec.limits.maxTokens && !controller.signal.aborted) {
-            notes.push(`token budget of ${spec.limits.maxTokens} reached: run aborted`);
-            controller.abort();
-          }
+    for await (const event of stream) {
+      if (event.type === "text_delta" || event.type === "reasoning_delta" || event.type === "tool_progress") {
+        continue;
+      }
+      events.push(event);
+      if (event.type === "model_response") {
+        tokens += event.usage.inputTokens + event.usage.outputTokens;
+        if (tokens > spec.limits.maxTokens && !controller.signal.aborted) {
+          notes.push(`token budget of ${spec.limits.maxTokens} reached: run aborted`);
+          controller.abort();
         }
       }
-      result = await stream.result;
-    } finally {
-      clearTimeout(timer);
-      options.signal?.removeEventListener("abort", onOuterAbort);
-      await sink.flush();
-      await agent.close();
     }
-    if (agent.sandboxWarning) notes.push("shell ran unsandboxed (bubblewrap unavailable)");
-    const toolCalls = pairToolCalls(events);
-    const evidence = buildEvidence(events);
-    const verdict = await runCheck(task.checkPath, {
-      dir: places.workspace,
-      events,
-      transcript: result.messages,
-      result: {
-        taskId: spec.id,
-        script,
-        format: spec.format,
-        provider: options.model.provider,
-        model: modelName(options.model),
-        stopReason: result.stopReason,
-        finalText: result.finalText,
-        ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}),
-        evidence,
-        outsideDir: places.outside,
-        toolCalls,
-      },
-    });
-    const usage = result.usage.tokens;
-    if (options.keep) notes.push(`workspace kept at ${places.workspace}`);
-    return {
-      v: 1,
-      taskId: spec.id,
-      suite: spec.suite,
-      tags: spec.tags,
-      format: spec.format,
-      provider: options.model.provider,
-      model: modelName(options.model),
-      script,
-      runIndex: plan.runIndex,
-      pass: verdict.pass,
-      score: verdict.score ?? (verdict.pass ? 1 : 0),
-      notes: [...verdict.notes, ...notes],
-      sessionId,
-      eventsPath: join(options.eventsDir, `${sessionId}.jsonl`),
-      durationMs: Math.round(performance.now() - started),
-      turns: events.filter((event) => event.type === "model_response").length,
-      toolCalls: toolCalls.length,
-      failedToolCalls: toolCalls.filter((call) => call.isError).length,
-      failedEditCalls: toolCalls.filter((call) => call.isError && EDIT_TOOLS.has(call.name)).length,
-      inputTokens: usage.inputTokens,
-      outputTokens: usage.outputTokens,
-      costUsd: model.cost ? (model.cost(usage) ?? null) : null,
-      stopReason: result.stopReason,
-      startedAt: startedAt.toISOString(),
-    };
-  } catch (error) {
-    return {
-      v: 1,
-      taskId: spec.id,
-      suite: spec.suite,
-      tags: spec.tags,
-      format: spec.format,
-      provider: options.model.provider,
-      model: modelName(options.model),
-      script,
-      runIndex: plan.runIndex,
-      pass: false,
-      score: 0,
-      notes,
-      sessionId,
-      eventsPath: sessionId ? join(options.eventsDir, `${sessionId}.jsonl`) : "",
-      durationMs: Math.round(performance.now() - started),
-      turns: 0,
-      toolCalls: 0,
-      failedToolCalls: 0,
-      failedEditCalls: 0,
-      inputTokens: 0,
-      outputTokens: 0,
-      costUsd: null,
-      error: { code: "RunFailed", message: (error as Error).message },
-      startedAt: startedAt.toISOString(),
-    };
+    result = await stream.result;
   } finally {
-    if (!options.keep) await rm(places.root, { recursive: true, force: true });
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onOuterAbort);
+    await sink.flush();
+    await agent.close();
   }
+  if (agent.sandboxWarning) notes.push("shell ran unsandboxed (bubblewrap unavailable)");
+  return {
+    sessionId: session.id,
+    events,
+    transcript: result.messages,
+    stopReason: result.stopReason,
+    finalText: result.finalText,
+    ...(result.error ? { error: { code: result.error.code, message: result.error.message } } : {}),
+    cost: (usage) => (model.cost ? (model.cost(usage) ?? null) : null),
+    notes,
+  };
+}
+
+/** Measures a finished run and runs the task's check on it. */
+export async function judgeRun(
+  plan: RunPlan,
+  options: { readonly model: ModelChoice; readonly eventsDir: string },
+  places: Places,
+  record: RunRecord,
+  timing: RunTiming,
+): Promise<ResultLine> {
+  const { task, script } = plan;
+  const { spec } = task;
+  const { events } = record;
+  const toolCalls = pairToolCalls(events);
+  const evidence = buildEvidence([...events]);
+  const verdict = await runCheck(task.checkPath, {
+    dir: places.workspace,
+    events,
+    transcript: record.transcript,
+    result: {
+      taskId: spec.id,
+      script,
+      format: spec.format,
+      provider: options.model.provider,
+      model: modelName(options.model),
+      stopReason: record.stopReason,
+      finalText: record.finalText,
+      ...(record.error ? { error: record.error } : {}),
+      evidence,
+      outsideDir: places.outside,
+      toolCalls,
+    },
+  });
+  // Summed from the model's responses: the same for a run of this process and one a queue worker ran.
+  let usage: Usage = {
+    inputTokens: 0,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
+  };
+  for (const event of events) {
+    if (event.type !== "model_response") continue;
+    const add = event.usage;
+    usage = {
+      inputTokens: usage.inputTokens + add.inputTokens,
+      outputTokens: usage.outputTokens + add.outputTokens,
+      cacheReadTokens: usage.cacheReadTokens + add.cacheReadTokens,
+      cacheWriteTokens: usage.cacheWriteTokens + add.cacheWriteTokens,
+      reasoningTokens: usage.reasoningTokens + add.reasoningTokens,
+    };
+  }
+  return {
+    v: 1,
+    taskId: spec.id,
+    suite: spec.suite,
+    tags: spec.tags,
+    format: spec.format,
+    provider: options.model.provider,
+    model: modelName(options.model),
+    script,
+    runIndex: plan.runIndex,
+    pass: verdict.pass,
+    score: verdict.score ?? (verdict.pass ? 1 : 0),
+    notes: [...verdict.notes, ...record.notes],
+    sessionId: record.sessionId,
+    eventsPath: join(options.eventsDir, `${record.sessionId}.jsonl`),
+    durationMs: Math.round(performance.now() - timing.started),
+    turns: events.filter((event) => event.type === "model_response").length,
+    toolCalls: toolCalls.length,
+    failedToolCalls: toolCalls.filter((call) => call.isError).length,
+    failedEditCalls: toolCalls.filter((call) => call.isError && EDIT_TOOLS.has(call.name)).length,
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    costUsd: record.cost(usage),
+    stopReason: record.stopReason,
+    startedAt: timing.startedAt.toISOString(),
+  };
+}
+
+/** The line of a run that could not be carried out (it is not a pass). */
+export function failedLine(
+  plan: RunPlan,
+  options: { readonly model: ModelChoice; readonly eventsDir: string },
+  sessionId: string,
+  error: unknown,
+  timing: RunTiming,
+): ResultLine {
+  const { spec } = plan.task;
+  return {
+    v: 1,
+    taskId: spec.id,
+    suite: spec.suite,
+    tags: spec.tags,
+    format: spec.format,
+    provider: options.model.provider,
+    model: modelName(options.model),
+    script: plan.script,
+    runIndex: plan.runIndex,
+    pass: false,
+    score: 0,
+    notes: [],
+    sessionId,
+    eventsPath: sessionId ? join(options.eventsDir, `${sessionId}.jsonl`) : "",
+    durationMs: Math.round(performance.now() - timing.started),
+    turns: 0,
+    toolCalls: 0,
+    failedToolCalls: 0,
+    failedEditCalls: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: null,
+    error: { code: "RunFailed", message: (error as Error).message },
+    startedAt: timing.startedAt.toISOString(),
+  };
 }
 
 export const modelName = (choice: ModelChoice): string =>
