@@ -96,7 +96,8 @@ export abstract class ProviderModel<Raw> implements Model {
     const info = this.info;
     if (!info) {
       const message = `${name} has no row in the adapter's model table: its context window, price and capabilities are unknown (cost unknown: no price for ${this.model}); add a row with the \`models\` option`;
-      return { warnings: [{ code: "model_unknown", message }], options };
+      const own = options ? this.unhonoured(options) : [];
+      return { warnings: [{ code: "model_unknown", message }, ...own], options };
     }
     const warnings: ModelWarning[] = [];
     if (!info.price) {
@@ -119,7 +120,16 @@ export abstract class ProviderModel<Raw> implements Model {
         message: `${name} does not reason: the reasoning setting was not sent`,
       });
     }
+    if (honoured) warnings.push(...this.unhonoured(honoured));
     return { warnings, options: honoured };
+  }
+
+  /**
+   * Options this adapter sends differently from how they were asked, for its own reasons (a wire-format
+   * rule), each said rather than silently dropped. The default has none.
+   */
+  protected unhonoured(_options: ModelOptions): ModelWarning[] {
+    return [];
   }
 
   /** Sends one request and returns its raw events with their reader; may throw. */

@@ -1,6 +1,13 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages/messages";
-import type { ModelEvent, ModelRequest, ModelStopReason, Usage } from "@bridle/core";
+import type {
+  ModelEvent,
+  ModelOptions,
+  ModelRequest,
+  ModelStopReason,
+  ModelWarning,
+  Usage,
+} from "@bridle/core";
 import { ProviderModel, type StreamAttempt, TurnAssembler } from "@bridle/provider-kit";
 import { type AnthropicConnectionOptions, anthropicClient } from "./client.js";
 import { type AnthropicSettings, toAnthropicBody } from "./input.js";
@@ -37,6 +44,16 @@ export class AnthropicModel extends ProviderModel<RawMessageStreamEvent> {
       maxOutputTokens: options.maxOutputTokens ?? Math.min(8192, this.info?.maxOutputTokens ?? 8192),
       promptCaching: options.promptCaching ?? true,
     };
+  }
+
+  protected override unhonoured(options: ModelOptions): ModelWarning[] {
+    if (options.temperature === undefined || !options.reasoning) return [];
+    return [
+      {
+        code: "unsupported_setting",
+        message: `${this.provider} model ${this.model}: temperature is not sent with extended thinking (Anthropic refuses the two together)`,
+      },
+    ];
   }
 
   protected async attempt(

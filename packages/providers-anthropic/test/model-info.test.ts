@@ -75,6 +75,23 @@ describe("the model's row", () => {
     expect(JSON.stringify(server.requests[0]?.body)).not.toContain("output_format");
   });
 
+  it("says temperature is left out beside extended thinking", async () => {
+    const model = createAnthropicModel({ model: "claude-sonnet-4-5", apiKey: "k", baseURL: server.url });
+    server.enqueue({ kind: "stream", events: anthropicMessagesFormat.events({ text: "ok" }) });
+    const harness = new Harness({
+      model,
+      workspace: dir,
+      modelOptions: { temperature: 0.2, reasoning: { budgetTokens: 2048 } },
+    });
+    const stream = harness.stream({ prompt: "hi" });
+    const events = await collectEvents(stream);
+    expect(warnings(events)).toEqual([
+      { code: "unsupported_setting", message: expect.stringContaining("temperature is not sent") },
+    ]);
+    expect(server.requests[0]?.body).not.toHaveProperty("temperature");
+    expect(server.requests[0]?.body).toMatchObject({ thinking: { budget_tokens: 2048 } });
+  });
+
   it("keeps max_tokens within a small model's output limit", async () => {
     const model = createAnthropicModel({
       model: "claude-3-haiku-20240307",
