@@ -2,7 +2,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type FakeProviderServer, openaiResponsesFormat, tempWorkspace } from "@bridle/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { call, fakeOpenAI, userTexts } from "./cli-harness.js";
+import { call, fakeOpenAI, queueTurns, userTexts } from "./cli-harness.js";
 import { TmuxCli } from "./tmux.js";
 
 // Typing while the agent works, in a real terminal (tmux): Enter steers the run, Alt+Enter and /followup
@@ -96,5 +96,38 @@ describe("interactive steering in a terminal", () => {
     await terminal.waitFor(/› $/m);
     terminal.keys("/exit", "Enter");
     await terminal.waitFor(/session: \S+/);
+  });
+
+  it("a message typed into a turn stopped with Ctrl-C goes to the next turn, after its prompt", async () => {
+    server = await fakeOpenAI([]);
+    // The first request hangs: the model is still thinking when the message is typed and the turn stopped.
+    server.enqueue({ kind: "stream", events: openaiResponsesFormat.events({ text: "never" }), hangAfter: 1 });
+    queueTurns(server, [{ text: "Using the staging database." }]);
+    terminal.start(
+      [
+        "--provider",
+        "openai",
+        "--model",
+        "m",
+        "--base-url",
+        openaiResponsesFormat.baseUrl(server.url),
+        "--cwd",
+        repo,
+        "--no-coding",
+      ],
+      { OPENAI_API_KEY: "test-key", XDG_DATA_HOME: join(dir, "data"), XDG_CONFIG_HOME: join(dir, "config") },
+    );
+    await terminal.waitFor(/› $/m);
+    terminal.keys("migrate the database", "Enter");
+    for (let i = 0; i < 200 && server.requests.length < 1; i++) await new Promise((r) => setTimeout(r, 50));
+    terminal.keys("use the staging database", "Enter");
+    await terminal.waitFor(/queued \(steer\): use the staging database/);
+    terminal.keys("C-c");
+    await terminal.waitFor(/\(turn stopped\)/);
+    await terminal.waitFor(/› $/m);
+    terminal.keys("go ahead", "Enter");
+    await terminal.waitFor(/Using the staging database\./);
+    expect(server.requests).toHaveLength(2);
+    expect(userTexts(server.requests[1]?.body).slice(-2)).toEqual(["go ahead", "use the staging database"]);
   });
 });
