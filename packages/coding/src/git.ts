@@ -1,4 +1,6 @@
 import { execFile } from "node:child_process";
+import { lstat } from "node:fs/promises";
+import { join } from "node:path";
 
 /** A git command that could not run or failed; the overlay treats the folder as having no usable git. */
 export class GitError extends Error {
@@ -62,18 +64,63 @@ export async function git(cwd: string, args: readonly string[], input?: string):
 /**
  * The program-naming keys of the repository's configuration (every scope git reads). Read before every
  * command, since a shell command may have changed the configuration; a configuration git cannot list
- * fails the command rather than running it unneutralised.
+ * fails the command rather than running it unneutralised. Listing them is a git process of its own, so
+ * the list is kept while the files it came from are provably unchanged (see `configSignature`).
  */
-async function programKeys(cwd: string): Promise<string[]> {
-  const names = await rawGit(cwd, ["config", "--list", "--name-only", "-z"]);
-  return [
-    ...new Set(
-      names
-        .toString("utf8")
-        .split("\0")
-        .filter((name) => PROGRAM_KEY.test(name)),
-    ),
-  ];
+async function programKeys(cwd: string): Promise<readonly string[]> {
+  const signature = await configSignature(cwd);
+  const known = signature === undefined ? undefined : listedKeys.get(cwd);
+  if (known && known.signature === signature) return known.keys;
+  const names = (await rawGit(cwd, ["config", "--list", "--name-only", "-z"])).toString("utf8").split("\0");
+  const keys = [...new Set(names.filter((name) => PROGRAM_KEY.test(name)))];
+  // An include can pull in any file, whose changes no signature here would see: never kept then.
+  if (signature !== undefined && !names.some((name) => INCLUDE_KEY.test(name))) {
+    listedKeys.set(cwd, { signature, keys });
+  } else listedKeys.delete(cwd);
+  return keys;
+}
+
+const INCLUDE_KEY = /^include(if\..*)?\.path$/i;
+const listedKeys = new Map<string, { readonly signature: string; readonly keys: readonly string[] }>();
+
+/** A config file must have been quiet this long before its listing is kept (timestamps are coarse). */
+const QUIET_MS = 2_000n;
+
+/**
+ * What identifies the configuration git reads in `cwd`, or undefined when it cannot be pinned down
+ * cheaply (then it is listed every time). With no system or global config (gitEnv), git reads only the
+ * repository's `.git/config` and `.git/config.worktree`; so `cwd` must hold a real `.git` folder (not a
+ * file or link pointing elsewhere, and no `commondir` redirect), and each config file is identified by
+ * device, inode, size and change times. A rewrite through git's lock file is a new inode; an in-place
+ * write changes ctime, which no program can set back. A file changed in the last QUIET_MS is not trusted,
+ * since two writes within one coarse clock tick may leave the same times.
+ */
+async function configSignature(cwd: string): Promise<string | undefined> {
+  try {
+    const dir = await lstat(join(cwd, ".git"), { bigint: true });
+    if (!dir.isDirectory() || (await exists(join(cwd, ".git", "commondir")))) return undefined;
+    const now = BigInt(Date.now());
+    const parts = [`${dir.dev}:${dir.ino}`];
+    for (const name of ["config", "config.worktree"]) {
+      const file = await lstat(join(cwd, ".git", name), { bigint: true }).catch(() => undefined);
+      if (file === undefined) {
+        parts.push("-");
+        continue;
+      }
+      if (!file.isFile() || now - file.ctimeMs < QUIET_MS || now - file.mtimeMs < QUIET_MS) return undefined;
+      parts.push(`${file.dev}:${file.ino}:${file.size}:${file.mtimeNs}:${file.ctimeNs}`);
+    }
+    return parts.join("/");
+  } catch {
+    return undefined;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 function rawGit(cwd: string, args: readonly string[], input?: string): Promise<Buffer> {
