@@ -112,6 +112,34 @@ describe("compaction", () => {
     expect(after).not.toContain("A-CONTENT");
   });
 
+  it("the threshold comes from the model's own context window (gpt-5-mini: 400,000 tokens)", async () => {
+    await writeFile(join(repo, "notes.txt"), "some notes\n");
+    const known = (s: FakeProviderServer) => [
+      ...args(s).map((a) => (a === "test-model" ? "gpt-5-mini" : a)),
+      "--profile",
+      "generic",
+    ];
+    // 300,000 tokens: past 80% of the 128,000 assumed for an unknown model, not of gpt-5-mini's window.
+    server = await fakeOpenAI([
+      { toolCalls: [call("c1", "read_file", { path: "notes.txt" })], usage: { inputTokens: 300_000 } },
+      { text: "No compaction needed." },
+    ]);
+    const below = await runCli(["run", "read", ...known(server)], { cwd: dir, env });
+    expect(below.code, below.stderr).toBe(0);
+    expect(lines(below.stdout).some((e) => e.type === "compaction")).toBe(false);
+    // 330,000 tokens: past 80% of 400,000.
+    queueTurns(server, [
+      { toolCalls: [call("c2", "read_file", { path: "notes.txt" })], usage: { inputTokens: 330_000 } },
+      { text: "SUMMARY: notes read." },
+      { text: "Compacted first." },
+    ]);
+    const above = await runCli(["run", "read", ...known(server)], { cwd: dir, env });
+    expect(above.code, above.stderr).toBe(0);
+    expect(lines(above.stdout).filter((e) => e.type === "compaction")).toMatchObject([
+      { reason: "threshold" },
+    ]);
+  });
+
   it("an overflow error from the provider compacts and retries once; a second overflow ends the run", async () => {
     const overflow = {
       kind: "json" as const,

@@ -241,7 +241,7 @@ describe("edit_file", () => {
 
   it("is marked destructive and sequential", async () => {
     const fx = await fixture();
-    expect(fx.kit.editFile.annotations).toEqual({ destructive: true });
+    expect(fx.kit.editFile.annotations).toEqual({ destructive: true, repeat_safe: true });
     expect(fx.kit.editFile.sequential).toBe(true);
   });
 });
