@@ -24,6 +24,10 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;
 }
 
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
 function oneLine(text: string, max = SHORT): string {
   return clip(text.replace(/\s+/g, " ").trim(), max);
 }
@@ -306,7 +310,7 @@ export function projectSession(
           ...base,
           kind: "end",
           ok: true,
-          text: `run completed · ${event.usage.modelRequests} requests, ${event.usage.toolCalls} tool calls`,
+          text: `run completed · ${plural(event.usage.modelRequests, "model request")}, ${plural(event.usage.toolCalls, "tool call")}`,
         });
         break;
       case "run_failed":

@@ -34,13 +34,13 @@ function turnHeader(view: SessionView, n: number): HTMLElement {
   const turn = view.turns[n - 1];
   if (!turn) return h("div", { class: "turn" }, `Turn ${n}`);
   const tokens = `${formatCount(turn.usage.input)} in · ${formatCount(turn.usage.output)} out`;
-  const cost = turn.cost === undefined ? "" : ` · ${formatCost(turn.cost)}`;
-  return h(
-    "div",
-    { class: "turn" },
-    h("strong", {}, `Turn ${n}`),
-    ` · ${turn.model} · ${formatMs(turn.durationMs)} · ${tokens}${cost}`,
-  );
+  const parts = [
+    turn.model,
+    formatMs(turn.durationMs),
+    tokens,
+    turn.cost === undefined ? "" : formatCost(turn.cost),
+  ].filter(Boolean);
+  return h("div", { class: "turn" }, h("strong", {}, `Turn ${n}`), ` · ${parts.join(" · ")}`);
 }
 
 /** The model's JSON arguments indented for reading; any other text (a free-form patch) as it is. */
@@ -135,7 +135,7 @@ export function renderRow(
       return el;
     }
     case "branch":
-      return h("div", { class: "row branch-mark" }, `⑂ ${row.text}`);
+      return h("div", { class: "row branch-mark" }, `↳ ${row.text}`);
     case "damage":
       return h("div", { class: "row damage" }, `damaged entry: ${row.text}`);
   }
