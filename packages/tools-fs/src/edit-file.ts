@@ -52,7 +52,8 @@ export function createEditFileTool(settings: FsSettings) {
       newString: "new_string",
       replaceAll: "replace_all",
     }),
-    annotations: { destructive: true },
+    // A repeated attempt (the first may have landed before its process stopped) looks before editing.
+    annotations: { destructive: true, repeat_safe: true },
     sequential: true,
     async execute(args, ctx): Promise<ToolOutput<EditFileDetails>> {
       return updateFile(
@@ -76,6 +77,10 @@ export function createEditFileTool(settings: FsSettings) {
             );
           }
           const { text, format } = decodeText(before);
+          if (ctx.repeated) {
+            const landed = repeatedEdit(shown, text, args.old_string, args.new_string);
+            if (landed) return { bytes: before, value: landed(before.length) };
+          }
           const seen = settings.tracker.lastSeen(ctx.runId, real);
           if (seen !== undefined && !sameContent(seen, current.snapshot)) {
             throw staleRead(shown, text, args.old_string, () =>
@@ -89,6 +94,30 @@ export function createEditFileTool(settings: FsSettings) {
         },
       );
     },
+  });
+}
+
+/**
+ * A second attempt of the same call (ToolContext.repeated): old_string gone and new_string there means the
+ * first attempt landed, so nothing is done again. When new_string contains old_string that cannot be told
+ * apart from an edit still to do, so it is refused rather than risk applying it twice.
+ */
+function repeatedEdit(
+  shown: string,
+  text: string,
+  oldString: string,
+  newString: string,
+): ((bytes: number) => ToolOutput<EditFileDetails>) | undefined {
+  if (oldString !== "" && newString.includes(oldString)) {
+    throw new ToolFailure(
+      "Conflict",
+      `${shown}: this call is a repeat of one that may already have edited the file, and new_string contains old_string, so whether it landed cannot be told. Read the file, then edit again if needed.`,
+    );
+  }
+  if (newString === "" || text.includes(oldString) || !text.includes(newString)) return undefined;
+  return (bytes) => ({
+    content: `Edited ${shown}: already done (an earlier attempt of this same call made the edit before its process stopped); nothing changed.`,
+    details: { path: shown, replacements: 0, hunks: [], repairs: [], bytesBefore: bytes, bytesAfter: bytes },
   });
 }
 
