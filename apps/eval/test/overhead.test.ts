@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type AgentSpec, bridleAgent, shebangFlags } from "../src/overhead/agents.js";
-import { LoopbackModel, shellToolOf } from "../src/overhead/loopback.js";
+import { LoopbackModel, shellToolOf, toolOf } from "../src/overhead/loopback.js";
 import { harnessTimes, measureSession, median } from "../src/overhead/measure.js";
 import { defaultBridleScript, formatOverhead, summarizeOverhead } from "../src/overhead/suite.js";
 
@@ -38,6 +38,8 @@ describe("the loopback model", () => {
     });
     expect(shellToolOf([bashTool("shell", "array")])).toMatchObject({ name: "shell", argv: true });
     expect(shellToolOf([bashTool("read_file")])).toBeUndefined();
+    const read = { type: "function", function: { name: "read", parameters: { properties: { path: {} } } } };
+    expect(toolOf([bashTool("bash"), read], "read")).toEqual({ name: "read", argument: "path", argv: false });
     expect(shellToolOf("not a list")).toBeUndefined();
   });
 
@@ -121,6 +123,9 @@ describe("Bridle's CLI on the loopback model", () => {
     async () => {
       expect(shebangFlags(script).every((flag) => flag.startsWith("--"))).toBe(true);
       const figures = await measureSession(bridleAgent(script), { toolTurns: 6 });
+      const reads = await measureSession(bridleAgent(script), { toolTurns: 3, tool: "read" });
+      expect(reads.problems).toEqual([]);
+      expect(reads.turnMs).toHaveLength(3);
       expect(figures.problems).toEqual([]);
       expect(figures.exitCode).toBe(0);
       expect(figures.turnMs).toHaveLength(6);

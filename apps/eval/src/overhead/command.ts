@@ -1,6 +1,7 @@
 // `bridle-eval overhead`: the harness's own time per tool turn, its growth over a long session, peak
 // memory, first-request bytes and cold start, for Bridle and the peer agents installed beside it.
 import { parseArgs } from "node:util";
+import type { TurnTool } from "./loopback.js";
 import {
   availableAgents,
   defaultBridleScript,
@@ -12,12 +13,15 @@ import {
 export const OVERHEAD_USAGE = `Usage: bridle-eval overhead [options]
 
 Runs one-shot sessions of each agent CLI against a loopback OpenAI-compatible server that scripts one
-shell tool call per turn, and measures, at the server, the time from the end of each response to the next
+tool call per turn, and measures, at the server, the time from the end of each response to the next
 request (the harness's own time: parsing, the tool, the session write, the next request's encoding).
+Shell turns run \`echo\` (so they include starting a process the way each agent isolates it); read turns
+read a small file (the harness's own work alone).
 
 Options:
   --turns N         tool turns per session (default 200)
   --rounds N        sessions per agent, interleaved (default 3)
+  --tool LIST       shell,read: what each turn calls; one table each (default both)
   --bridle PATH     Bridle's built CLI (default: apps/cli/dist/main.js of this checkout)
   --no-install      do not install pi's coding agent into ~/.cache/bridle-bench/pi when missing
   --cpu-prof DIR    write a V8 CPU profile of every agent process into DIR
@@ -51,23 +55,35 @@ export async function overheadCommand(argv: readonly string[]): Promise<number> 
   for (const agent of agents) {
     if (!agent.script) process.stderr.write(`${agent.name}: not installed, skipped\n`);
   }
+  const tools = (values.tool ?? "shell,read").split(",");
+  if (tools.some((tool) => tool !== "shell" && tool !== "read")) {
+    process.stderr.write(`bridle-eval overhead: --tool takes shell, read or both\n`);
+    return 2;
+  }
   const profile = values["cpu-prof"];
-  const sessions = await runOverhead(agents, {
-    toolTurns: turns,
-    rounds,
-    ...(profile ? { nodeFlags: ["--cpu-prof", `--cpu-prof-dir=${profile}`] } : {}),
-    onSession: (figures) => {
-      if (values.json) process.stdout.write(`${JSON.stringify(figures)}\n`);
-      else process.stderr.write(`${figures.agent}: ${figures.medianTurnMs.toFixed(2)} ms / turn\n`);
-    },
-  });
-  const rows = summarizeOverhead(sessions);
-  if (!values.json) {
-    process.stdout.write(
-      `${formatOverhead(rows, turns)}\n\nbridle-eval overhead --turns ${turns} --rounds ${rounds}\n`,
+  const problems: string[] = [];
+  for (const tool of tools as TurnTool[]) {
+    const sessions = await runOverhead(agents, {
+      toolTurns: turns,
+      rounds,
+      tool,
+      ...(profile ? { nodeFlags: ["--cpu-prof", `--cpu-prof-dir=${profile}`] } : {}),
+      onSession: (figures) => {
+        if (values.json) process.stdout.write(`${JSON.stringify({ tool, ...figures })}\n`);
+        else process.stderr.write(`${tool} ${figures.agent}: ${figures.medianTurnMs.toFixed(2)} ms / turn\n`);
+      },
+    });
+    const rows = summarizeOverhead(sessions);
+    if (!values.json) process.stdout.write(`\n${tool} tool turns:\n\n${formatOverhead(rows, turns)}\n`);
+    problems.push(
+      ...rows.flatMap((row) => row.problems.map((problem) => `${tool} ${row.agent}: ${problem}`)),
     );
   }
-  const problems = rows.flatMap((row) => row.problems.map((problem) => `${row.agent}: ${problem}`));
+  if (!values.json) {
+    process.stdout.write(
+      `\nbridle-eval overhead --turns ${turns} --rounds ${rounds} --tool ${tools.join(",")}\n`,
+    );
+  }
   for (const problem of problems) process.stderr.write(`${problem}\n`);
   return problems.length === 0 ? 0 : 1;
 }
@@ -78,6 +94,7 @@ function parse(argv: readonly string[]) {
     options: {
       turns: { type: "string", default: "200" },
       rounds: { type: "string", default: "3" },
+      tool: { type: "string" },
       bridle: { type: "string" },
       "no-install": { type: "boolean" },
       "cpu-prof": { type: "string" },

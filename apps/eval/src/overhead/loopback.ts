@@ -18,23 +18,43 @@ export interface TurnTiming {
   readonly requestBytes: number;
 }
 
-/** The shell tool an agent offers, found in its first request's tool list. */
-export interface ShellToolShape {
+/** The tool an agent offers for the turns, found in its first request's tool list. */
+export interface ToolShape {
   readonly name: string;
-  /** The argument holding the command. */
+  /** The argument holding the command (or the path, for a read). */
   readonly argument: string;
   /** True when the command is an argv array (Codex's `shell`) rather than a string. */
   readonly argv: boolean;
 }
 
+/**
+ * What each turn calls: "shell" runs a command (the harness time then includes starting a process,
+ * however the agent isolates it); "read" reads a small file, which leaves the harness's own work.
+ */
+export type TurnTool = "shell" | "read";
+
 export interface LoopbackModelOptions {
   /** Tool turns before the final answer. */
   readonly toolTurns: number;
-  /** The command each tool turn asks for; `{n}` is the turn's number. */
+  /** Default "shell". */
+  readonly tool?: TurnTool;
+  /** The command each shell turn asks for; `{n}` is the turn's number. */
   readonly command?: string;
 }
 
-const SHELL_NAMES = ["bash", "shell", "run_shell_command", "exec_command", "run_command", "terminal"];
+const TOOL_NAMES: Record<
+  TurnTool,
+  { readonly names: readonly string[]; readonly arguments: readonly string[] }
+> = {
+  shell: {
+    names: ["bash", "shell", "run_shell_command", "exec_command", "run_command", "terminal"],
+    arguments: ["command", "cmd"],
+  },
+  read: { names: ["read_file", "read", "view"], arguments: ["path", "file_path", "filePath"] },
+};
+
+/** The file a read turn reads (the workspace's README.md). */
+export const READ_PATH = "README.md";
 
 /**
  * A loopback server that plays a scripted tool-using model. `pid` may be set once the agent is spawned:
@@ -50,7 +70,7 @@ export class LoopbackModel {
   /** CPU time (ms) of the agent and the children it reaped, when the first and the final request arrived. */
   cpuAtFirstMs: number | undefined;
   cpuAtFinalMs: number | undefined;
-  shell: ShellToolShape | undefined;
+  tool: ToolShape | undefined;
   readonly #server: Server;
   readonly #options: LoopbackModelOptions;
   #url = "";
@@ -105,7 +125,7 @@ export class LoopbackModel {
       this.#learnShell(body);
       this.cpuAtFirstMs = readCpuMs(this.pid);
     }
-    const final = index >= this.#options.toolTurns || this.shell === undefined;
+    const final = index >= this.#options.toolTurns || this.tool === undefined;
     if (final) {
       this.peakRssBytes = readPeakRss(this.pid);
       this.cpuAtFinalMs = readCpuMs(this.pid);
@@ -119,12 +139,12 @@ export class LoopbackModel {
   }
 
   #toolTurn(n: number) {
-    const shell = this.shell as ShellToolShape;
+    const tool = this.tool as ToolShape;
     const command = (this.#options.command ?? "echo turn {n}").replaceAll("{n}", String(n));
-    const value = shell.argv ? ["bash", "-lc", command] : command;
+    const value = this.#options.tool === "read" ? READ_PATH : tool.argv ? ["bash", "-lc", command] : command;
     return {
       toolCalls: [
-        { id: `call_${n}`, name: shell.name, arguments: JSON.stringify({ [shell.argument]: value }) },
+        { id: `call_${n}`, name: tool.name, arguments: JSON.stringify({ [tool.argument]: value }) },
       ],
     };
   }
@@ -137,21 +157,28 @@ export class LoopbackModel {
       this.problems.push("the first request's body is not JSON");
       return;
     }
-    this.shell = shellToolOf(tools);
-    if (!this.shell) this.problems.push("the agent offered no shell tool");
+    const kind = this.#options.tool ?? "shell";
+    this.tool = toolOf(tools, kind);
+    if (!this.tool) this.problems.push(`the agent offered no ${kind} tool`);
   }
 }
 
 /** Finds the shell tool among Chat Completions tool definitions. */
-export function shellToolOf(tools: unknown): ShellToolShape | undefined {
+export function shellToolOf(tools: unknown): ToolShape | undefined {
+  return toolOf(tools, "shell");
+}
+
+/** Finds the tool of a kind among Chat Completions tool definitions, by its name and argument. */
+export function toolOf(tools: unknown, kind: TurnTool): ToolShape | undefined {
   if (!Array.isArray(tools)) return undefined;
-  for (const wanted of SHELL_NAMES) {
+  const { names, arguments: argumentNames } = TOOL_NAMES[kind];
+  for (const wanted of names) {
     for (const tool of tools) {
       const fn = (tool as { function?: { name?: unknown; parameters?: unknown } }).function;
       if (fn?.name !== wanted) continue;
       const properties = (fn.parameters as { properties?: Record<string, { type?: unknown }> } | undefined)
         ?.properties;
-      const argument = ["command", "cmd"].find((key) => properties?.[key] !== undefined);
+      const argument = argumentNames.find((key) => properties?.[key] !== undefined);
       if (argument === undefined) continue;
       return { name: wanted, argument, argv: properties?.[argument]?.type === "array" };
     }

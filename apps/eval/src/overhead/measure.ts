@@ -1,15 +1,17 @@
 // One measured session of one agent: spawn it against the loopback model, let it take N shell tool turns,
 // and turn the server's timestamps into the harness's own figures.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import type { AgentSpec } from "./agents.js";
-import { LoopbackModel, type TurnTiming } from "./loopback.js";
+import { LoopbackModel, READ_PATH, type TurnTiming, type TurnTool } from "./loopback.js";
 
 export interface SessionOptions {
   readonly toolTurns: number;
+  /** What each turn calls (default "shell"). */
+  readonly tool?: TurnTool;
   /** Extra node flags for the agent (a CPU profile, say). */
   readonly nodeFlags?: readonly string[];
   /** Give up on the agent after this long (default 10 minutes). */
@@ -51,16 +53,16 @@ export async function measureSession(agent: AgentSpec, options: SessionOptions):
   const root = await mkdtemp(join(tmpdir(), `bridle-overhead-${agent.name}-`));
   const workspace = join(root, "work");
   const home = join(root, "home");
-  const model = await LoopbackModel.start({ toolTurns: options.toolTurns });
+  const model = await LoopbackModel.start({ toolTurns: options.toolTurns, tool: options.tool ?? "shell" });
   try {
     await mkdir(workspace, { recursive: true });
     await mkdir(home, { recursive: true });
-    await writeFile(join(workspace, "README.md"), "# bench\n\nA workspace for the overhead benchmark.\n");
+    await writeWorkspace(workspace);
     const launch = agent.launch({
       baseUrl: model.baseUrl,
       workspace,
       home,
-      prompt: "Run the shell commands you are asked for, one per turn.",
+      prompt: "Call the tools you are asked for, one per turn.",
       ...(options.nodeFlags ? { nodeFlags: options.nodeFlags } : {}),
     });
     const started = performance.now();
@@ -96,6 +98,37 @@ export async function measureSession(agent: AgentSpec, options: SessionOptions):
     await model.close();
     await rm(root, { recursive: true, force: true });
   }
+}
+
+/** Files in the bench's workspace: a small project, so per-turn work that grows with the tree shows. */
+export const WORKSPACE_FILES = 200;
+
+/**
+ * A git repository with one commit, as agents meet one: README.md and WORKSPACE_FILES small modules in
+ * ten folders. Every agent gets the same tree.
+ */
+async function writeWorkspace(workspace: string): Promise<void> {
+  await writeFile(join(workspace, READ_PATH), "# bench\n\nA workspace for the overhead benchmark.\n");
+  for (let i = 0; i < WORKSPACE_FILES; i++) {
+    const dir = join(workspace, "src", `part${i % 10}`);
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, `module${i}.js`), `export function f${i}(x) {\n  return x + ${i};\n}\n`);
+  }
+  const git = (...args: string[]) =>
+    execFileSync("git", args, {
+      cwd: workspace,
+      stdio: "ignore",
+      env: {
+        ...process.env,
+        GIT_AUTHOR_NAME: "bench",
+        GIT_AUTHOR_EMAIL: "bench@example.invalid",
+        GIT_COMMITTER_NAME: "bench",
+        GIT_COMMITTER_EMAIL: "bench@example.invalid",
+      },
+    });
+  git("init", "-q");
+  git("add", "-A");
+  git("commit", "-q", "-m", "bench workspace");
 }
 
 function figures(
