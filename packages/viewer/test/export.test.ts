@@ -9,7 +9,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportSessionHtml } from "../src/index.js";
 import { offlinePage, pixelStats, visibleTexts } from "./browser.js";
-import { NEW_LINE, OLD_LINE, RECORDED, recordSession } from "./recorded.js";
+import { NEW_LINE, OLD_LINE, RECORDED, REFUSAL, recordSession } from "./recorded.js";
 
 const skip = chromiumSkipReason();
 
@@ -56,7 +56,7 @@ describe.skipIf(skip !== undefined)(
       const summary = await page.locator("#summary").textContent();
       expect(summary).toContain(`${RECORDED.runs} runs`);
       expect(summary).toContain(`${RECORDED.turns} turns`);
-      expect(summary).toContain(`${RECORDED.toolCalls} tool calls (1 failed)`);
+      expect(summary).toContain(`${RECORDED.toolCalls} tool calls (${RECORDED.failed} failed)`);
       expect(await page.locator("h1").textContent()).toBe("Fix the cart total");
       // The whole small session fits in the list: one header per turn.
       expect(await page.locator(".turn").count()).toBe(RECORDED.turns);
@@ -67,17 +67,15 @@ describe.skipIf(skip !== undefined)(
 
     it("folds tool calls and reasoning; a click opens the result, another closes it", async () => {
       const { page } = await open();
-      const failed = page.locator(".call.error");
-      await expect.poll(() => failed.count()).toBe(1);
+      const failed = page.locator(".call.error", { hasText: "missing.txt" });
       expect(await failed.textContent()).toContain("NotFound");
-      const resultText = "missing.txt";
       expect(await page.locator("pre.body").count()).toBe(0);
       await failed.locator("button.fold").click();
-      const result = page.locator(".call.error pre.body").last();
-      expect(await result.textContent()).toMatch(/not found|does not exist|no such/i);
-      expect(await page.locator(".call.error").textContent()).toContain(resultText);
-      await page.locator(".call.error button.fold").click();
-      expect(await page.locator(".call.error pre.body").count()).toBe(0);
+      expect(await failed.locator("pre.body").last().textContent()).toMatch(
+        /not found|does not exist|no such/i,
+      );
+      await failed.locator("button.fold").click();
+      expect(await failed.locator("pre.body").count()).toBe(0);
 
       const reasoning = page.locator(".row.reasoning");
       expect(await reasoning.locator("pre").count()).toBe(0);
@@ -104,6 +102,17 @@ describe.skipIf(skip !== undefined)(
       await page.context().close();
     });
 
+    it("shows the approval asked and refused, and the refusal on the call without opening it", async () => {
+      const { page } = await open();
+      const approval = page.locator(".row.approval");
+      expect(await approval.count()).toBe(1);
+      expect(await approval.textContent()).toBe(`approval: write_file NOTES.md → rejected (${REFUSAL})`);
+      const write = page.locator(".call", { hasText: "write_file" });
+      expect(await write.locator(".decision").textContent()).toContain(REFUSAL);
+      expect(await write.textContent()).toContain("Denied");
+      await page.context().close();
+    });
+
     it("draws the waterfall: one bar per model turn and tool call, tokens beside each turn", async () => {
       const { page } = await open();
       await page.locator("nav.tabs button", { hasText: "Timeline" }).click();
@@ -112,7 +121,7 @@ describe.skipIf(skip !== undefined)(
       expect(await page.locator(".span.model .span-meta").first().textContent()).toContain(
         "1,200 in / 40 out",
       );
-      expect(await page.locator(".bar.failed").count()).toBe(1);
+      expect(await page.locator(".bar.failed").count()).toBe(RECORDED.failed);
       await page.context().close();
     });
 

@@ -2,7 +2,7 @@
 // scripted model, and the events written through core's sessionSink into a real store.
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Harness, type SessionStore, sessionSink } from "@bridle/core";
+import { type Approver, Harness, type SessionStore, sessionSink } from "@bridle/core";
 import { ScriptedModel } from "@bridle/testing";
 import { createFsTools } from "@bridle/tools-fs";
 
@@ -11,8 +11,12 @@ export const CART_BEFORE =
 export const OLD_LINE = "  return items.reduce((sum, item) => sum + item.price, 0);";
 export const NEW_LINE = "  return items.reduce((sum, item) => sum + item.price * item.quantity, 0);";
 
-/** Two runs, 6 model turns, 5 tool calls (one failing with NotFound, one edit, one whole-file write). */
-export const RECORDED = { runs: 2, turns: 6, toolCalls: 5 } as const;
+/**
+ * Two runs, 6 model turns, 5 tool calls: one edit, one failing with NotFound, one whole-file write that
+ * needs approval and is refused by the approver (with its reason).
+ */
+export const RECORDED = { runs: 2, turns: 6, toolCalls: 5, failed: 2 } as const;
+export const REFUSAL = "no new files in this change";
 
 export async function recordSession(
   store: SessionStore,
@@ -50,14 +54,24 @@ export async function recordSession(
         usage: { inputTokens: 1900, outputTokens: 30 },
       },
       {
-        toolCalls: [{ name: "read_file", arguments: { path: "NOTES.md" } }],
+        toolCalls: [{ name: "read_file", arguments: { path: "cart.js" } }],
         usage: { inputTokens: 2000, outputTokens: 20 },
       },
       { text: "You're welcome.", usage: { inputTokens: 2100, outputTokens: 5 } },
     ],
     { model: "gpt-test" },
   );
-  const harness = new Harness({ model, tools: createFsTools().tools, workspace });
+  // write_file asks for approval here, and the approver refuses it: the page shows both decisions.
+  const tools = createFsTools().tools.map((tool) =>
+    tool.name === "write_file"
+      ? { ...tool, annotations: { ...tool.annotations, requires_approval: true } }
+      : tool,
+  );
+  const approver: Approver = {
+    decide: async (request) =>
+      request.toolCall.name === "write_file" ? { approved: false, reason: REFUSAL } : { approved: true },
+  };
+  const harness = new Harness({ model, tools, workspace, approver });
   const first = await harness.run({
     prompt: "The cart total ignores quantities. Fix it.",
     sink: sessionSink(store, id),
