@@ -2,6 +2,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { buildEvidence, formatHandoff, handoffOutcome } from "@bridle/coding";
 import { JsonlSessionStore } from "@bridle/store-jsonl";
 import { tempWorkspace } from "@bridle/testing";
 import { chromiumSkipReason, launchChromium } from "@bridle/tooling/browser";
@@ -28,7 +29,10 @@ describe.skipIf(skip !== undefined)(
       const workspace = join(made.dir, "work");
       await import("node:fs/promises").then((fs) => fs.mkdir(workspace));
       const id = await recordSession(store, workspace);
-      html = await exportSessionHtml(store, id);
+      // The CLI's handoff: the coding overlay's summary, built from the session's events.
+      html = await exportSessionHtml(store, id, {
+        handoff: (events) => formatHandoff(buildEvidence(events), handoffOutcome(events)),
+      });
       await store.close();
       file = join(made.dir, "session.html");
       await writeFile(file, html);
@@ -110,6 +114,17 @@ describe.skipIf(skip !== undefined)(
       const write = page.locator(".call", { hasText: "write_file" });
       expect(await write.locator(".decision").textContent()).toContain(REFUSAL);
       expect(await write.textContent()).toContain("Denied");
+      await page.context().close();
+    });
+
+    it("keeps the evidence handoff folded under the header", async () => {
+      const { page } = await open();
+      const handoff = page.locator("details.handoff");
+      expect(await handoff.getAttribute("open")).toBeNull();
+      expect(await handoff.locator("pre").isVisible()).toBe(false);
+      await handoff.locator("summary").click();
+      expect(await handoff.locator("pre").isVisible()).toBe(true);
+      expect(await handoff.locator("pre").textContent()).toMatch(/^handoff: (DONE|FAILED|UNVERIFIED) /);
       await page.context().close();
     });
 
