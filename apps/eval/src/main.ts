@@ -5,10 +5,12 @@ import { BridleEvalError } from "./errors.js";
 import { overheadCommand } from "./overhead/command.js";
 import { reportCommand } from "./report-command.js";
 import { RUN_USAGE, runCommand } from "./run-command.js";
+import { workerCommand } from "./worker-command.js";
 
 const USAGE = `usage: bridle-eval COMMAND ...
   run PATH...                 run task folders (scripted model by default); results JSONL + HTML report
   report RESULTS.jsonl...     write the HTML report of results files (--out FILE, default report.html)
+  worker --database-url URL   run queued eval runs (run --queue) until stopped [--concurrency N]
   edit-bench                  the edit-format benchmark: formats x injected mistakes (--help for options)
   overhead                    the harness's own time per tool turn, memory, cold start, beside peer agents
   --version
@@ -29,6 +31,7 @@ const COMMANDS: Record<string, Command> = {
     return summary.unexpected.length === 0 ? 0 : 1;
   },
   report: reportCommand,
+  worker: workerCommand,
   "edit-bench": editBenchCommand,
   overhead: overheadCommand,
 };

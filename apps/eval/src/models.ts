@@ -56,8 +56,13 @@ export function scriptedTurns(script: Script, places: ScriptPlaces): ScriptedTur
 export function scriptedModel(script: Script, places: ScriptPlaces): CostedModel {
   // A script that runs out ends the run with a plain answer rather than an error.
   const turns = scriptedTurns(script, places);
+  // The turn is the number of assistant messages so far, not of requests to this instance: a queued run
+  // resumed by another worker continues its script where the transcript stands.
   const model = new ScriptedModel(
-    (context) => turns[context.index] ?? { text: "(the script has no more turns)" },
+    (context) =>
+      turns[context.messages.filter((message) => message.role === "assistant").length] ?? {
+        text: "(the script has no more turns)",
+      },
     { provider: "scripted", model: "scripted", record: false },
   );
   return Object.assign(model, { cost: () => 0 });

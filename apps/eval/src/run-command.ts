@@ -9,9 +9,10 @@ import { BridleEvalError } from "./errors.js";
 import { DEFAULT_MODELS, type ModelChoice, PROVIDERS, type ProviderName, providerModel } from "./models.js";
 import { mapPool } from "./pool.js";
 import { progressBar } from "./progress.js";
+import type { QueueRunOptions } from "./queue.js";
 import { writeReport } from "./report/write.js";
 import { parseResultLines, type ResultLine, runKey } from "./result.js";
-import { modelName, type RunPlan, runTask } from "./runner.js";
+import { modelName, type RunnerOptions, type RunPlan, runTask } from "./runner.js";
 import { findTaskDirs, loadTask, type Task } from "./task.js";
 
 export const RUN_USAGE = `usage: bridle-eval run PATH... [options]
@@ -28,7 +29,9 @@ export const RUN_USAGE = `usage: bridle-eval run PATH... [options]
   --timeout MS         per-run time budget, overriding the tasks' limits.timeoutMs
   --max-tokens N       per-run token budget, overriding the tasks' limits.maxTokens
   --sandbox MODE       auto (default) | bwrap | off, as for bridle
-  --keep               keep each run's temporary workspace`;
+  --keep               keep each run's temporary workspace
+  --queue              send the runs to \`bridle-eval worker\` processes through the durable queue (Postgres);
+                       --database-url URL (or BRIDLE_DATABASE_URL); --concurrency is then runs in flight`;
 
 export interface RunSummary {
   readonly lines: readonly ResultLine[];
@@ -127,7 +130,30 @@ export async function runCommand(
   });
   const todo = plans.filter((plan) => !done.has(runKey(format(plan))));
 
-  const store = await JsonlSessionStore.open({ dir: storeDir, durability: "batch" });
+  const databaseUrl = values["database-url"] ?? process.env.BRIDLE_DATABASE_URL;
+  if (values.queue && !databaseUrl) {
+    throw new BridleEvalError("InvalidArgs", "--queue needs --database-url (or BRIDLE_DATABASE_URL)");
+  }
+  if (values.queue && options.unguarded)
+    throw new BridleEvalError("InvalidArgs", "--queue runs are never unguarded");
+  const eventsDir = relative(outDir, join(storeDir, "sessions"));
+  // In-process runs record into a JSONL store beside the results; queued runs into the workers' Postgres.
+  const execute = values.queue
+    ? await queueExecutor(databaseUrl as string, {
+        model: choice,
+        sandbox,
+        outDir,
+        eventsDir,
+        keep: Boolean(values.keep),
+      })
+    : await localExecutor(storeDir, {
+        model: choice,
+        ...(provider !== "scripted" ? { liveModel: () => providerModel(choice, process.env) } : {}),
+        eventsDir,
+        sandbox,
+        ...(values.keep ? { keep: true } : {}),
+        ...(options.unguarded ? { unguarded: true } : {}),
+      });
   const stderr = options.stderr ?? process.stderr;
   const progress = progressBar(todo.length, stderr);
   const controller = new AbortController();
@@ -137,16 +163,7 @@ export async function runCommand(
   try {
     lines = await mapPool(todo, concurrency, async (plan) => {
       if (controller.signal.aborted) return undefined;
-      const line = await runTask(plan, {
-        model: choice,
-        ...(provider !== "scripted" ? { liveModel: () => providerModel(choice, process.env) } : {}),
-        store,
-        eventsDir: relative(outDir, join(storeDir, "sessions")),
-        sandbox,
-        signal: controller.signal,
-        ...(values.keep ? { keep: true } : {}),
-        ...(options.unguarded ? { unguarded: true } : {}),
-      });
+      const line = await execute.run(plan, controller.signal);
       // Appended as each run ends, so an interrupted eval resumes where it stopped.
       await appendFile(outFile, `${JSON.stringify(line)}\n`);
       progress.tick(
@@ -158,7 +175,7 @@ export async function runCommand(
   } finally {
     process.off("SIGINT", onSigint);
     progress.done();
-    await store.close();
+    await execute.close();
   }
   const expectations = new Map(plans.map((plan) => [runKey(format(plan)), expected(plan)]));
   const all = [...previous, ...lines];
@@ -194,6 +211,8 @@ function parse(argv: readonly string[]) {
       "max-tokens": { type: "string" },
       sandbox: { type: "string" },
       keep: { type: "boolean" },
+      queue: { type: "boolean" },
+      "database-url": { type: "string" },
     },
   });
 }
@@ -230,4 +249,35 @@ export function planRuns(
     );
   }
   return plans;
+}
+
+interface Executor {
+  run(plan: RunPlan, signal: AbortSignal): Promise<ResultLine>;
+  close(): Promise<void>;
+}
+
+async function localExecutor(
+  storeDir: string,
+  options: Omit<RunnerOptions, "store" | "signal">,
+): Promise<Executor> {
+  const store = await JsonlSessionStore.open({ dir: storeDir, durability: "batch" });
+  return {
+    run: (plan, signal) => runTask(plan, { ...options, store, signal }),
+    close: () => store.close(),
+  };
+}
+
+async function queueExecutor(
+  databaseUrl: string,
+  options: Omit<QueueRunOptions, "queue" | "store">,
+): Promise<Executor> {
+  const { openQueue, runQueued } = await import("./queue.js");
+  const { queue, store } = await openQueue(databaseUrl);
+  return {
+    run: (plan) => runQueued(plan, { ...options, queue, store }),
+    close: async () => {
+      await queue.close();
+      await store.close();
+    },
+  };
 }
