@@ -29,11 +29,15 @@ interface FieldSchema {
 // A field that is answered wrongly this many times in a row ends the form as cancelled.
 const ATTEMPTS = 3;
 
-/** Asks one elicitation; `say` writes a line for the person (stderr). */
+/**
+ * Asks one elicitation; `say` writes a line for the person (stderr). Once `withdrawn` aborts (the answer is
+ * moot), nothing more is asked and the form is cancelled.
+ */
 export async function askElicitation(
   request: McpElicitation,
   ask: Ask,
   say: (text: string) => void,
+  withdrawn?: AbortSignal,
 ): Promise<ElicitAnswer> {
   const from = `MCP server "${request.server}"`;
   if (request.mode === "url") {
@@ -51,8 +55,8 @@ export async function askElicitation(
   const required = new Set(schema.required ?? []);
   const content: Record<string, Value> = {};
   for (const [name, field] of Object.entries(schema.properties)) {
-    const value = await askField(name, field, required.has(name), ask, say);
-    if (value === CANCELLED) return { action: "cancel" };
+    const value = await askField(name, field, required.has(name), ask, say, withdrawn);
+    if (value === CANCELLED || withdrawn?.aborted) return { action: "cancel" };
     if (value !== undefined) content[name] = value;
   }
   return { action: "accept", content };
@@ -66,6 +70,7 @@ async function askField(
   required: boolean,
   ask: Ask,
   say: (text: string) => void,
+  withdrawn?: AbortSignal,
 ): Promise<Value | undefined | typeof CANCELLED> {
   const choices = choicesOf(field.type === "array" ? (field.items ?? {}) : field);
   const hasDefault = field.default !== undefined;
@@ -80,6 +85,7 @@ async function askField(
   ].join("");
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const answer = (await ask(label)).trim();
+    if (withdrawn?.aborted) return CANCELLED;
     // Left empty: the client fills in the schema's default (SEP-1034); an optional field stays out.
     if (answer === "" && (hasDefault || !required)) return undefined;
     const parsed = answer === "" ? { problem: "an answer is required" } : parse(answer, field, choices);

@@ -34,11 +34,15 @@ export function mcpInteraction(
     return next;
   };
   const ask = interaction.ask;
-  const terminal: Ask | undefined = ask
-    ? (question) => ask(question, AbortSignal.timeout(ANSWER_MS)).catch(() => "")
-    : undefined;
+  // A question is given up when its answer is moot (`signal`, from the MCP client) or after ANSWER_MS.
+  const terminalFor = (signal: AbortSignal): Ask | undefined => {
+    if (!ask) return undefined;
+    const within = AbortSignal.any([signal, AbortSignal.timeout(ANSWER_MS)]);
+    return (question) => (within.aborted ? Promise.resolve("") : ask(question, within).catch(() => ""));
+  };
   return {
-    onElicitation: async (request) => {
+    onElicitation: async (request, signal) => {
+      const terminal = terminalFor(signal);
       if (!terminal) {
         const what = request.mode === "url" ? `to open ${oneLine(request.url)}` : "for input";
         // --yes answers approvals, not forms: a person's input cannot be made up.
@@ -50,9 +54,15 @@ export function mcpInteraction(
         );
         return { action: "decline" };
       }
-      return serially(() => askElicitation(request, terminal, say));
+      return serially(async () => {
+        const answer = await askElicitation(request, terminal, say, signal);
+        if (!signal.aborted) return answer;
+        say(`(the question of MCP server "${request.server}" was withdrawn)\n`);
+        return { action: "cancel" };
+      });
     },
-    onSampling: (request) => serially(() => sample(request, interaction, terminal)),
+    onSampling: (request, signal) =>
+      serially(() => sample(request, interaction, terminalFor(signal), signal)),
   };
 }
 
@@ -65,6 +75,7 @@ async function sample(
   request: McpSamplingRequest,
   interaction: McpInteraction,
   terminal: Ask | undefined,
+  withdrawn: AbortSignal,
 ): Promise<SamplingAnswer> {
   const model = interaction.model();
   const from = `MCP server "${request.server}"`;
@@ -85,7 +96,7 @@ async function sample(
       throw new SamplingRefused("the user declined the sampling request");
   }
   if (!model) throw new Error("no model is set up to answer sampling requests");
-  const signal = AbortSignal.timeout(ANSWER_MS);
+  const signal = AbortSignal.any([withdrawn, AbortSignal.timeout(ANSWER_MS)]);
   for await (const event of model.stream({
     ...(request.systemPrompt ? { system: request.systemPrompt } : {}),
     messages: request.messages.map(toMessage),

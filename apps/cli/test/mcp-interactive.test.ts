@@ -107,6 +107,26 @@ describe("an MCP server's questions in the interactive CLI", () => {
   });
 });
 
+describe("an MCP server's question when the turn is stopped", () => {
+  it("is withdrawn on Ctrl-C, and the session takes the next prompt", async () => {
+    server = await fakeOpenAI([
+      { toolCalls: [call("c1", "mcp_asker_ask_name", {})] },
+      { text: "Still here." },
+    ]);
+    terminal.start(base(server.url), env());
+    await waitFor(/› $/m);
+    terminal.keys("ask me things", "Enter");
+    await waitFor(/\[a\]nswer \/ \[d\]ecline \/ \[c\]ancel: $/m);
+    terminal.keys("C-c");
+    await waitFor(/\(turn stopped\)/);
+    await waitFor(/the question of MCP server "asker" was withdrawn/);
+    await waitFor(/› $/m);
+    terminal.keys("are you there?", "Enter");
+    await waitFor(/Still here\./);
+    expect(JSON.stringify(server.requests.at(-1)?.body)).toContain("are you there?");
+  });
+});
+
 describe("an MCP server's questions with nobody at a terminal", () => {
   it("declines elicitation and refuses sampling at once, and says so", async () => {
     server = await fakeOpenAI([

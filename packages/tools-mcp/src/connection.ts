@@ -52,11 +52,15 @@ export interface ConnectionSettings {
   /** The folder servers are told is the workspace (the one root offered). */
   readonly workspaceFolder: string;
   /** Answers a server's elicitation; without it every request is declined. */
-  readonly onElicitation: ((request: McpElicitation) => Promise<ElicitResult>) | undefined;
+  readonly onElicitation:
+    | ((request: McpElicitation, signal: AbortSignal) => Promise<ElicitResult>)
+    | undefined;
   /** OAuth for HTTP servers that ask for it. */
   readonly oauth: McpOAuthOptions | undefined;
   /** Answers a server's sampling request (a completion from the harness's model); absent: not offered. */
-  readonly onSampling: ((request: McpSamplingRequest) => Promise<CreateMessageResult>) | undefined;
+  readonly onSampling:
+    | ((request: McpSamplingRequest, signal: AbortSignal) => Promise<CreateMessageResult>)
+    | undefined;
   /** Receives the server's log messages (`notifications/message`). */
   readonly onLog: ((server: string, message: LoggingMessageNotification["params"]) => void) | undefined;
 }
@@ -133,6 +137,8 @@ export class McpConnection {
   // The calls running now, so a server's log messages reach the runs that are waiting on it, and a person
   // answering the server does not time them out.
   readonly #running = new Set<Running>();
+  // Told when a call ends, so an answer it was waiting for can be given up (see #whileAsking).
+  readonly #callEnded = new Set<() => void>();
 
   constructor(name: string, config: McpServerConfig, settings: ConnectionSettings) {
     this.name = name;
@@ -244,6 +250,7 @@ export class McpConnection {
       throw withExchange(this.#callFailure(error, live, `calling ${tool}`, ctx.signal), exchange);
     } finally {
       this.#running.delete(running);
+      for (const check of this.#callEnded) check();
     }
     try {
       return { result: this.#checkedResult(raw, tool), exchange };
@@ -526,16 +533,20 @@ export class McpConnection {
     client.setRequestHandler(ListRootsRequestSchema, () => ({
       roots: [{ uri: pathToFileURL(root).href, name: basename(root) || root }],
     }));
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
       const answer = this.#settings.onElicitation;
       // Nobody to ask: declined, which the server can tell apart from a person's refusal ("cancel").
       if (!answer) return { action: "decline" };
-      return this.#whileAsking(client, () => answer({ ...request.params, server: this.name }));
+      return this.#whileAsking(client, extra.signal, (signal) =>
+        answer({ ...request.params, server: this.name }, signal),
+      );
     });
     const sample = this.#settings.onSampling;
     if (sample) {
-      client.setRequestHandler(CreateMessageRequestSchema, (request) =>
-        this.#whileAsking(client, () => sample({ ...request.params, server: this.name })),
+      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
+        this.#whileAsking(client, extra.signal, (signal) =>
+          sample({ ...request.params, server: this.name }, signal),
+        ),
       );
     }
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
@@ -553,8 +564,25 @@ export class McpConnection {
    * running calls' timers held: the server is waiting on this side, not silent, so the wait must not time
    * its calls out. `maxCallMs` still bounds each call. The SDK re-arms a request's timer only for progress,
    * through a method it keeps to itself; without it the timers simply run.
+   *
+   * The signal `asking` gets aborts when the answer is moot: the server withdrew its request, the
+   * connection is closing, or every call that was running when it asked has been aborted or has ended.
    */
-  async #whileAsking<T>(client: Client, asking: () => Promise<T>): Promise<T> {
+  async #whileAsking<T>(
+    client: Client,
+    withdrawn: AbortSignal,
+    asking: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    const moot = new AbortController();
+    const waitingOn = [...this.#running];
+    const check = () => {
+      const settled = waitingOn.every((call) => call.ctx.signal.aborted || !this.#running.has(call));
+      if (waitingOn.length > 0 && settled) moot.abort(new Error("the calls waiting on the answer ended"));
+    };
+    const stops = [withdrawn, this.#closing.signal, ...waitingOn.map((call) => call.ctx.signal)];
+    const onStop = () => (withdrawn.aborted || this.#closing.signal.aborted ? moot.abort() : check());
+    for (const signal of stops) signal.addEventListener("abort", onStop);
+    this.#callEnded.add(check);
     const reset = (client as unknown as { _resetTimeout?: (id: number) => boolean })._resetTimeout;
     const hold = () => {
       if (typeof reset !== "function") return;
@@ -570,10 +598,13 @@ export class McpConnection {
     const every = Math.max(50, Math.floor((this.config.timeout ?? this.#settings.callTimeoutMs) / 3));
     hold();
     const timer = setInterval(hold, every);
+    onStop();
     try {
-      return await asking();
+      return await asking(moot.signal);
     } finally {
       clearInterval(timer);
+      for (const signal of stops) signal.removeEventListener("abort", onStop);
+      this.#callEnded.delete(check);
       hold();
     }
   }

@@ -61,8 +61,10 @@ export interface McpServersOptions {
   /**
    * Answers a server's request for user input (form or URL elicitation), through an approver or an
    * interactive UI. Without it every request is declined at once, so a server never waits on nobody.
+   * `signal` aborts when the answer is no longer wanted (the server withdrew the request, the calls waiting
+   * on it were aborted or ended, the servers are closing): stop asking then.
    */
-  readonly onElicitation?: (request: McpElicitation) => Promise<ElicitResult>;
+  readonly onElicitation?: (request: McpElicitation, signal: AbortSignal) => Promise<ElicitResult>;
   /**
    * OAuth for HTTP servers that answer 401 (the MCP authorization spec, through the SDK: metadata
    * discovery, dynamic registration or a client ID metadata document, PKCE, scopes, step-up, refresh).
@@ -71,9 +73,9 @@ export interface McpServersOptions {
   readonly oauth?: McpOAuthOptions;
   /**
    * Answers a server's `sampling/createMessage` with a completion from your model (put your approval in
-   * front of it). Without it sampling is not offered to servers.
+   * front of it). Without it sampling is not offered to servers. `signal` aborts as `onElicitation`'s does.
    */
-  readonly onSampling?: (request: McpSamplingRequest) => Promise<CreateMessageResult>;
+  readonly onSampling?: (request: McpSamplingRequest, signal: AbortSignal) => Promise<CreateMessageResult>;
   /** A server's log messages. Those sent during a call also reach its run as `tool_progress` (`log`). */
   readonly onLog?: (server: string, message: LoggingMessageNotification["params"]) => void;
   /** A server said its tools, prompts or resources changed (tools are refetched before this is told). */

@@ -64,6 +64,30 @@ describe("client features", () => {
     expect(answer).toEqual({ action: "accept", content: { name: "Slow", color: "blue" } });
   });
 
+  it("withdraws the question when the call waiting on the answer is aborted", async () => {
+    let asked!: () => void;
+    const askedNow = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    let withdrawn = false;
+    const tools = await toy({
+      onElicitation: (_request, signal) =>
+        new Promise((resolve) => {
+          asked();
+          signal.addEventListener("abort", () => {
+            withdrawn = true;
+            resolve({ action: "cancel" });
+          });
+        }),
+    }).tools();
+    const stop = new AbortController();
+    const call = callTool(byName(tools, "mcp_toy_elicit_name"), {}, { signal: stop.signal });
+    await askedNow;
+    stop.abort(new Error("the user pressed Ctrl-C"));
+    await expect(call).rejects.toMatchObject({ kind: "Cancelled" });
+    expect(withdrawn).toBe(true);
+  });
+
   it("passes log messages to onLog and, during a call, to its run as progress", async () => {
     const logs: unknown[] = [];
     const tools = await toy({ onLog: (server, message) => logs.push({ server, ...message }) }).tools();
