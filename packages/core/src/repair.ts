@@ -100,7 +100,7 @@ function validate(
   const problems: string[] = [];
   if (shape) {
     for (const key of Object.keys(input as object)) {
-      if (!Object.hasOwn(shape, key)) problems.push(`${key}: unknown field`);
+      if (!Object.hasOwn(shape, key)) problems.push(`${key}: unknown field${meantField(key, shape, input)}`);
     }
   }
   const result = schema.safeParse(input);
@@ -111,6 +111,20 @@ function validate(
     }
   }
   return problems.length === 0 && result.success ? { ok: true, value: result.data } : { ok: false, problems };
+}
+
+/**
+ * A hint for an unknown field that another spelling of a missing field (`oldString` for `old_string`,
+ * `filePath` for `path`): named for the model to fix its call, never applied. Only one candidate, or none.
+ */
+function meantField(key: string, shape: Record<string, z.ZodType>, input: unknown): string {
+  const snake = key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
+  const candidates = Object.keys(shape).filter(
+    (field) =>
+      !Object.hasOwn(input as object, field) &&
+      (field === snake || snake.endsWith(`_${field}`) || field.endsWith(`_${snake}`)),
+  );
+  return candidates.length === 1 ? ` (did you mean "${candidates[0]}"?)` : "";
 }
 
 function repairObject(

@@ -58,7 +58,25 @@ describe("allowed repairs (seed 000)", () => {
   it("renames nothing for a tool that declares no aliases", () => {
     const parsed = parseToolArguments(editSchema, '{"filePath":"a.ts","old_string":"x","new_string":"y"}');
     expect(parsed.ok).toBe(false);
-    if (!parsed.ok) expect(parsed.problems).toContain("filePath: unknown field");
+    if (!parsed.ok) expect(parsed.problems).toContain('filePath: unknown field (did you mean "path"?)');
+  });
+
+  it("names the field an unknown spelling most likely meant, and nothing when it is unclear", () => {
+    const problems = (schema: Parameters<typeof parseToolArguments>[0], raw: object) => {
+      const parsed = parseToolArguments(schema, JSON.stringify(raw));
+      return parsed.ok ? [] : parsed.problems;
+    };
+    expect(problems(editSchema, { path: "a", oldString: "x", new_string: "y" })).toContain(
+      'oldString: unknown field (did you mean "old_string"?)',
+    );
+    expect(problems(bashSchema, { command: "ls", timeoutMs: 5 })).toContain(
+      'timeoutMs: unknown field (did you mean "timeout_ms"?)',
+    );
+    // The field it could mean is already there, or nothing is like it: no guess.
+    expect(problems(readSchema, { path: "a", filePath: "b" })).toContain("filePath: unknown field");
+    expect(problems(editSchema, { path: "a", old_string: "x", new_string: "y", mode: 1 })).toContain(
+      "mode: unknown field",
+    );
   });
 
   it("renames cmd to command for a tool that accepts it, and turns a string integer into a number", () => {
