@@ -11,10 +11,10 @@ describe("the context window compaction is sized to", () => {
     expect(contextWindowOf(gpt, undefined)).toEqual({ tokens: 1_047_576, source: "model" });
   });
 
-  it("yields to the setting, and is only guessed for a model without a row", () => {
+  it("yields to the setting, and is a modest default for a model without a row", () => {
     const sonnet = createAnthropicModel({ model: "claude-sonnet-4-6", apiKey: "k" });
     expect(contextWindowOf(sonnet, 50_000)).toEqual({ tokens: 50_000, source: "setting" });
     const unknown = createAnthropicModel({ model: "claude-opus-4-6", apiKey: "k" });
-    expect(contextWindowOf(unknown, undefined).source).toBe("table");
+    expect(contextWindowOf(unknown, undefined)).toEqual({ tokens: 128_000, source: "default" });
   });
 });
