@@ -140,6 +140,29 @@ describe.skipIf(skip !== undefined)(
       await page.context().close();
     });
 
+    it("sums time and tokens per tool and per model", async () => {
+      const { page } = await open();
+      await page.locator("nav.tabs button", { hasText: "Usage" }).click();
+      const tools = await page
+        .locator(".tools-table tbody tr")
+        .evaluateAll((rows) =>
+          rows.map((row) => [...row.querySelectorAll("td")].slice(0, 3).map((td) => td.textContent)),
+        );
+      expect(tools).toEqual(
+        expect.arrayContaining([
+          ["read_file", "3", "1"],
+          ["edit_file", "1", "0"],
+          ["write_file", "1", "1"],
+        ]),
+      );
+      expect(tools).toHaveLength(3);
+      const models = await page.locator(".models-table tbody tr").allTextContents();
+      expect(models).toHaveLength(1);
+      expect(models[0]).toContain("gpt-test6");
+      expect(models[0]).toContain("10,400");
+      await page.context().close();
+    });
+
     it("renders a screenshot with the transcript on screen", async () => {
       const { page } = await open();
       const texts = await visibleTexts(page, ".turn, .row.user, .row.assistant");

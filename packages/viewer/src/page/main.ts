@@ -6,7 +6,11 @@ import { formatCost, formatCount, formatMs, h } from "./dom.js";
 import { renderSessionList } from "./sessions.js";
 import { renderSpan } from "./timeline.js";
 import { renderRow, type TranscriptState } from "./transcript.js";
+import { renderUsage } from "./usage.js";
 import { virtualList } from "./virtual-list.js";
+
+const TABS = ["transcript", "timeline", "usage"] as const;
+type Tab = (typeof TABS)[number];
 
 function sessionLink(id: string, live: LiveSource | undefined): HTMLElement {
   return live ? h("a", { href: `${live.sessionBase}${encodeURIComponent(id)}` }, id) : h("code", {}, id);
@@ -85,21 +89,20 @@ function sessionPage(root: HTMLElement, initial: SessionView, live: LiveSource |
     },
   );
   let timeline: ReturnType<typeof virtualList> | undefined;
-  const show = (name: "transcript" | "timeline") => {
+  let shown: Tab = "transcript";
+  const show = (name: Tab) => {
     for (const b of tabs.children) b.classList.toggle("active", (b as HTMLElement).dataset.tab === name);
     body.replaceChildren();
     if (name === "transcript") body.append(transcript.element);
+    else if (name === "usage") body.append(renderUsage(state.view));
     else {
       timeline ??= virtualList(state.view.spans.length, (i) => renderSpan(state.view, i), { estimate: 24 });
       body.append(timeline.element);
     }
+    shown = name;
   };
-  for (const name of ["transcript", "timeline"] as const) {
-    const b = h(
-      "button",
-      { type: "button", "data-tab": name },
-      name === "transcript" ? "Transcript" : "Timeline",
-    );
+  for (const name of TABS) {
+    const b = h("button", { type: "button", "data-tab": name }, `${name[0]?.toUpperCase()}${name.slice(1)}`);
     b.addEventListener("click", () => show(name));
     tabs.append(b);
   }
@@ -122,6 +125,7 @@ function sessionPage(root: HTMLElement, initial: SessionView, live: LiveSource |
       headerEl = next;
       transcript.refresh(state.view.rows.length);
       timeline?.refresh(state.view.spans.length);
+      if (shown === "usage") show("usage");
       if (follow) transcript.scrollToEnd();
       document.body.dataset.lastSeq = String(state.view.session.lastSeq);
     } finally {
