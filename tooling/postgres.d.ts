@@ -8,5 +8,11 @@ export interface LocalPostgres {
 }
 /** A fresh cluster in a temp dir on a free loopback port, or the reason it cannot start. */
 export declare function startLocalPostgres(): Promise<LocalPostgres | { readonly skip: string }>;
+/** BRIDLE_DATABASE_URL's server, else a local one started for the caller (stop it after); `skip` says why neither. */
+export declare function testPostgres(): Promise<{
+  readonly url: string;
+  readonly skip: string;
+  stop(): void;
+}>;
 /** vitest globalSetup: BRIDLE_DATABASE_URL's server, else a local one; sets URL_VARIABLE or SKIP_VARIABLE. */
 export declare function setup(): Promise<() => void>;

@@ -87,17 +87,18 @@ export async function startLocalPostgres() {
   };
 }
 
-export async function setup() {
+/** BRIDLE_DATABASE_URL's server, else a local one started for the caller (stop it after), else why not. */
+export async function testPostgres() {
   const given = process.env.BRIDLE_DATABASE_URL;
-  if (given) {
-    process.env[URL_VARIABLE] = given;
-    return () => {};
-  }
+  if (given) return { url: given, skip: "", stop() {} };
   const started = await startLocalPostgres();
-  if ("skip" in started) {
-    process.env[SKIP_VARIABLE] = started.skip;
-    return () => {};
-  }
-  process.env[URL_VARIABLE] = started.url;
-  return () => started.stop();
+  if ("skip" in started) return { url: "", skip: started.skip, stop() {} };
+  return { url: started.url, skip: "", stop: () => started.stop() };
+}
+
+export async function setup() {
+  const database = await testPostgres();
+  if (database.skip) process.env[SKIP_VARIABLE] = database.skip;
+  else process.env[URL_VARIABLE] = database.url;
+  return () => database.stop();
 }

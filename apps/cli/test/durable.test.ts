@@ -2,25 +2,21 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type FakeProviderServer, openaiResponsesFormat, tempWorkspace } from "@bridle/testing";
-import { type LocalPostgres, startLocalPostgres } from "@bridle/tooling/postgres";
+import { testPostgres } from "@bridle/tooling/postgres";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CLI, call, fakeOpenAI, NODE_FLAGS, runCli } from "./cli-harness.js";
 
 // A throwaway Postgres for this file (or BRIDLE_DATABASE_URL's server); durable runs keep DBOS's tables
 // in its schema bridle_durable, their sessions in bridle.
-let postgres: LocalPostgres | undefined;
-let databaseUrl = process.env.BRIDLE_DATABASE_URL ?? "";
+let databaseUrl = "";
 let skip = "";
+let stopPostgres = () => {};
 beforeAll(async () => {
-  if (databaseUrl) return;
-  const started = await startLocalPostgres();
-  if ("skip" in started) skip = started.skip;
-  else {
-    postgres = started;
-    databaseUrl = started.url;
-  }
+  const database = await testPostgres();
+  ({ url: databaseUrl, skip } = database);
+  stopPostgres = () => database.stop();
 }, 120_000);
-afterAll(() => postgres?.stop());
+afterAll(() => stopPostgres());
 
 /** A long-running bridle process (a worker, a durable run), with its stderr collected as it comes. */
 function startCli(args: readonly string[], env: NodeJS.ProcessEnv, cwd: string) {

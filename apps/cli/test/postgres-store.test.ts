@@ -1,24 +1,20 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type FakeProviderServer, openaiResponsesFormat, tempWorkspace } from "@bridle/testing";
-import { type LocalPostgres, startLocalPostgres } from "@bridle/tooling/postgres";
+import { testPostgres } from "@bridle/tooling/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeOpenAI, runCli } from "./cli-harness.js";
 
 // A throwaway Postgres for this file (or BRIDLE_DATABASE_URL's server).
-let postgres: LocalPostgres | undefined;
-let databaseUrl = process.env.BRIDLE_DATABASE_URL ?? "";
+let databaseUrl = "";
 let skip = "";
+let stopPostgres = () => {};
 beforeAll(async () => {
-  if (databaseUrl) return;
-  const started = await startLocalPostgres();
-  if ("skip" in started) skip = started.skip;
-  else {
-    postgres = started;
-    databaseUrl = started.url;
-  }
+  const database = await testPostgres();
+  ({ url: databaseUrl, skip } = database);
+  stopPostgres = () => database.stop();
 }, 120_000);
-afterAll(() => postgres?.stop());
+afterAll(() => stopPostgres());
 
 describe("--store postgres", () => {
   let dir: string;

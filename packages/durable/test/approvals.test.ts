@@ -1,41 +1,25 @@
 import { join } from "node:path";
-import { tempWorkspace } from "@bridle/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DbosRunQueue } from "../src/index.js";
 import { databaseUrl, freshSchema, skipNote, skipReason } from "./database.js";
 import { readEffects } from "./fixtures/effect-tools.js";
-import { ScriptedProvider } from "./fixtures/scripted-provider.js";
 import { sessionEvents, waitFor } from "./sessions.js";
-import { bundleWorker, WorkerProcess } from "./workers.js";
+import { WorkerProcess, workerFixture } from "./workers.js";
 
 describe.skipIf(skipReason !== "")(`durable approvals${skipNote}`, () => {
-  let dir: string;
-  let cleanup: () => Promise<void>;
-  let bundle: { file: string; remove: () => void };
-  let provider: ScriptedProvider;
-
-  beforeAll(async () => {
-    ({ dir, cleanup } = await tempWorkspace("bridle-durable-approvals-"));
-    bundle = await bundleWorker();
-    provider = await ScriptedProvider.start();
-  });
-  afterAll(async () => {
-    await provider?.close();
-    bundle?.remove();
-    await cleanup?.();
-  });
+  const fx = workerFixture("bridle-durable-approvals-");
 
   it("a run paused for approval in one process is approved from another and finished by a third", async () => {
     const schema = freshSchema("ap");
-    const logFile = join(dir, `${schema}.log`);
-    const args = { databaseUrl, schema, providerUrl: provider.baseUrl, logFile, concurrency: 1 };
+    const logFile = join(fx.dir, `${schema}.log`);
+    const args = { databaseUrl, schema, providerUrl: fx.provider.baseUrl, logFile, concurrency: 1 };
     const queue = await DbosRunQueue.open({ databaseUrl, schema });
     try {
       const runId = await queue.enqueue({
         prompt: "calls=1 tag=ap tool=guarded_effect",
         sessionId: "approve-me",
       });
-      const first = await WorkerProcess.start(bundle.file, args);
+      const first = await WorkerProcess.start(fx.bundle, args);
       const [pending] = await waitFor("the run to wait for approval", async () => {
         const waiting = await queue.pendingApprovals(runId);
         return waiting.length > 0 ? waiting : undefined;
@@ -50,7 +34,7 @@ describe.skipIf(skipReason !== "")(`durable approvals${skipNote}`, () => {
       });
       // Approved from this process (no engine here), finished by a new worker that recovers the run.
       await queue.decide(runId, pending?.toolCallId ?? "", { approved: true });
-      const second = await WorkerProcess.start(bundle.file, args);
+      const second = await WorkerProcess.start(fx.bundle, args);
       const info = await queue.wait(runId);
       await second.stop();
       expect(info.status).toBe("finished");
@@ -70,16 +54,16 @@ describe.skipIf(skipReason !== "")(`durable approvals${skipNote}`, () => {
 
   it("a call that cannot tell whether it ran is not run again after a crash unless a person says so", async () => {
     const schema = freshSchema("blind");
-    const logFile = join(dir, `${schema}.log`);
-    const args = { databaseUrl, schema, providerUrl: provider.baseUrl, logFile, concurrency: 1 };
+    const logFile = join(fx.dir, `${schema}.log`);
+    const args = { databaseUrl, schema, providerUrl: fx.provider.baseUrl, logFile, concurrency: 1 };
     const queue = await DbosRunQueue.open({ databaseUrl, schema });
     try {
       const runId = await queue.enqueue({ prompt: "calls=1 tag=bl tool=blind_effect", sessionId: "blind" });
-      const first = await WorkerProcess.start(bundle.file, args);
+      const first = await WorkerProcess.start(fx.bundle, args);
       // Killed inside the call (its effect takes 400 ms).
       await waitFor("the call to start", () => (readEffects(logFile).length > 0 ? true : undefined));
       await first.kill();
-      const second = await WorkerProcess.start(bundle.file, args);
+      const second = await WorkerProcess.start(fx.bundle, args);
       const [pending] = await waitFor("the repeat to wait for a decision", async () => {
         const waiting = await queue.pendingApprovals(runId);
         return waiting.length > 0 ? waiting : undefined;

@@ -1,36 +1,20 @@
 import { randomInt } from "node:crypto";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { tempWorkspace } from "@bridle/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DbosRunQueue } from "../src/index.js";
 import { databaseUrl, freshSchema, skipNote, skipReason } from "./database.js";
 import { readEffects } from "./fixtures/effect-tools.js";
-import { ScriptedProvider } from "./fixtures/scripted-provider.js";
 import { comparable, sessionEvents, waitFor } from "./sessions.js";
-import { bundleWorker, WorkerProcess } from "./workers.js";
+import { WorkerProcess, workerFixture } from "./workers.js";
 
 describe.skipIf(skipReason !== "")(`SIGKILLed workers${skipNote}`, () => {
-  let dir: string;
-  let cleanup: () => Promise<void>;
-  let bundle: { file: string; remove: () => void };
-  let provider: ScriptedProvider;
-
-  beforeAll(async () => {
-    ({ dir, cleanup } = await tempWorkspace("bridle-durable-crash-"));
-    bundle = await bundleWorker();
-    provider = await ScriptedProvider.start();
-  });
-  afterAll(async () => {
-    await provider?.close();
-    bundle?.remove();
-    await cleanup?.();
-  });
+  const fx = workerFixture("bridle-durable-crash-");
 
   it("a run killed mid-run again and again is finished by another worker: each call's effect once, the transcript of an uninterrupted run", async () => {
     const schema = freshSchema("crash");
-    const logFile = join(dir, `${schema}.log`);
-    const args = { databaseUrl, schema, providerUrl: provider.baseUrl, logFile, concurrency: 1 };
+    const logFile = join(fx.dir, `${schema}.log`);
+    const args = { databaseUrl, schema, providerUrl: fx.provider.baseUrl, logFile, concurrency: 1 };
     const queue = await DbosRunQueue.open({ databaseUrl, schema });
     const prompt = "calls=10 tag=crash";
     const kills = 6;
@@ -38,7 +22,7 @@ describe.skipIf(skipReason !== "")(`SIGKILLed workers${skipNote}`, () => {
       const runId = await queue.enqueue({ prompt, sessionId: "crashed" });
       for (let trial = 0; trial < kills; trial++) {
         const seen = readEffects(logFile).length;
-        const worker = await WorkerProcess.start(bundle.file, args);
+        const worker = await WorkerProcess.start(fx.bundle, args);
         // Half the kills land just after a call started (inside or around its effect), half anywhere.
         if (trial % 2 === 0) {
           // (Or the run ends: a kill after its last call leaves only steps that replay.)
@@ -55,14 +39,14 @@ describe.skipIf(skipReason !== "")(`SIGKILLed workers${skipNote}`, () => {
         const info = await queue.get(runId);
         if (info?.status === "finished") break;
       }
-      const last = await WorkerProcess.start(bundle.file, args);
+      const last = await WorkerProcess.start(fx.bundle, args);
       const info = await queue.wait(runId);
       await last.stop();
       expect(info.status, last.stderr).toBe("finished");
       expect(info.outcome?.stopReason).toBe("completed");
 
       // The same prompt, never interrupted, in a session of its own.
-      const reference = await WorkerProcess.start(bundle.file, args);
+      const reference = await WorkerProcess.start(fx.bundle, args);
       const referenceId = await queue.enqueue({ prompt, sessionId: "reference" });
       expect((await queue.wait(referenceId)).status).toBe("finished");
       await reference.stop();

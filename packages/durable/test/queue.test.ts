@@ -1,39 +1,23 @@
 import { join } from "node:path";
 import { projectTranscript, type RunEvent } from "@bridle/core";
 import { PostgresSessionStore } from "@bridle/store-postgres";
-import { tempWorkspace } from "@bridle/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DbosRunQueue } from "../src/index.js";
 import { databaseUrl, freshSchema, skipNote, skipReason } from "./database.js";
 import { readEffects } from "./fixtures/effect-tools.js";
-import { ScriptedProvider } from "./fixtures/scripted-provider.js";
-import { bundleWorker, WorkerProcess } from "./workers.js";
+import { WorkerProcess, workerFixture } from "./workers.js";
 
 describe.skipIf(skipReason !== "")(`queued runs on worker processes${skipNote}`, () => {
-  let dir: string;
-  let cleanup: () => Promise<void>;
-  let bundle: { file: string; remove: () => void };
-  let provider: ScriptedProvider;
-
-  beforeAll(async () => {
-    ({ dir, cleanup } = await tempWorkspace("bridle-durable-queue-"));
-    bundle = await bundleWorker();
-    provider = await ScriptedProvider.start();
-  });
-  afterAll(async () => {
-    await provider?.close();
-    bundle?.remove();
-    await cleanup?.();
-  });
+  const fx = workerFixture("bridle-durable-queue-");
 
   it("one worker runs two queued runs to the end", async () => {
     const schema = freshSchema("q1");
-    const logFile = join(dir, "q1.log");
+    const logFile = join(fx.dir, "q1.log");
     const queue = await DbosRunQueue.open({ databaseUrl, schema });
-    const worker = await WorkerProcess.start(bundle.file, {
+    const worker = await WorkerProcess.start(fx.bundle, {
       databaseUrl,
       schema,
-      providerUrl: provider.baseUrl,
+      providerUrl: fx.provider.baseUrl,
       logFile,
       concurrency: 2,
     });

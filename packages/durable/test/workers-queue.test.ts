@@ -1,45 +1,32 @@
 import { join } from "node:path";
-import { tempWorkspace } from "@bridle/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DbosRunQueue } from "../src/index.js";
 import { databaseUrl, freshSchema, skipNote, skipReason } from "./database.js";
 import { readEffects } from "./fixtures/effect-tools.js";
-import { ScriptedProvider } from "./fixtures/scripted-provider.js";
 import { sessionEvents, waitFor } from "./sessions.js";
-import { bundleWorker, WorkerProcess } from "./workers.js";
+import { WorkerProcess, workerFixture } from "./workers.js";
 
 describe.skipIf(skipReason !== "")(`three workers, thirty runs${skipNote}`, () => {
-  let dir: string;
-  let cleanup: () => Promise<void>;
-  let bundle: { file: string; remove: () => void };
-  let provider: ScriptedProvider;
-
-  beforeAll(async () => {
-    ({ dir, cleanup } = await tempWorkspace("bridle-durable-workers-"));
-    bundle = await bundleWorker();
-    provider = await ScriptedProvider.start();
-  });
-  afterAll(async () => {
-    await provider?.close();
-    bundle?.remove();
-    await cleanup?.();
-  });
+  const fx = workerFixture("bridle-durable-workers-");
 
   it("all 30 complete, none twice, and a worker SIGKILLed midway loses nothing", async () => {
     const schema = freshSchema("w3");
-    const logFile = join(dir, `${schema}.log`);
-    const args = { databaseUrl, schema, providerUrl: provider.baseUrl, logFile, concurrency: 2 };
+    const logFile = join(fx.dir, `${schema}.log`);
+    const args = { databaseUrl, schema, providerUrl: fx.provider.baseUrl, logFile, concurrency: 2 };
     const queue = await DbosRunQueue.open({ databaseUrl, schema });
-    const workers = await Promise.all([0, 1, 2].map(() => WorkerProcess.start(bundle.file, args)));
+    const workers = await Promise.all([0, 1, 2].map(() => WorkerProcess.start(fx.bundle, args)));
     try {
       const ids: string[] = [];
       for (let i = 0; i < 30; i++) {
         ids.push(await queue.enqueue({ prompt: `calls=3 tag=r${i}`, sessionId: `run-${i}` }));
       }
-      // Kill one worker while it holds runs: once it has applied an effect and some runs are still queued.
+      // Kill one worker once it has done some work, while it holds runs (2 at a time, 30 queued).
       const victim = workers[0] as WorkerProcess;
-      await waitFor("the first worker to be busy", () =>
-        readEffects(logFile).some((line) => line.pid === victim.child.pid) ? true : undefined,
+      await waitFor("the first worker to apply three effects", () =>
+        readEffects(logFile).filter((line) => line.event === "applied" && line.pid === victim.child.pid)
+          .length >= 3
+          ? true
+          : undefined,
       );
       await victim.kill();
       const killedAt = readEffects(logFile).length;

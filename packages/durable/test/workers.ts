@@ -4,8 +4,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { childBundleOptions } from "@bridle/testing";
+import { childBundleOptions, tempWorkspace } from "@bridle/testing";
 import { build } from "esbuild";
+import { afterAll, beforeAll } from "vitest";
+import { ScriptedProvider } from "./fixtures/scripted-provider.js";
 
 const packageDir = join(import.meta.dirname, "..");
 
@@ -86,4 +88,48 @@ export class WorkerProcess {
     this.child.kill("SIGTERM");
     return this.exited;
   }
+}
+
+export interface WorkerFixture {
+  /** A temp folder of the test file's own (effect logs go there). */
+  readonly dir: string;
+  /** The bundled worker program. */
+  readonly bundle: string;
+  readonly provider: ScriptedProvider;
+}
+
+/** What every worker-process test file sets up once and removes after: read its fields inside tests. */
+export function workerFixture(prefix: string): WorkerFixture {
+  let state:
+    | {
+        dir: string;
+        cleanup: () => Promise<void>;
+        bundle: { file: string; remove: () => void };
+        provider: ScriptedProvider;
+      }
+    | undefined;
+  beforeAll(async () => {
+    const { dir, cleanup } = await tempWorkspace(prefix);
+    state = { dir, cleanup, bundle: await bundleWorker(), provider: await ScriptedProvider.start() };
+  });
+  afterAll(async () => {
+    await state?.provider.close();
+    state?.bundle.remove();
+    await state?.cleanup();
+  });
+  const ready = () => {
+    if (!state) throw new Error("workerFixture is read before its beforeAll ran");
+    return state;
+  };
+  return {
+    get dir() {
+      return ready().dir;
+    },
+    get bundle() {
+      return ready().bundle.file;
+    },
+    get provider() {
+      return ready().provider;
+    },
+  };
 }
