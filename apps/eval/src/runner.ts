@@ -266,21 +266,10 @@ export async function judgeRun(
     };
   }
   return {
-    v: 1,
-    taskId: spec.id,
-    suite: spec.suite,
-    tags: spec.tags,
-    format: spec.format,
-    provider: options.model.provider,
-    model: modelName(options.model),
-    script,
-    runIndex: plan.runIndex,
+    ...lineIdentity(plan, options, record.sessionId, timing),
     pass: verdict.pass,
     score: verdict.score ?? (verdict.pass ? 1 : 0),
     notes: [...verdict.notes, ...record.notes],
-    sessionId: record.sessionId,
-    eventsPath: join(options.eventsDir, `${record.sessionId}.jsonl`),
-    durationMs: Math.round(performance.now() - timing.started),
     turns: events.filter((event) => event.type === "model_response").length,
     toolCalls: toolCalls.length,
     failedToolCalls: toolCalls.filter((call) => call.isError).length,
@@ -289,6 +278,30 @@ export async function judgeRun(
     outputTokens: usage.outputTokens,
     costUsd: record.cost(usage),
     stopReason: record.stopReason,
+  };
+}
+
+/** The fields of a results line that say which run it is, where its events are and when it ran. */
+function lineIdentity(
+  plan: RunPlan,
+  options: { readonly model: ModelChoice; readonly eventsDir: string },
+  sessionId: string,
+  timing: RunTiming,
+) {
+  const { spec } = plan.task;
+  return {
+    v: 1 as const,
+    taskId: spec.id,
+    suite: spec.suite,
+    tags: spec.tags,
+    format: spec.format,
+    provider: options.model.provider,
+    model: modelName(options.model),
+    script: plan.script,
+    runIndex: plan.runIndex,
+    sessionId,
+    eventsPath: sessionId ? join(options.eventsDir, `${sessionId}.jsonl`) : "",
+    durationMs: Math.round(performance.now() - timing.started),
     startedAt: timing.startedAt.toISOString(),
   };
 }
@@ -301,23 +314,11 @@ export function failedLine(
   error: unknown,
   timing: RunTiming,
 ): ResultLine {
-  const { spec } = plan.task;
   return {
-    v: 1,
-    taskId: spec.id,
-    suite: spec.suite,
-    tags: spec.tags,
-    format: spec.format,
-    provider: options.model.provider,
-    model: modelName(options.model),
-    script: plan.script,
-    runIndex: plan.runIndex,
+    ...lineIdentity(plan, options, sessionId, timing),
     pass: false,
     score: 0,
     notes: [],
-    sessionId,
-    eventsPath: sessionId ? join(options.eventsDir, `${sessionId}.jsonl`) : "",
-    durationMs: Math.round(performance.now() - timing.started),
     turns: 0,
     toolCalls: 0,
     failedToolCalls: 0,
@@ -326,7 +327,6 @@ export function failedLine(
     outputTokens: 0,
     costUsd: null,
     error: { code: "RunFailed", message: (error as Error).message },
-    startedAt: timing.startedAt.toISOString(),
   };
 }
 
