@@ -3,6 +3,7 @@
 // outside the page (or the viewer's own origin) aborted and recorded.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { JsonlSessionStore } from "@bridle/store-jsonl";
@@ -143,6 +144,24 @@ describe("bridle sessions export of a recorded run", () => {
     expect(typeof data.view.summary.cost).toBe("number");
     expect(data.view.handoff).toMatch(/^handoff: /);
     expect(data.view.handoff).toContain("greet.js");
+  });
+});
+
+describe("bridle view's port", () => {
+  it("refuses a port that is not one, and says when the port is taken", async () => {
+    const bad = await runCli(["view", "--port", "http"], { cwd: dir, env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--port must be 0-65535");
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const busy = await runCli(["view", "--port", String(port)], { cwd: dir, env });
+      expect(busy.code).toBe(1);
+      expect(busy.stderr).toContain(`port ${port} is in use`);
+    } finally {
+      taken.close();
+    }
   });
 });
 
