@@ -10,6 +10,7 @@ const ANNOTATION_KEYS = new Set([
   "idempotent",
   "open_world",
   "requires_approval",
+  "repeat_safe",
 ]);
 
 /** Longest description a tool may carry: it is sent with every request. */
