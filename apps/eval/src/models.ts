@@ -39,6 +39,7 @@ export function scriptedTurns(script: Script, places: ScriptPlaces): ScriptedTur
   return script.turns.map((turn) => ({
     ...(turn.text !== undefined ? { text: fill(turn.text) } : {}),
     ...(turn.usage ? { usage: turn.usage } : {}),
+    ...(turn.delayMs !== undefined ? { delayMs: turn.delayMs } : {}),
     ...(turn.toolCalls
       ? {
           toolCalls: turn.toolCalls.map((call) => ({

@@ -53,6 +53,8 @@ export const ScriptTurn = z
       .object({ inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() })
       .partial()
       .optional(),
+    /** Wait this long before answering, as a slow model would (an abort cuts it short). */
+    delayMs: z.number().int().nonnegative().max(600_000).optional(),
   })
   .strict();
 export type ScriptTurn = z.infer<typeof ScriptTurn>;
