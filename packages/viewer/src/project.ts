@@ -214,6 +214,7 @@ export function projectSession(
         spans.push({
           kind: "tool",
           label: result.toolName,
+          callId: result.toolCallId,
           turn: found?.turn ?? turn,
           start,
           durationMs: event.durationMs,

@@ -28,6 +28,8 @@ export interface TurnView {
 export interface SpanView {
   readonly kind: "model" | "tool";
   readonly label: string;
+  /** A tool span's call, so the page can go from the bar to the call's row. */
+  readonly callId?: string;
   readonly turn: number;
   readonly start: number;
   readonly durationMs: number;

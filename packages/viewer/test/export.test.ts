@@ -137,6 +137,10 @@ describe.skipIf(skip !== undefined)(
         "1,200 in / 40 out",
       );
       expect(await page.locator(".bar.failed").count()).toBe(RECORDED.failed);
+      // A bar leads to its call in the transcript, opened.
+      await page.locator(".span.tool", { hasText: "edit_file" }).click();
+      const edit = page.locator(".call", { hasText: "edit_file" });
+      expect(await edit.locator(".dl.add").allTextContents()).toContain(`+${NEW_LINE}`);
       await page.context().close();
     });
 

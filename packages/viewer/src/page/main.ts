@@ -4,7 +4,7 @@ import type { LiveSource, SessionView } from "../view.js";
 import { readPageData, refetch } from "./data.js";
 import { formatCost, formatCount, formatMs, h } from "./dom.js";
 import { renderSessionList } from "./sessions.js";
-import { renderSpan } from "./timeline.js";
+import { renderSpan, rowOfSpan } from "./timeline.js";
 import { renderRow, type TranscriptState } from "./transcript.js";
 import { renderUsage } from "./usage.js";
 import { virtualList } from "./virtual-list.js";
@@ -90,13 +90,32 @@ function sessionPage(root: HTMLElement, initial: SessionView, live: LiveSource |
   );
   let timeline: ReturnType<typeof virtualList> | undefined;
   let shown: Tab = "transcript";
+  // A bar of the waterfall opens its row in the transcript (a tool call's, opened; a turn's header).
+  const spanRow = (index: number): HTMLElement => {
+    const el = renderSpan(state.view, index);
+    el.setAttribute("role", "button");
+    el.tabIndex = 0;
+    const go = () => {
+      const row = rowOfSpan(state.view, index);
+      if (row < 0) return;
+      show("transcript");
+      if (state.view.rows[row]?.kind === "call") state.open.add(row);
+      transcript.refresh(state.view.rows.length, row);
+      transcript.scrollTo(row);
+    };
+    el.addEventListener("click", go);
+    el.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") go();
+    });
+    return el;
+  };
   const show = (name: Tab) => {
     for (const b of tabs.children) b.classList.toggle("active", (b as HTMLElement).dataset.tab === name);
     body.replaceChildren();
     if (name === "transcript") body.append(transcript.element);
     else if (name === "usage") body.append(renderUsage(state.view));
     else {
-      timeline ??= virtualList(state.view.spans.length, (i) => renderSpan(state.view, i), { estimate: 24 });
+      timeline ??= virtualList(state.view.spans.length, (i) => spanRow(i), { estimate: 24 });
       body.append(timeline.element);
     }
     shown = name;

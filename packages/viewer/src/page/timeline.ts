@@ -4,10 +4,22 @@
 import type { SessionView } from "../view.js";
 import { formatCost, formatCount, formatMs, h } from "./dom.js";
 
+/** The transcript row a bar stands for: its turn's header, or its tool call. */
+export function rowOfSpan(view: SessionView, index: number): number {
+  const span = view.spans[index];
+  if (!span) return -1;
+  return view.rows.findIndex((row) =>
+    span.kind === "model"
+      ? row.kind === "turn" && row.n === span.turn
+      : row.kind === "call" && row.id === span.callId,
+  );
+}
+
 export function renderSpan(view: SessionView, index: number): HTMLElement {
   const span = view.spans[index];
   if (!span) return h("div", { class: "span" });
   const { t0, end } = axis(view);
+  const at = `+${formatMs(span.start - t0)}`;
   const total = Math.max(1, end - t0);
   const left = ((span.start - t0) / total) * 100;
   const width = Math.max(0.3, (span.durationMs / total) * 100);
@@ -23,7 +35,7 @@ export function renderSpan(view: SessionView, index: number): HTMLElement {
     { class: `span ${span.kind}` },
     h("div", { class: "span-label" }, `${span.kind === "tool" ? "  " : ""}${span.label}`),
     h("div", { class: "track" }, bar),
-    h("div", { class: "span-meta" }, `${formatMs(span.durationMs)}${extra}`),
+    h("div", { class: "span-meta" }, `${formatMs(span.durationMs)} at ${at}${extra}`),
   );
 }
 

@@ -14,6 +14,7 @@ export interface VirtualList {
   /** Rebuild the rows (new data, or a row opened); keeps the scroll position. */
   refresh(count: number, changed?: number): void;
   scrollToEnd(): void;
+  scrollTo(index: number): void;
   atEnd(): boolean;
 }
 
@@ -89,6 +90,9 @@ export function virtualList(
       virtualizer.setOptions({ ...virtualizer.options, count: nextCount });
       virtualizer._willUpdate();
       paint(virtualizer);
+    },
+    scrollTo(index) {
+      virtualizer.scrollToIndex(index, { align: "center" });
     },
     scrollToEnd() {
       virtualizer.scrollToIndex(virtualizer.options.count - 1, { align: "end" });
