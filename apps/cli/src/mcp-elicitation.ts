@@ -41,12 +41,14 @@ export async function askElicitation(
 ): Promise<ElicitAnswer> {
   const from = `MCP server "${request.server}"`;
   if (request.mode === "url") {
-    say(`${from} asks you to open a page: ${request.url}\n  ${oneLine(request.message)}\n`);
+    // The URL is shown whole (it is what the person checks before opening it), escaped like any server text.
+    say(`${from} asks you to open a page: ${oneLine(request.url, 2_000)}\n  ${oneLine(request.message)}\n`);
     const choice = await ask("  [a]ccept (open it yourself) / [d]ecline / [c]ancel: ");
-    return { action: decision(choice) };
+    return { action: withdrawn?.aborted ? "cancel" : decision(choice) };
   }
   say(`${from} asks: ${oneLine(request.message)}\n`);
   const choice = decision(await ask("  [a]nswer / [d]ecline / [c]ancel: "));
+  if (withdrawn?.aborted) return { action: "cancel" };
   if (choice !== "accept") return { action: choice };
   const schema = request.requestedSchema as {
     properties: Record<string, FieldSchema>;

@@ -39,7 +39,7 @@ export async function promptTurn(
   try {
     prompts = await source.listPrompts();
   } catch (error) {
-    say(`listing MCP prompts failed: ${(error as Error).message}\n`);
+    say(`listing MCP prompts failed: ${oneLine((error as Error).message)}\n`);
     return undefined;
   }
   if (command === "/prompts") {
@@ -61,21 +61,24 @@ export async function promptTurn(
   try {
     result = await source.getPrompt(prompt.server, prompt.name, args.values);
   } catch (error) {
-    say(`MCP prompt ${command} failed: ${oneLine((error as Error).message)}\n`);
+    say(`MCP prompt ${oneLine(command, 120)} failed: ${oneLine((error as Error).message)}\n`);
     return undefined;
   }
   const messages = result.messages.map(toMessage);
   if (messages.length === 0) {
-    say(`MCP prompt ${command} gave no messages\n`);
+    say(`MCP prompt ${oneLine(command, 120)} gave no messages\n`);
     return undefined;
   }
-  say(`${command}: ${messages.length} message(s) from MCP server "${prompt.server}"\n`);
+  say(
+    `${oneLine(command, 120)}: ${messages.length} message(s) from MCP server "${oneLine(prompt.server, 60)}"\n`,
+  );
   return messages;
 }
 
+/** How to run a prompt, as shown: the server's names escaped like any server text. */
 function usage(prompt: McpPrompt): string {
   const args = (prompt.arguments ?? []).map((arg) => (arg.required ? `${arg.name}=…` : `[${arg.name}=…]`));
-  return [promptCommand(prompt), ...args].join(" ");
+  return oneLine([promptCommand(prompt), ...args].join(" "), 200);
 }
 
 function describe(text: string | undefined): string {
