@@ -2,21 +2,13 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type FakeProviderServer, openaiResponsesFormat, tempWorkspace } from "@bridle/testing";
-import { testPostgres } from "@bridle/tooling/postgres";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CLI, call, fakeOpenAI, NODE_FLAGS, runCli } from "./cli-harness.js";
+import { usePostgres } from "./postgres.js";
 
 // A throwaway Postgres for this file (or BRIDLE_DATABASE_URL's server); durable runs keep DBOS's tables
 // in its schema bridle_durable, their sessions in bridle.
-let databaseUrl = "";
-let skip = "";
-let stopPostgres = () => {};
-beforeAll(async () => {
-  const database = await testPostgres();
-  ({ url: databaseUrl, skip } = database);
-  stopPostgres = () => database.stop();
-}, 120_000);
-afterAll(() => stopPostgres());
+const postgres = usePostgres();
 
 /** A long-running bridle process (a worker, a durable run), with its stderr collected as it comes. */
 function startCli(args: readonly string[], env: NodeJS.ProcessEnv, cwd: string) {
@@ -54,7 +46,7 @@ describe("durable runs from the command line", () => {
     XDG_DATA_HOME: join(dir, "data"),
     XDG_CONFIG_HOME: join(dir, "config"),
     OPENAI_API_KEY: "test-key-not-recorded",
-    BRIDLE_DATABASE_URL: databaseUrl,
+    BRIDLE_DATABASE_URL: postgres.url,
   });
   const runArgs = () => [
     "--provider",
@@ -85,7 +77,7 @@ describe("durable runs from the command line", () => {
   afterAll(() => cleanup());
 
   it("--enqueue prints a run id; a worker runs it with the run's own options; runs wait/show/list", async (context) => {
-    if (skip) context.skip(skip);
+    if (postgres.skip) context.skip(postgres.skip);
     server = await fakeOpenAI([{ text: "Hello from the queue." }]);
     const queued = await runCli(["run", "say hello", "--enqueue", ...runArgs()], { cwd: repo, env: env() });
     expect(queued.code, queued.stderr).toBe(0);
@@ -117,7 +109,7 @@ describe("durable runs from the command line", () => {
   });
 
   it("--durable pauses for approval, dies, is approved from another process and finished by a worker", async (context) => {
-    if (skip) context.skip(skip);
+    if (postgres.skip) context.skip(postgres.skip);
     server = await fakeOpenAI([
       { toolCalls: [call("c1", "bash", { command: "rm -rf build" })] },
       { text: "Removed the build folder." },

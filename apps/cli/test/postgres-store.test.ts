@@ -1,20 +1,12 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type FakeProviderServer, openaiResponsesFormat, tempWorkspace } from "@bridle/testing";
-import { testPostgres } from "@bridle/tooling/postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeOpenAI, runCli } from "./cli-harness.js";
+import { usePostgres } from "./postgres.js";
 
 // A throwaway Postgres for this file (or BRIDLE_DATABASE_URL's server).
-let databaseUrl = "";
-let skip = "";
-let stopPostgres = () => {};
-beforeAll(async () => {
-  const database = await testPostgres();
-  ({ url: databaseUrl, skip } = database);
-  stopPostgres = () => database.stop();
-}, 120_000);
-afterAll(() => stopPostgres());
+const postgres = usePostgres();
 
 describe("--store postgres", () => {
   let dir: string;
@@ -39,7 +31,7 @@ describe("--store postgres", () => {
   });
 
   it("records a run in Postgres, from --database-url or BRIDLE_DATABASE_URL, and lists it", async (context) => {
-    if (skip) context.skip(skip);
+    if (postgres.skip) context.skip(postgres.skip);
     server = await fakeOpenAI([{ text: "Stored in Postgres." }, { text: "Again." }]);
     const base = [
       "--provider",
@@ -59,7 +51,7 @@ describe("--store postgres", () => {
         "--store",
         "postgres",
         "--database-url",
-        databaseUrl,
+        postgres.url,
         "--session",
         "pg-one",
       ],
@@ -74,18 +66,18 @@ describe("--store postgres", () => {
     // The same session resumed through the environment variable, and listed.
     const again = await runCli(["run", "once more", ...base, "--store", "postgres", "--resume", "pg-one"], {
       cwd: repo,
-      env: { ...env(), BRIDLE_DATABASE_URL: databaseUrl },
+      env: { ...env(), BRIDLE_DATABASE_URL: postgres.url },
     });
     expect(again.code).toBe(0);
     const listed = await runCli(["sessions", "list", "--store", "postgres", "--json"], {
       cwd: repo,
-      env: { ...env(), BRIDLE_DATABASE_URL: databaseUrl },
+      env: { ...env(), BRIDLE_DATABASE_URL: postgres.url },
     });
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toContain("pg-one");
     const shown = await runCli(["sessions", "show", "pg-one", "--store", "postgres", "--json"], {
       cwd: repo,
-      env: { ...env(), BRIDLE_DATABASE_URL: databaseUrl },
+      env: { ...env(), BRIDLE_DATABASE_URL: postgres.url },
     });
     expect(shown.stdout).toContain("once more");
     expect(shown.stdout).toContain("Stored in Postgres.");
