@@ -16,8 +16,8 @@ describe.skipIf(skipReason !== "")(`SIGKILLed workers${skipNote}`, () => {
     const logFile = join(fx.dir, `${schema}.log`);
     const args = { databaseUrl, schema, providerUrl: fx.provider.baseUrl, logFile, concurrency: 1 };
     const queue = await DbosRunQueue.open({ databaseUrl, schema });
-    const prompt = "calls=10 tag=crash";
-    const kills = 6;
+    const prompt = "calls=14 tag=crash";
+    const kills = 10;
     try {
       const runId = await queue.enqueue({ prompt, sessionId: "crashed" });
       for (let trial = 0; trial < kills; trial++) {
@@ -53,7 +53,7 @@ describe.skipIf(skipReason !== "")(`SIGKILLed workers${skipNote}`, () => {
 
       const effects = readEffects(logFile).filter((line) => line.runId === runId);
       const calls = new Set(effects.map((line) => line.callId));
-      expect(calls.size).toBe(10);
+      expect(calls.size).toBe(14);
       let repeats = 0;
       let detected = 0;
       for (const callId of calls) {
