@@ -1,6 +1,6 @@
 // The model of a run: a task's script played back by @bridle/testing's ScriptedModel (no key, what CI
 // runs), or a real provider chosen as the bridle CLI chooses it (keys from the environment).
-import type { Model, Usage } from "@bridle/core";
+import { estimateMessagesTokens, estimateTextTokens, type Model, type Usage } from "@bridle/core";
 import { ScriptedModel, type ScriptedTurn } from "@bridle/testing";
 import { BridleEvalError } from "./errors.js";
 import type { Script } from "./task.js";
@@ -60,10 +60,20 @@ export function scriptedModel(script: Script, places: ScriptPlaces): CostedModel
   // The turn is the number of assistant messages so far, not of requests to this instance: a queued run
   // resumed by another worker continues its script where the transcript stands.
   const model = new ScriptedModel(
-    (context) =>
-      turns[context.messages.filter((message) => message.role === "assistant").length] ?? {
+    (context) => {
+      const turn = turns[context.messages.filter((message) => message.role === "assistant").length] ?? {
         text: "(the script has no more turns)",
-      },
+      };
+      // A turn without usage gets core's estimate of what a real model would have been sent and written,
+      // so scripted reports still compare tokens per task (the script's own figures win).
+      if (turn.usage) return turn;
+      const sent =
+        estimateMessagesTokens(context.messages) +
+        estimateTextTokens(context.system ?? "") +
+        estimateTextTokens(JSON.stringify(context.tools));
+      const written = estimateTextTokens(`${turn.text ?? ""}${JSON.stringify(turn.toolCalls ?? [])}`);
+      return { ...turn, usage: { inputTokens: sent, outputTokens: written } };
+    },
     { provider: "scripted", model: "scripted", record: false },
   );
   return Object.assign(model, { cost: () => 0 });

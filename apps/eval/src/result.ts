@@ -57,11 +57,13 @@ export type ResultLine = z.infer<typeof ResultLine>;
 /** What a producer writes (defaults may be left out). */
 export type ResultLineInput = z.input<typeof ResultLine>;
 
-/** The identity --resume matches on: same task, model, format, script and repetition. */
+/** The identity --resume matches on: same suite and task, model, format, script and repetition. */
 export function runKey(
-  line: Pick<ResultLine, "taskId" | "provider" | "model" | "format" | "script" | "runIndex">,
+  line: Pick<ResultLine, "suite" | "taskId" | "provider" | "model" | "format" | "script" | "runIndex">,
 ): string {
-  return [line.taskId, line.provider, line.model, line.format, line.script, line.runIndex].join("\u0000");
+  return [line.suite, line.taskId, line.provider, line.model, line.format, line.script, line.runIndex].join(
+    "\u0000",
+  );
 }
 
 /** Parses a results file's text; a malformed line is reported with its number, never skipped silently. */

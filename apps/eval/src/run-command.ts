@@ -121,6 +121,7 @@ export async function runCommand(
   }
   const done = new Set(previous.map(runKey));
   const format = (plan: RunPlan) => ({
+    suite: plan.task.spec.suite,
     taskId: plan.task.spec.id,
     provider,
     model: modelName(choice),
@@ -227,7 +228,13 @@ export function planRuns(
   options: { live: boolean; runs: number; script?: string; allScripts: boolean },
 ): RunPlan[] {
   const plans: RunPlan[] = [];
+  const seen = new Map<string, string>();
   for (const task of tasks) {
+    const name = `${task.spec.suite}/${task.spec.id}`;
+    const other = seen.get(name);
+    if (other)
+      throw new BridleEvalError("InvalidTask", `${task.dir} and ${other} are both ${name}: ids must differ`);
+    seen.set(name, task.dir);
     let scripts: string[];
     if (options.live) scripts = ["live"];
     else if (options.script) scripts = task.scripts[options.script] ? [options.script] : [];
