@@ -140,7 +140,7 @@ describe.skipIf(skip !== undefined)(
       // A bar leads to its call in the transcript, opened.
       await page.locator(".span.tool", { hasText: "edit_file" }).click();
       const edit = page.locator(".call", { hasText: "edit_file" });
-      expect(await edit.locator(".dl.add").allTextContents()).toContain(`+${NEW_LINE}`);
+      await expect.poll(() => edit.locator(".dl.add").allTextContents()).toContain(`+${NEW_LINE}`);
       await page.context().close();
     });
 

@@ -10,7 +10,7 @@ import { chromiumSkipReason, launchChromium } from "@bridle/tooling/browser";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportSessionHtml } from "../src/index.js";
-import { offlinePage } from "./browser.js";
+import { offlinePage, visibleTexts } from "./browser.js";
 import { appendLongSession } from "./large.js";
 
 const skip = chromiumSkipReason();
@@ -63,6 +63,22 @@ describe.skipIf(skip !== undefined)(`a 10,000-event session${skip ? ` (skipped: 
     expect(await last.locator("pre.body").last().textContent()).toContain(
       `export const value${TURNS} = ${TURNS};`,
     );
+
+    // From the waterfall to the transcript, at either end: the list was left scrolled to its end.
+    await page.locator("nav.tabs button", { hasText: "Timeline" }).click();
+    await page.locator(".span.model").first().click();
+    await expect.poll(() => visibleTexts(page, ".turn")).toContainEqual(expect.stringContaining("Turn 1 "));
+    await page.locator("nav.tabs button", { hasText: "Timeline" }).click();
+    await page.locator(".scroller").evaluate((el) => {
+      el.scrollTop = el.scrollHeight;
+    });
+    // The last bar (the last call's) once the list has drawn the end.
+    const lastBar = page.locator(`.span.tool[data-index="${TURNS * 2 - 1}"]`);
+    await expect.poll(() => lastBar.count()).toBe(1);
+    await lastBar.click();
+    await expect
+      .poll(() => visibleTexts(page, ".call pre.body"))
+      .toContainEqual(expect.stringContaining(`export const value${TURNS} = ${TURNS};`));
     expect(blocked).toEqual([]);
     await page.context().close();
   });

@@ -101,7 +101,8 @@ function sessionPage(root: HTMLElement, initial: SessionView, live: LiveSource |
       show("transcript");
       if (state.view.rows[row]?.kind === "call") state.open.add(row);
       transcript.refresh(state.view.rows.length, row);
-      transcript.scrollTo(row);
+      // Once the list is back in the page and measured: scrolling a detached list goes nowhere.
+      requestAnimationFrame(() => transcript.scrollTo(row));
     };
     el.addEventListener("click", go);
     el.addEventListener("keydown", (event) => {
