@@ -97,6 +97,16 @@ describe.skipIf(skip !== undefined)(`HTML report in Chromium${skip ? ` (skipped:
         "openai/claude-sonnet-4-6",
         "openai/gpt-5-mini",
       ]);
+      // The benchmark's own table: format × injected mistake (its lines carry the mistake as the script);
+      // the odd-numbered runs are the edit-format suite's.
+      const bench = await page.locator("#edit-bench tbody tr").allInnerTexts();
+      expect(bench.map((row) => row.split("\t")[0])).toEqual([
+        "apply_patch / live",
+        "hashline / live",
+        "replace / live",
+      ]);
+      expect(bench[1]).toContain("0.80");
+      expect(bench[2]).toContain("0.20");
       expect(await page.locator("#slowest tbody tr").first().innerText()).toContain("hashline-task-0");
       expect(await page.locator("#expensive tbody tr").first().innerText()).toContain("$1.23");
       const link = page.locator("#runs-table a").first();

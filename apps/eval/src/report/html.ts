@@ -27,14 +27,26 @@ function rateBar(stats: GroupStats): string {
   return `<svg class="rate" width="204" height="14" role="img" aria-label="${pct(stats.rate)}"><rect x="2" y="3" width="200" height="8" fill="#eee"/><rect x="2" y="3" width="${x(stats.rate)}" height="8" fill="${stats.rate >= 0.5 ? "#3a9a5b" : "#c9453b"}"/><line x1="${Number(x(stats.interval.low)) + 2}" x2="${Number(x(stats.interval.high)) + 2}" y1="7" y2="7" stroke="#222" stroke-width="1.5"/></svg>`;
 }
 
-function statsTable(title: string, id: string, groups: readonly GroupStats[]): string {
+function statsTable(title: string, id: string, groups: readonly GroupStats[], keyName?: string): string {
   const rows = groups
     .map(
       (g) =>
-        `<tr><td>${escapeHtml(g.key)}</td><td class="num">${g.n}</td><td class="num">${g.passes}</td><td class="num">${pct(g.rate)}</td><td class="num">${pct(g.interval.low)} – ${pct(g.interval.high)}</td><td>${rateBar(g)}</td><td class="num">${(g.turns / g.n).toFixed(1)}</td><td class="num">${Math.round(g.tokens / g.n)}</td><td class="num">${usd(g.costUsd)}</td></tr>`,
+        `<tr><td>${escapeHtml(g.key)}</td><td class="num">${g.n}</td><td class="num">${g.passes}</td><td class="num">${pct(g.rate)}</td><td class="num">${pct(g.interval.low)} – ${pct(g.interval.high)}</td><td>${rateBar(g)}</td><td class="num">${(g.failedEditCalls / g.n).toFixed(2)}</td><td class="num">${(g.turns / g.n).toFixed(1)}</td><td class="num">${Math.round(g.tokens / g.n)}</td><td class="num">${usd(g.costUsd)}</td></tr>`,
     )
     .join("");
-  return `<section id="${id}"><h2>${escapeHtml(title)}</h2><table><thead><tr><th>${escapeHtml(title.replace(/^Pass rate by /, ""))}</th><th>runs</th><th>passed</th><th>rate</th><th>95% CI (Wilson)</th><th></th><th>turns/run</th><th>tokens/run</th><th>cost</th></tr></thead><tbody>${rows}</tbody></table></section>`;
+  return `<section id="${id}"><h2>${escapeHtml(title)}</h2><table><thead><tr><th>${escapeHtml(keyName ?? title.replace(/^Pass rate by /, ""))}</th><th>runs</th><th>passed</th><th>rate</th><th>95% CI (Wilson)</th><th></th><th>failed edits/run</th><th>turns/run</th><th>tokens/run</th><th>cost</th></tr></thead><tbody>${rows}</tbody></table></section>`;
+}
+
+/** The edit-format benchmark's table (its lines name the injected mistake in `script`), when present. */
+function editBenchTable(lines: readonly ResultLine[]): string {
+  const bench = lines.filter((line) => line.suite === "edit-format");
+  if (bench.length === 0) return "";
+  return statsTable(
+    "Edit-format benchmark",
+    "edit-bench",
+    groupStats(bench, (line) => `${line.format} / ${line.script}`),
+    "format / injected mistake",
+  );
 }
 
 /** Success rate per edit format as vertical bars with interval whiskers, plus failed edit calls per run. */
@@ -132,5 +144,5 @@ export function renderReport(
     "Pass rate by model",
     "by-model",
     groupStats(lines, (line) => `${line.provider}/${line.model}`),
-  )}${topTable("Slowest runs", "slowest", slowest, (line) => seconds(line.durationMs))}${topTable("Most expensive runs", "expensive", expensive, (line) => (line.costUsd === null ? `${line.inputTokens + line.outputTokens} tokens` : `${usd(line.costUsd)}, ${line.inputTokens + line.outputTokens} tokens`))}${runsTable(lines)}<script>${SCRIPT}</script></body></html>\n`;
+  )}${editBenchTable(lines)}${topTable("Slowest runs", "slowest", slowest, (line) => seconds(line.durationMs))}${topTable("Most expensive runs", "expensive", expensive, (line) => (line.costUsd === null ? `${line.inputTokens + line.outputTokens} tokens` : `${usd(line.costUsd)}, ${line.inputTokens + line.outputTokens} tokens`))}${runsTable(lines)}<script>${SCRIPT}</script></body></html>\n`;
 }
