@@ -1,6 +1,6 @@
 // Whole shell sessions of Bridle and of pi's coding agent (installed into ~/.cache/bridle-bench/pi when
 // missing), side by side; the harness's own figures per tool turn are printed as a table at the end.
-import { afterAll, bench, describe } from "vitest";
+import { bench, describe } from "vitest";
 import { measureSession, type SessionFigures } from "../src/overhead/measure.js";
 import {
   availableAgents,
@@ -17,17 +17,26 @@ const agents = availableAgents({
 }).filter((agent) => agent.script !== undefined);
 const sessions: SessionFigures[] = [];
 
+/** The table of every session so far, printed once the last agent's bench is done. */
+function printTable(): void {
+  process.stderr.write(`\n${formatOverhead(summarizeOverhead(sessions), TURNS)}\n\n`);
+}
+
 describe(`one-shot session of ${TURNS} shell tool turns on a loopback model`, () => {
-  for (const agent of agents) {
+  agents.forEach((agent, index) => {
     bench(
       agent.name,
       async () => {
         sessions.push(await measureSession(agent, { toolTurns: TURNS }));
       },
-      { iterations: 5, warmupIterations: 1, time: 0 },
+      {
+        iterations: 5,
+        warmupIterations: 1,
+        time: 0,
+        teardown: (_task, mode) => {
+          if (mode === "run" && index === agents.length - 1) printTable();
+        },
+      },
     );
-  }
-  afterAll(() => {
-    console.log(`\n${formatOverhead(summarizeOverhead(sessions), TURNS)}\n`);
   });
 });
