@@ -113,6 +113,12 @@ describe.skipIf(skip !== undefined)(
       await expect.poll(() => page.locator(".row.end").count(), { timeout: 15_000 }).toBe(1);
       expect((await visibleTexts(page, ".row.assistant")).join("\n")).toContain("Working on step 3.");
       expect(blocked).toEqual([]);
+      // The server stops: the page says it is no longer following instead of looking live.
+      expect(await page.locator("#live").textContent()).toBe(" ● live");
+      await server.close();
+      await expect
+        .poll(() => page.locator("#live").textContent(), { timeout: 15_000 })
+        .toBe(" ○ reconnecting");
       await page.context().close();
     });
   },

@@ -148,6 +148,9 @@ function sessionPage(root: HTMLElement, initial: SessionView, live: LiveSource |
       if (shown === "usage") show("usage");
       if (follow) transcript.scrollToEnd();
       document.body.dataset.lastSeq = String(state.view.session.lastSeq);
+    } catch {
+      // The server went away or the session could not be read: say so; the next event tries again.
+      liveState("○ not updating");
     } finally {
       busy = false;
       if (again) {
@@ -157,8 +160,15 @@ function sessionPage(root: HTMLElement, initial: SessionView, live: LiveSource |
     }
   };
   document.body.dataset.lastSeq = String(initial.session.lastSeq);
+  // The badge in the header says whether the page is still following (EventSource reconnects by itself).
+  const liveState = (text: string) => {
+    const badge = document.getElementById("live");
+    if (badge) badge.textContent = ` ${text}`;
+  };
   const events = new EventSource(live.eventsUrl);
+  events.addEventListener("error", () => liveState("○ reconnecting"));
   events.addEventListener("seq", (message) => {
+    liveState("● live");
     if (Number((message as MessageEvent<string>).data) !== state.view.session.lastSeq) void update();
   });
 }
