@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { buildEvidence, formatHandoff, handoffOutcome } from "@bridle/coding";
 import { JsonlSessionStore } from "@bridle/store-jsonl";
-import { tempWorkspace } from "@bridle/testing";
+import { sampleRunEvents, tempWorkspace } from "@bridle/testing";
 import { chromiumSkipReason, launchChromium } from "@bridle/tooling/browser";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -165,6 +165,33 @@ describe.skipIf(skip !== undefined)(
       expect(models[0]).toContain("gpt-test6");
       expect(models[0]).toContain("10,400");
       await page.context().close();
+    });
+
+    it("shows markup in a session as text: nothing in it runs or loads", async () => {
+      const made = await tempWorkspace("bridle-viewer-markup-");
+      try {
+        const store = await JsonlSessionStore.open({ dir: join(made.dir, "store") });
+        const hostile =
+          '<img src="http://evil.example/x.png" onerror="window.__pwned=1"></script><script>window.__pwned=2</script><!--';
+        await store.createSession({ id: "hostile", title: "</title><script>window.__pwned=3</script>" });
+        await store.append("hostile", sampleRunEvents({ reply: hostile, toolOutput: hostile }));
+        const page = join(made.dir, "hostile.html");
+        await writeFile(page, await exportSessionHtml(store, "hostile"));
+        await store.close();
+        const offline = await offlinePage(browser);
+        await offline.page.goto(pathToFileURL(page).href);
+        await offline.page.waitForSelector("body[data-ready=true]");
+        await offline.page.locator(".call button.fold").click();
+        expect(await offline.page.locator(".row.assistant").first().textContent()).toContain(hostile);
+        expect(await offline.page.locator(".call pre.body").last().textContent()).toBe(hostile);
+        expect(await offline.page.title()).toContain("</title><script>");
+        expect(await offline.page.evaluate(() => (window as { __pwned?: number }).__pwned)).toBeUndefined();
+        expect(await offline.page.locator("img").count()).toBe(0);
+        expect(offline.blocked).toEqual([]);
+        await offline.page.context().close();
+      } finally {
+        await made.cleanup();
+      }
     });
 
     it("renders a screenshot with the transcript on screen", async () => {
