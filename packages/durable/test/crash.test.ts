@@ -58,16 +58,14 @@ describe.skipIf(skipReason !== "")(`SIGKILLed workers${skipNote}`, () => {
       let detected = 0;
       for (const callId of calls) {
         const mine = effects.filter((line) => line.callId === callId);
-        // Applied exactly once, whatever happened; every attempt after the first knew it was one.
+        // Applied exactly once, whatever happened; at most one attempt thought it was the first (none, when
+        // a process died between recording "started" and starting the tool).
         expect(
           mine.filter((line) => line.event === "applied"),
           callId,
         ).toHaveLength(1);
         const attempts = mine.filter((line) => line.event === "attempt");
-        expect(
-          attempts.filter((line) => !line.repeated),
-          callId,
-        ).toHaveLength(1);
+        expect(attempts.filter((line) => !line.repeated).length, callId).toBeLessThanOrEqual(1);
         repeats += attempts.length - 1;
         // A repeat that came after the effect landed detected it (its next line is "detected", not
         // "applied"); one that came before the effect landed applied it, once.
@@ -75,9 +73,10 @@ describe.skipIf(skipReason !== "")(`SIGKILLed workers${skipNote}`, () => {
         for (const [index, line] of mine.entries()) {
           if (line.event === "applied") landed = true;
           if (line.event === "attempt" && line.repeated && landed) {
+            // Its next line is "detected" (or none: its process was killed right there).
             const next = mine.slice(index + 1).find((later) => later.pid === line.pid);
-            expect(next?.event, callId).toBe("detected");
-            detected++;
+            expect(next?.event ?? "detected", callId).toBe("detected");
+            if (next) detected++;
           }
         }
       }
