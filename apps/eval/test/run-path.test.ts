@@ -1,4 +1,5 @@
 // `bridle-eval run PATH`: a task folder written outside the repository, run by path through the built bin.
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -65,6 +66,10 @@ test("runs a task folder given by path, writes results, events and a report, and
   expect(events).toContain("hello.txt");
   const report = await readFile(join(root, "out", "report.html"), "utf8");
   expect(report).toContain("greet");
+  // Every events link of the report opens a file that is there.
+  const links = [...report.matchAll(/href="([^"]+\.jsonl)"/g)].map((match) => match[1] ?? "");
+  expect(links.length).toBeGreaterThanOrEqual(2);
+  for (const link of links) expect(existsSync(join(root, "out", link)), link).toBe(true);
   // --resume with one more repetition runs only the new one.
   const again = await runBin(["run", task, "--out", out, "--runs", "3", "--resume"], { cwd: root });
   expect(again.code).toBe(0);
