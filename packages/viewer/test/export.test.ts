@@ -194,6 +194,26 @@ describe.skipIf(skip !== undefined)(
       }
     });
 
+    it("narrows the transcript to matching rows, or to what went wrong", async () => {
+      const { page } = await open();
+      await page.locator('input[type="search"]').fill("edit_file");
+      await expect.poll(() => page.locator(".vrow").count()).toBe(1);
+      expect(await page.locator(".vrow").textContent()).toContain("edit_file cart.js");
+      await page.locator('input[type="search"]').fill("");
+      await page.locator("#failures-only").check();
+      await expect.poll(() => page.locator(".vrow").count()).toBe(3);
+      const wrong = (await page.locator(".vrow").allTextContents()).join("\n");
+      expect(wrong).toContain("missing.txt");
+      expect(wrong).toContain(`approval: write_file NOTES.md → rejected (${REFUSAL})`);
+      expect(wrong).toContain("write_file NOTES.md");
+      // A row opened while filtered stays opened when the filter goes.
+      await page.locator(".call", { hasText: "missing.txt" }).locator("button.fold").click();
+      await page.locator("#failures-only").uncheck();
+      await expect.poll(() => page.locator(".turn").count()).toBe(RECORDED.turns);
+      expect(await page.locator(".call", { hasText: "missing.txt" }).locator("pre.body").count()).toBe(2);
+      await page.context().close();
+    });
+
     it("renders a screenshot with the transcript on screen", async () => {
       const { page } = await open();
       const texts = await visibleTexts(page, ".turn, .row.user, .row.assistant");

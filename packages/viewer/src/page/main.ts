@@ -3,6 +3,7 @@
 import type { LiveSource, SessionView } from "../view.js";
 import { readPageData, refetch } from "./data.js";
 import { formatCost, formatCount, formatMs, h } from "./dom.js";
+import { filterRows } from "./filter.js";
 import { renderSessionList } from "./sessions.js";
 import { renderSpan, rowOfSpan } from "./timeline.js";
 import { renderRow, type TranscriptState } from "./transcript.js";
@@ -72,13 +73,18 @@ function sessionPage(root: HTMLElement, initial: SessionView, live: LiveSource |
   const body = h("div", { class: "pane" });
   root.append(headerEl, tabs, body);
 
+  // The rows the list shows (undefined: all of them), and each list position's row.
+  let order: number[] | undefined;
+  const rowAt = (position: number) => (order ? (order[position] ?? -1) : position);
+  const positionOf = (row: number) => (order ? order.indexOf(row) : row);
+  const shownCount = () => order?.length ?? state.view.rows.length;
   const transcript = virtualList(
     initial.rows.length,
-    (i) =>
-      renderRow(state, i, (index) => {
+    (position) =>
+      renderRow(state, rowAt(position), (index) => {
         if (state.open.has(index)) state.open.delete(index);
         else state.open.add(index);
-        transcript.refresh(state.view.rows.length, index);
+        transcript.refresh(shownCount(), positionOf(index));
       }),
     {
       estimate: 30,
@@ -100,9 +106,11 @@ function sessionPage(root: HTMLElement, initial: SessionView, live: LiveSource |
       if (row < 0) return;
       show("transcript");
       if (state.view.rows[row]?.kind === "call") state.open.add(row);
-      transcript.refresh(state.view.rows.length, row);
+      // A row the filter hides is shown by clearing the filter.
+      if (positionOf(row) < 0) clearFilter();
+      transcript.refresh(shownCount());
       // Once the list is back in the page and measured: scrolling a detached list goes nowhere.
-      requestAnimationFrame(() => transcript.scrollTo(row));
+      requestAnimationFrame(() => transcript.scrollTo(positionOf(row)));
     };
     el.addEventListener("click", go);
     el.addEventListener("keydown", (event) => {
@@ -121,11 +129,32 @@ function sessionPage(root: HTMLElement, initial: SessionView, live: LiveSource |
     }
     shown = name;
   };
+  const search = h("input", {
+    type: "search",
+    placeholder: "filter rows",
+    "aria-label": "filter rows",
+  }) as HTMLInputElement;
+  const failures = h("input", { type: "checkbox", id: "failures-only" }) as HTMLInputElement;
+  const applyFilter = () => {
+    order = filterRows(state.view.rows, search.value, failures.checked);
+    transcript.refresh(shownCount());
+    if (shown !== "transcript") show("transcript");
+  };
+  const clearFilter = () => {
+    search.value = "";
+    failures.checked = false;
+    order = undefined;
+  };
+  search.addEventListener("input", applyFilter);
+  failures.addEventListener("change", applyFilter);
   for (const name of TABS) {
     const b = h("button", { type: "button", "data-tab": name }, `${name[0]?.toUpperCase()}${name.slice(1)}`);
     b.addEventListener("click", () => show(name));
     tabs.append(b);
   }
+  tabs.append(
+    h("span", { class: "filter" }, search, h("label", { for: "failures-only" }, failures, " failures only")),
+  );
   show("transcript");
 
   if (!live) return;
@@ -143,7 +172,8 @@ function sessionPage(root: HTMLElement, initial: SessionView, live: LiveSource |
       const next = header(state.view, live);
       headerEl.replaceWith(next);
       headerEl = next;
-      transcript.refresh(state.view.rows.length);
+      if (order) order = filterRows(state.view.rows, search.value, failures.checked);
+      transcript.refresh(shownCount());
       timeline?.refresh(state.view.spans.length);
       if (shown === "usage") show("usage");
       if (follow) transcript.scrollToEnd();
