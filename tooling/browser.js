@@ -27,12 +27,12 @@ export function chromiumSkipReason() {
 
 /**
  * Launches headless Chromium. Root (containers, CI) cannot use chromium's sandbox, so --no-sandbox is added
- * only then.
+ * only then. Shared memory goes to /tmp: a container's small /dev/shm crashes tabs of large pages.
  * @param {import("playwright-core").LaunchOptions} [options]
  * @returns {Promise<import("playwright-core").Browser>}
  */
 export async function launchChromium(options = {}) {
-  const args = [...(options.args ?? [])];
+  const args = ["--disable-dev-shm-usage", ...(options.args ?? [])];
   if (typeof process.getuid === "function" && process.getuid() === 0) args.push("--no-sandbox");
   return chromium.launch({ headless: true, ...options, executablePath: chromiumPath(), args });
 }
