@@ -74,6 +74,17 @@ function namedPaths(args: unknown): string[] {
 }
 
 /**
+ * A shell tool's own statement that its command wrote nothing (@bridle/tools-shell's `details.writes`,
+ * "none" only when its policy proved it). Skipping the rescan then only delays what a background command
+ * may have written to the next rescan; the final review rescans whatever the tools said.
+ */
+function provedNoWrites(details: unknown): boolean {
+  return (
+    typeof details === "object" && details !== null && (details as { writes?: unknown }).writes === "none"
+  );
+}
+
+/**
  * The coding overlay: tools and hooks that give a general tool loop a coding agent's discipline. Install
  * both on a Harness (with the instructions in its system prompt); the evidence handoff is then built from
  * the run's events with `buildEvidence`.
@@ -152,7 +163,8 @@ export async function createCodingOverlay(options: CodingOverlayOptions): Promis
         ) {
           ctx.record?.(FACT.command, { command, exitCode, tool: ctx.toolCall.name });
         }
-        if (!readOnly.has(ctx.toolCall.name)) await rescan(state, ctx.record);
+        if (!readOnly.has(ctx.toolCall.name) && !provedNoWrites(ctx.result.details))
+          await rescan(state, ctx.record);
       },
     }),
     defineHook({

@@ -56,13 +56,19 @@ export interface Agent {
 export async function codingAgent(
   dir: string,
   script: readonly ScriptedTurn[],
-  options: { approver?: Approver; repairAttempts?: number; extraTools?: AnyTool[] } = {},
+  options: {
+    approver?: Approver;
+    repairAttempts?: number;
+    extraTools?: AnyTool[];
+    readOnlyTools?: string[];
+  } = {},
 ): Promise<Agent> {
   const shell = await createShellTools();
   const overlay = await createCodingOverlay({
     workspace: dir,
     shell: shell.environment,
     ...(options.repairAttempts !== undefined ? { repairAttempts: options.repairAttempts } : {}),
+    ...(options.readOnlyTools ? { readOnlyTools: options.readOnlyTools } : {}),
   });
   const model = new ScriptedModel([...script]);
   const hooks: AnyHook[] = [...overlay.hooks, ...shell.hooks];

@@ -13,6 +13,7 @@ export type {
   PolicyRule,
   SubcommandReport,
 } from "./policy/types.js";
+export type { CommandWrites } from "./policy/writes.js";
 export { type BubblewrapOptions, BubblewrapRunner, type SandboxProbe } from "./runners/bubblewrap.js";
 export { LocalRunner, type LocalRunnerOptions } from "./runners/local.js";
 export type { PidNamespaceProbe } from "./runners/pid-namespace.js";

@@ -2,6 +2,7 @@ import { type AnyTool, argumentAliases, defineTool, type ToolContext, type Works
 import { z } from "zod";
 import { type CapturedOutput, OutputCapture } from "../output/capture.js";
 import type { PolicyResult } from "../policy/types.js";
+import { type CommandWrites, commandWrites } from "../policy/writes.js";
 import { type CommandExit, exitCodeOf, type RunningCommand } from "../runners/runner.js";
 import type { LimitEnforcement } from "../sandbox/policy.js";
 import type { ShellEnvironment } from "./environment.js";
@@ -40,6 +41,11 @@ export interface BashResult {
 export interface BashDetails {
   readonly result: BashResult;
   readonly policy: PolicyResult | undefined;
+  /**
+   * "none" when the policy proved the command writes nothing (known readers only, no output
+   * redirection, no substitution); "possible" otherwise. A repository rescan may be skipped on "none".
+   */
+  readonly writes: CommandWrites;
   readonly runner: string;
   readonly cwd: string;
   readonly duration_ms: number;
@@ -96,6 +102,7 @@ export function createBashTool(env: ShellEnvironment): AnyTool {
       const details: BashDetails = {
         result,
         policy: verdict,
+        writes: commandWrites(verdict),
         runner: env.runner.name,
         cwd: ctx.workspace.display(cwd),
         duration_ms: exit.durationMs,
