@@ -43,7 +43,12 @@ export function contentSecurityPolicy(served: boolean): string {
   ].join("; ");
 }
 
-export function renderPage(data: PageData, bodies: readonly string[], options: PageOptions): string {
+/** `bodies`: each session's long texts, by session id. */
+export function renderPage(
+  data: PageData,
+  bodies: Readonly<Record<string, readonly string[]>>,
+  options: PageOptions,
+): string {
   return `<!doctype html>
 <html lang="en">
 <head>

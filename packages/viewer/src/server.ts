@@ -107,10 +107,14 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       }
     }
     sessions.sort((a, b) => b.updatedAt - a.updatedAt);
-    return renderPage({ page: "list", sessions, stores: [...stores.keys()] }, [], {
-      title: "Bridle sessions",
-      served: true,
-    });
+    return renderPage(
+      { page: "list", sessions, stores: [...stores.keys()] },
+      {},
+      {
+        title: "Bridle sessions",
+        served: true,
+      },
+    );
   };
 
   const follow = (request: IncomingMessage, response: ServerResponse, store: SessionStore, id: string) => {
@@ -192,7 +196,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
         response,
         200,
         "text/html; charset=utf-8",
-        renderPage({ page: "session", view, live }, bodies, { title, served: true }),
+        renderPage({ page: "session", view, live }, { [id]: bodies }, { title, served: true }),
       );
     }
   };

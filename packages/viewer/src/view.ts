@@ -148,7 +148,13 @@ export interface ListedSession {
 
 /** What the page script reads first, from the `bridle-view` JSON block. */
 export type PageData =
-  | { readonly page: "session"; readonly view: SessionView; readonly live?: LiveSource }
+  | {
+      readonly page: "session";
+      readonly view: SessionView;
+      readonly live?: LiveSource;
+      /** An export's neighbours in the session tree (its fork parent, its branches): shown in the same page. */
+      readonly related?: readonly SessionView[];
+    }
   | {
       readonly page: "list";
       readonly sessions: readonly ListedSession[];

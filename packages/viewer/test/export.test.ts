@@ -214,6 +214,45 @@ describe.skipIf(skip !== undefined)(
       await page.context().close();
     });
 
+    it("carries a session's branches and its fork parent, shown in the same page", async () => {
+      const made = await tempWorkspace("bridle-viewer-tree-");
+      try {
+        const store = await JsonlSessionStore.open({ dir: join(made.dir, "store") });
+        await store.createSession({ id: "trunk", title: "first attempt" });
+        await store.append("trunk", sampleRunEvents({ reply: "Trying the obvious fix." }));
+        await store.fork("trunk", 1, { id: "retry", title: "second attempt" });
+        await store.append(
+          "retry",
+          sampleRunEvents({
+            runId: "run-2",
+            reply: "Trying another way.",
+            toolOutput: "the branch's own notes",
+          }),
+        );
+        const file = join(made.dir, "trunk.html");
+        await writeFile(file, await exportSessionHtml(store, "trunk"));
+        await store.close();
+        const { page, blocked } = await offlinePage(browser);
+        await page.goto(pathToFileURL(file).href);
+        await page.waitForSelector("body[data-ready=true]");
+        expect(await page.locator("h1").textContent()).toBe("first attempt");
+        await page.locator(".branch button.session-link", { hasText: "retry" }).click();
+        await expect.poll(() => page.locator("h1").textContent()).toBe("second attempt");
+        expect((await page.locator(".row.assistant").allTextContents()).join("\n")).toContain(
+          "Trying another way.",
+        );
+        const call = page.locator(".call").last();
+        await call.locator("button.fold").click();
+        expect(await call.locator("pre.body").last().textContent()).toBe("the branch's own notes");
+        await page.locator(".branch button.session-link", { hasText: "trunk" }).click();
+        await expect.poll(() => page.locator("h1").textContent()).toBe("first attempt");
+        expect(blocked).toEqual([]);
+        await page.context().close();
+      } finally {
+        await made.cleanup();
+      }
+    });
+
     it("renders a screenshot with the transcript on screen", async () => {
       const { page } = await open();
       const texts = await visibleTexts(page, ".turn, .row.user, .row.assistant");

@@ -2,7 +2,13 @@
 // large session it is most of the page's bytes). A served page replaces both when the session grows.
 import type { LiveSource, PageData, SessionView } from "../view.js";
 
-let bodies: readonly string[] | undefined;
+// Each session's long texts, by session id; `current` is the session the page shows.
+let bodies: Record<string, readonly string[]> | undefined;
+let current = "";
+
+export function showingSession(id: string): void {
+  current = id;
+}
 
 export function readPageData(): PageData {
   return JSON.parse(document.getElementById("bridle-view")?.textContent ?? "null") as PageData;
@@ -11,17 +17,17 @@ export function readPageData(): PageData {
 export function body(index: number): string {
   if (!bodies) {
     const el = document.getElementById("bridle-bodies");
-    bodies = JSON.parse(el?.textContent ?? "[]") as string[];
+    bodies = JSON.parse(el?.textContent ?? "{}") as Record<string, string[]>;
     // The text is parsed once; keeping it too would hold the page's largest string twice.
     if (el) el.textContent = "";
   }
-  return bodies[index] ?? "";
+  return bodies[current]?.[index] ?? "";
 }
 
 /** The session as the server has it now (a served page following a live run). */
 export async function refetch(live: LiveSource): Promise<SessionView> {
   const response = await fetch(live.dataUrl, { credentials: "same-origin" });
   const data = (await response.json()) as { view: SessionView; bodies: string[] };
-  bodies = data.bodies;
+  bodies = { [data.view.session.id]: data.bodies };
   return data.view;
 }

@@ -1,7 +1,7 @@
 // The page's entry: reads the embedded data, draws the session (or the server's session list), marks the
 // first screen for the performance test, and follows a served session live.
 import type { LiveSource, SessionView } from "../view.js";
-import { readPageData, refetch } from "./data.js";
+import { readPageData, refetch, showingSession } from "./data.js";
 import { formatCost, formatCount, formatMs, h } from "./dom.js";
 import { filterRows } from "./filter.js";
 import { renderSessionList } from "./sessions.js";
@@ -13,11 +13,9 @@ import { virtualList } from "./virtual-list.js";
 const TABS = ["transcript", "timeline", "usage"] as const;
 type Tab = (typeof TABS)[number];
 
-function sessionLink(id: string, live: LiveSource | undefined): HTMLElement {
-  return live ? h("a", { href: `${live.sessionBase}${encodeURIComponent(id)}` }, id) : h("code", {}, id);
-}
+type LinkTo = (id: string) => HTMLElement;
 
-function header(view: SessionView, live: LiveSource | undefined): HTMLElement {
+function header(view: SessionView, live: LiveSource | undefined, sessionLink: LinkTo): HTMLElement {
   const s = view.summary;
   const u = s.usage;
   const facts = [
@@ -44,18 +42,12 @@ function header(view: SessionView, live: LiveSource | undefined): HTMLElement {
   const parent = view.session.parent;
   if (parent)
     el.append(
-      h(
-        "div",
-        { class: "branch" },
-        "fork of ",
-        sessionLink(parent.sessionId, live),
-        ` at event ${parent.seq}`,
-      ),
+      h("div", { class: "branch" }, "fork of ", sessionLink(parent.sessionId), ` at event ${parent.seq}`),
     );
   if (view.branches.length > 0) {
     const list = h("div", { class: "branch" }, `branches (${view.branches.length}): `);
     for (const b of view.branches)
-      list.append(sessionLink(b.id, live), ` at ${b.seq}${b.title ? ` “${b.title}”` : ""}  `);
+      list.append(sessionLink(b.id), ` at ${b.seq}${b.title ? ` “${b.title}”` : ""}  `);
     el.append(list);
   }
   if (view.handoff) {
@@ -66,9 +58,38 @@ function header(view: SessionView, live: LiveSource | undefined): HTMLElement {
   return el;
 }
 
-function sessionPage(root: HTMLElement, initial: SessionView, live: LiveSource | undefined): void {
+function sessionPage(
+  root: HTMLElement,
+  initial: SessionView,
+  live: LiveSource | undefined,
+  related: readonly SessionView[],
+): void {
   const state: TranscriptState = { view: initial, open: new Set() };
-  let headerEl = header(initial, live);
+  showingSession(initial.session.id);
+  // Another session of the tree: a link to its page when served; in an export, the same page shows it
+  // when it came along, else its id.
+  const sessionLink: LinkTo = (id) => {
+    if (live) return h("a", { href: `${live.sessionBase}${encodeURIComponent(id)}` }, id);
+    const other = [initial, ...related].find((v) => v.session.id === id);
+    if (!other) return h("code", {}, id);
+    const button = h("button", { type: "button", class: "session-link" }, id);
+    button.addEventListener("click", () => switchTo(other));
+    return button;
+  };
+  let headerEl = header(initial, live, sessionLink);
+  const switchTo = (view: SessionView) => {
+    state.view = view;
+    state.open.clear();
+    showingSession(view.session.id);
+    clearFilter();
+    const next = header(view, live, sessionLink);
+    headerEl.replaceWith(next);
+    headerEl = next;
+    transcript.refresh(shownCount());
+    timeline?.refresh(view.spans.length);
+    show("transcript");
+    transcript.scrollTo(0);
+  };
   const tabs = h("nav", { class: "tabs" });
   const body = h("div", { class: "pane" });
   root.append(headerEl, tabs, body);
@@ -169,7 +190,7 @@ function sessionPage(root: HTMLElement, initial: SessionView, live: LiveSource |
     try {
       const follow = transcript.atEnd();
       state.view = await refetch(live);
-      const next = header(state.view, live);
+      const next = header(state.view, live, sessionLink);
       headerEl.replaceWith(next);
       headerEl = next;
       if (order) order = filterRows(state.view.rows, search.value, failures.checked);
@@ -209,5 +230,5 @@ if (root) {
   if (data.page === "list") {
     root.append(renderSessionList(data.sessions, data.stores));
     document.body.dataset.ready = "true";
-  } else sessionPage(root, data.view, data.live);
+  } else sessionPage(root, data.view, data.live, data.related ?? []);
 }
