@@ -73,3 +73,13 @@ export async function trustScene(turns: {
 export const WRITE_PWNED = {
   command: 'node -e \'require("fs").writeFileSync("pwned", "x")\'',
 };
+
+/**
+ * The warning lines of a run's stderr, less the one about the fake model having no row in the model
+ * table (the scenes use "test-model"): what is left is what the trust rules said.
+ */
+export function warningsBesideModelTable(stderr: string): string[] {
+  return stderr
+    .split("\n")
+    .filter((line) => line.includes("warning") && !line.includes("has no row in the adapter's model table"));
+}

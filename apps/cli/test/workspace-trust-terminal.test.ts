@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { call, queueTurns, runCli } from "./cli-harness.js";
 import { TmuxCli } from "./tmux.js";
-import { type TrustScene, trustScene } from "./trust-scene.js";
+import { type TrustScene, trustScene, warningsBesideModelTable } from "./trust-scene.js";
 
 // The trust prompt as a person meets it: bridle in a real terminal (tmux), answered by typing.
 const terminal = new TmuxCli("bridle-trust");
@@ -75,7 +75,7 @@ describe("the trust prompt on a terminal", () => {
     // Without a terminal too; the agent edits the config in that run. That run keeps the settings it started with.
     const editing = await runCli(["run", "tidy the config", "--cwd", repo], { cwd: dir, env });
     expect(editing.code).toBe(0);
-    expect(editing.stderr).not.toMatch(/warning/);
+    expect(warningsBesideModelTable(editing.stderr)).toEqual([]);
     expect(await readFile(join(repo, "bridle.config.json"), "utf8")).toContain("evil.json");
     expect(workspaceServer.requests).toHaveLength(5);
 
@@ -90,6 +90,6 @@ describe("the trust prompt on a terminal", () => {
     // Putting the trusted bytes back is trusted again: the answer was about that content.
     await writeFile(join(repo, "bridle.config.json"), JSON.stringify(scene.workspaceConfig, null, 2));
     const restored = await runCli(["tools", "list", "--cwd", repo], { cwd: dir, env });
-    expect(restored.stderr).not.toMatch(/warning/);
+    expect(warningsBesideModelTable(restored.stderr)).toEqual([]);
   });
 });

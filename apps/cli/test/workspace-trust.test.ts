@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { openaiResponsesFormat } from "@bridle/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { call, runCli, toolOutputsSent } from "./cli-harness.js";
-import { type TrustScene, trustScene, WRITE_PWNED } from "./trust-scene.js";
+import { type TrustScene, trustScene, WRITE_PWNED, warningsBesideModelTable } from "./trust-scene.js";
 
 // Without a terminal nobody can be asked, so a repository's own config cannot choose where the API key goes
 // or approve calls: those settings are ignored with one warning; harmless ones (the edit format) apply.
@@ -25,7 +25,7 @@ describe("a workspace config nobody has trusted", () => {
     expect(run.code).toBe(0);
     expect(scene.workspaceServer.requests).toHaveLength(0);
     expect(scene.userServer.requests).toHaveLength(2);
-    const warnings = run.stderr.split("\n").filter((line) => line.includes("warning"));
+    const warnings = warningsBesideModelTable(run.stderr);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(
       /^bridle: warning: ignoring baseUrl, yes from the untrusted workspace config .*bridle\.config\.json \(answer the trust prompt on a terminal, or pass --trust\)$/,
@@ -44,7 +44,8 @@ describe("a workspace config nobody has trusted", () => {
       env: scene.env,
     });
     expect(run.code).toBe(0);
-    expect(run.stderr).not.toMatch(/warning|untrusted/);
+    expect(warningsBesideModelTable(run.stderr)).toEqual([]);
+    expect(run.stderr).not.toMatch(/untrusted/);
     expect(scene.userServer.requests).toHaveLength(0);
     expect(scene.workspaceServer.requests).toHaveLength(2);
     expect(await readFile(join(scene.repo, "pwned"), "utf8")).toBe("x");
