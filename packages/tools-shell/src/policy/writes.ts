@@ -13,8 +13,9 @@ const ONLY_READS = "read-only inside the workspace";
 
 // Programs that read their operands and write only to their standard output, whatever their judged
 // options (options that write name a write path, options that run programs make the verdict ask).
-// Deliberately short: sed (its `w` command), uniq (its second operand), env/xargs/find (they run or
-// delete things) and every interpreter stay out.
+// Deliberately short: sed (its `w` command), uniq (its second operand), file (-C writes a compiled
+// magic file), tree (-R writes HTML files), env/xargs/find (they run or delete things) and every
+// interpreter stay out.
 const READERS = new Set([
   "cat",
   "tac",
@@ -23,10 +24,8 @@ const READERS = new Set([
   "wc",
   "nl",
   "ls",
-  "tree",
   "du",
   "stat",
-  "file",
   "grep",
   "egrep",
   "fgrep",
