@@ -65,7 +65,6 @@ const FILES = {
   "b.txt": "gamma\n",
   "gone.txt": "bye\n",
   "gone2.txt": "bye\n",
-  Makefile: "all:\n\techo made > made.txt\n",
   "p.diff": "",
 };
 
@@ -84,8 +83,8 @@ const WRITERS: readonly (readonly [string, string])[] = [
   ["echo bg > w8.txt & wait", "w8.txt"],
   ["bash -c 'echo script > w9.txt'", "w9.txt"],
   ["echo w10.txt | xargs touch", "w10.txt"],
-  ["find . -maxdepth 1 -name Makefile -exec cp {} w11.txt \\;", "w11.txt"],
-  ["make -s", "made.txt"],
+  ["find . -maxdepth 1 -name b.txt -exec cp {} w11.txt \\;", "w11.txt"],
+  ["printf 'echo s > w14.txt\\n' > s.sh && bash s.sh", "w14.txt"],
   ["git checkout -- a.txt", "a.txt"],
   ["echo $(echo sub > w12.txt)", "w12.txt"],
   ["printf 'x\\n' > w13.txt 2>/dev/null", "w13.txt"],
