@@ -19,15 +19,31 @@ import {
 } from "./messages.js";
 import type { Model, ModelError, ModelOptions, ToolSchema } from "./model.js";
 import { callModel, normalizeToolCalls } from "./model-call.js";
-import type { OutputPlan } from "./output.js";
+import { FINAL_RESULT_TOOL, type OutputPlan, type TurnResolution } from "./output.js";
 import { RunCompaction } from "./run-compaction.js";
 import type { RunContext } from "./run-context.js";
 import type { RunResult } from "./run-types.js";
 import { spillResult } from "./spill.js";
 import type { AnyTool } from "./tool.js";
+import { truncatedCallResult } from "./truncated-call.js";
 import { emptyUsage } from "./usage.js";
 import { UserQueue } from "./user-queue.js";
 import type { Workspace } from "./workspace.js";
+
+/**
+ * A turn cut off at max_tokens gives no answer: a final_result call in it may parse and validate and
+ * still be cut short, so, like every other call of that turn, it is answered as truncated and the
+ * model gets a corrective turn (counted against the output retries, which bound a model that keeps
+ * running out of output tokens).
+ */
+function withoutTruncatedAnswer(resolution: TurnResolution): TurnResolution {
+  if (resolution.answered.length === 0) return resolution;
+  return {
+    calls: resolution.calls,
+    answered: resolution.answered.map(({ call }) => ({ call, result: truncatedCallResult(call) })),
+    retry: { problems: [`${FINAL_RESULT_TOOL} was truncated: the response reached max_tokens`] },
+  };
+}
 
 /** What a harness hands each run: its configuration, resolved once. */
 export interface RunSetup {
@@ -153,7 +169,8 @@ export class RunLoop<O> {
       }
       const turn = await this.#modelTurn();
       if ("stop" in turn) return turn.stop;
-      const resolution = this.#setup.output.resolve(turn.message);
+      const resolved = this.#setup.output.resolve(turn.message);
+      const resolution = this.#truncated ? withoutTruncatedAnswer(resolved) : resolved;
       // final_result calls are the harness's own: recorded and answered, never counted or hooked.
       for (const { call, result } of resolution.answered) {
         context.emit({ type: "tool_call_requested", toolCall: call, repairs: [] });
