@@ -166,6 +166,7 @@ export async function createModel(settings: Settings): Promise<CostedModel> {
         const { createOpenAIResponsesModel } = await import("@bridle/providers-openai");
         return createOpenAIResponsesModel({
           model: settings.model,
+          ...(settings.models ? { models: settings.models } : {}),
           ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}),
         });
       }
@@ -173,6 +174,7 @@ export async function createModel(settings: Settings): Promise<CostedModel> {
         const { createOpenAIChatModel } = await import("@bridle/providers-openai");
         return createOpenAIChatModel({
           model: settings.model,
+          ...(settings.models ? { models: settings.models } : {}),
           ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}),
         });
       }
@@ -180,6 +182,7 @@ export async function createModel(settings: Settings): Promise<CostedModel> {
         const { createAnthropicModel } = await import("@bridle/providers-anthropic");
         return createAnthropicModel({
           model: settings.model,
+          ...(settings.models ? { models: settings.models } : {}),
           ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}),
         });
       }

@@ -1,6 +1,7 @@
 import { lstat, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import type { ModelTable } from "@bridle/provider-kit";
 import { z } from "zod";
 import { type AgentFile, readAgentFiles } from "./agent-files.js";
 import type { CliFlags } from "./args.js";
@@ -88,6 +89,8 @@ export type Settings = Omit<z.output<typeof settingsSchema>, "model" | "cwd" | "
   readonly configFiles: readonly string[];
   /** Subagent definitions (.bridle/agents/*.md), read once at start (subagents.ts). */
   readonly agentFiles: readonly AgentFile[];
+  /** Model rows added to the provider's table (the demo's recorded script has one); never from a config file. */
+  readonly models?: ModelTable;
 };
 
 const CONFIG_NAMES = ["bridle.config.json", "bridle.config.yaml", "bridle.config.yml"];

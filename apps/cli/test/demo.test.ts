@@ -31,6 +31,16 @@ describe("bridle demo", () => {
     expect(run.stderr).toMatch(/│ FAIL a small order pays shipping on top: expected 3596, got 2598/);
     expect(run.stderr).toMatch(/✓ edit_file/);
     expect(run.stderr).toMatch(/│ all cart tests passed/);
+    // The recorded script's model has its own row: no unknown-model warning, and a cost that is true.
+    expect(run.stderr).not.toMatch(/warning|no row in the adapter's model table|cost unknown/);
+    expect(run.stderr).toMatch(/\[turn 1\] in 1200 · out 60 · \$0\.0000/);
+    // The passing test ran as the project's declared check, so the handoff counts it as verified.
+    expect(run.stderr).toMatch(
+      /✓ run_check .*test passed: npm run test \(from package\.json scripts\.test\)/,
+    );
+    expect(run.stderr).toContain("handoff: DONE (checks passed)");
+    expect(run.stderr).toMatch(/checks: test passed/);
+    expect(run.stderr).not.toContain("UNVERIFIED");
     expect(run.stderr).toContain("bridle demo --keep leaves them");
     expect(run.stderr.trimEnd().split("\n").at(-1)).toMatch(/bridle run ".*" --cwd \/path\/to\/your\/repo$/);
     const repo = /repository: (\S+)/.exec(run.stderr)?.[1] as string;

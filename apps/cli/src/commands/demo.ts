@@ -2,7 +2,7 @@ import { access, cp, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { RunEvent } from "@bridle/core";
+import type { ModelInfo, RunEvent } from "@bridle/core";
 import type { CliFlags } from "../args.js";
 import { CliError } from "../cli-error.js";
 import { loadSettings } from "../config.js";
@@ -15,6 +15,20 @@ interface DemoScript {
     readonly toolCalls?: readonly { readonly name: string; readonly arguments: Record<string, unknown> }[];
   }[];
 }
+
+const DEMO_MODEL = "bridle-demo";
+
+/**
+ * The recorded script's row in the adapter's table, so no "unknown model" warning: it costs nothing (no
+ * provider bills it, so every cost line reads $0.0000), takes no images and does not reason.
+ */
+const DEMO_MODEL_ROW: ModelInfo = {
+  contextWindow: 128_000,
+  maxOutputTokens: 16_384,
+  price: { input: 0, output: 0 },
+  capabilities: { images: false, reasoning: false, structuredOutput: false },
+  checked: "2026-11-24",
+};
 
 /** Lines of a command's output the demo shows under its tool line. */
 const OUTPUT_LINES = 12;
@@ -71,7 +85,8 @@ export async function demo(flags: CliFlags): Promise<number> {
     [
       "bridle demo: the model's turns are a recorded script (no API key, no model). Everything else is real:",
       "the OpenAI adapter reads them from a loopback server, the tools read and edit real files, the test",
-      "command really runs, and the session is really stored. Token counts shown are illustrative.",
+      "command really runs, and the session is really stored. Token counts shown are illustrative; the cost is",
+      "$0: no provider bills a recorded script.",
       "",
       `repository: ${repo} (a copy of the demo's cart module)`,
       `prompt:     ${script.prompt}`,
@@ -85,7 +100,8 @@ export async function demo(flags: CliFlags): Promise<number> {
       {
         ...settings,
         provider: "openai",
-        model: "bridle-demo",
+        model: DEMO_MODEL,
+        models: { [DEMO_MODEL]: DEMO_MODEL_ROW },
         baseUrl: openaiResponsesFormat.baseUrl(server.url),
         // The recorded script calls the generic tools: read_file, edit_file, bash.
         profile: "generic",
@@ -114,18 +130,28 @@ export async function demo(flags: CliFlags): Promise<number> {
   return outcome.exitCode;
 }
 
-/** Under a shell call's tool line: what the command printed (a failing test's assertions included). */
+/** Under a shell or check call's tool line: what the command printed (a failing test's assertions included). */
 function showCommandOutput(event: RunEvent, say: (text: string) => void): void {
-  if (event.type !== "tool_call_completed" || event.result.toolName !== "bash") return;
+  if (event.type !== "tool_call_completed") return;
+  const tool = event.result.toolName;
+  if (tool !== "bash" && tool !== "run_check") return;
   const text = event.result.content.map((part) => (part.type === "text" ? part.text : "")).join("");
-  let output = text;
-  try {
-    const result = JSON.parse(text) as { stdout?: unknown; stderr?: unknown };
-    output = `${typeof result.stdout === "string" ? result.stdout : ""}${typeof result.stderr === "string" ? result.stderr : ""}`;
-  } catch {
-    // Not the bash tool's JSON (a Denied or InvalidInput result): shown as it is.
-  }
-  const lines = output.trimEnd().split("\n");
+  const lines = (tool === "bash" ? shellOutput(text) : checkOutput(text)).trimEnd().split("\n");
   const shown = lines.length > OUTPUT_LINES ? [...lines.slice(0, OUTPUT_LINES), "…"] : lines;
   for (const line of shown) say(`    │ ${line}`);
+}
+
+/** run_check's result is its status line (already on the tool line), then what the command printed. */
+function checkOutput(text: string): string {
+  return text.split("\n").slice(1).join("\n");
+}
+
+function shellOutput(text: string): string {
+  try {
+    const result = JSON.parse(text) as { stdout?: unknown; stderr?: unknown };
+    return `${typeof result.stdout === "string" ? result.stdout : ""}${typeof result.stderr === "string" ? result.stderr : ""}`;
+  } catch {
+    // Not the bash tool's JSON (a Denied or InvalidInput result): shown as it is.
+    return text;
+  }
 }
