@@ -1,9 +1,17 @@
 import { access, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type AnyTool, defineTool, ToolFailure } from "@bridle/core";
+import { type AnyTool, argumentAliases, defineTool, ToolFailure } from "@bridle/core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { invalidCalls, settlesWithin, toolDeclarationProblems, toolOutputProblems } from "../src/index.js";
+import {
+  invalidCalls,
+  observe,
+  runCalls,
+  settlesWithin,
+  tempWorkspace,
+  toolDeclarationProblems,
+  toolOutputProblems,
+} from "../src/index.js";
 import { describeToolConformance } from "../src/vitest.js";
 
 /** A well-behaved tool: waits until a file exists, then returns its first line; abort stops the wait. */
@@ -45,6 +53,52 @@ describeToolConformance("wait_for_file (the suite's own sample)", {
   },
   slowArgs: () => ({ path: "never-appears.txt" }),
   invalidArgs: () => [{ path: "ready.txt", poll_ms: 5 }],
+});
+
+/** The same tool taking `filePath` for `path`, as file tools do for the spelling models often send. */
+function aliasedWaitForFileTool(): AnyTool {
+  return { ...waitForFileTool(), prepareArguments: argumentAliases({ filePath: "path" }) };
+}
+
+describeToolConformance("wait_for_file with an alias", {
+  create: aliasedWaitForFileTool,
+  validArgs: async (workspace) => {
+    await writeFile(join(workspace, "ready.txt"), "ready\n");
+    return { path: "ready.txt" };
+  },
+  aliasedArgs: async (workspace) => {
+    await writeFile(join(workspace, "ready.txt"), "ready\n");
+    return { filePath: "ready.txt" };
+  },
+});
+
+describe("the conformance wrapper", () => {
+  it("keeps prepareArguments, so an alias reaches the tool through a harness", async () => {
+    const { dir, cleanup } = await tempWorkspace();
+    try {
+      await writeFile(join(dir, "ready.txt"), "first line\n");
+      const observed = observe(aliasedWaitForFileTool());
+      const { run, results } = await runCalls(observed.tool, ['{"filePath":"ready.txt"}'], dir);
+      expect(run.stopReason).toBe("completed");
+      expect(observed.executions).toHaveLength(1);
+      expect(results[0]?.isError).toBe(false);
+      expect(results[0]?.content).toEqual([{ type: "text", text: "first line" }]);
+
+      // Without its prepareArguments the same call is refused: the check above can fail.
+      const bare = observe(waitForFileTool());
+      const refused = await runCalls(bare.tool, ['{"filePath":"ready.txt"}'], dir);
+      expect(bare.executions).toHaveLength(0);
+      expect(refused.results[0]?.errorKind).toBe("InvalidInput");
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it("keeps a free-form input format", () => {
+    const format = { type: "grammar", syntax: "lark", definition: "start: /.+/" } as const;
+    const tool: AnyTool = { ...waitForFileTool(), format };
+    expect(observe(tool).tool.format).toEqual(format);
+  });
 });
 
 const good = waitForFileTool();

@@ -18,7 +18,7 @@ const approveAll: Approver = { decide: async () => ({ approved: true }) };
 
 /**
  * Delegates to `tool` (its methods called on the tool itself, so classes with private fields work) and
- * records every execution. The retry budget is lifted so that many refused calls do not end the run.
+ * records every execution; its declaration (format, prepareArguments, approval) is kept as it is. The retry budget is lifted so that many refused calls do not end the run.
  */
 export function observe(tool: AnyTool, overrides: { readonly timeoutMs?: number } = {}): ObservedTool {
   const executions: Promise<ToolOutput>[] = [];
@@ -26,10 +26,15 @@ export function observe(tool: AnyTool, overrides: { readonly timeoutMs?: number 
     name: tool.name,
     description: tool.description,
     inputSchema: tool.inputSchema,
+    ...(tool.format ? { format: tool.format } : {}),
     ...(tool.annotations ? { annotations: tool.annotations } : {}),
     ...(tool.sequential === undefined ? {} : { sequential: tool.sequential }),
     retryBudget: 1_000,
     ...((overrides.timeoutMs ?? tool.timeoutMs) ? { timeoutMs: overrides.timeoutMs ?? tool.timeoutMs } : {}),
+    // The tool's own argument spellings (aliases) are part of what the suite checks through a harness.
+    ...(tool.prepareArguments
+      ? { prepareArguments: (raw) => tool.prepareArguments?.(raw) ?? { args: raw, repairs: [] } }
+      : {}),
     ...(tool.needsApproval
       ? { needsApproval: (args, context) => tool.needsApproval?.(args, context) ?? false }
       : {}),

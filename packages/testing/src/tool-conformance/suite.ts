@@ -25,6 +25,12 @@ export interface ToolConformanceOptions {
   readonly slowArgs?: (workspace: string) => Args | Promise<Args>;
   /** More argument objects the tool must refuse as InvalidInput, beside the ones derived from its schema. */
   readonly invalidArgs?: (workspace: string) => readonly Args[] | Promise<readonly Args[]>;
+  /**
+   * Arguments that only validate once the tool's `prepareArguments` has run (an alias such as
+   * `filePath` for `path`): the suite checks the call succeeds through a harness as `validArgs` does.
+   * Give it for every tool with aliases, so the spellings models send keep working.
+   */
+  readonly aliasedArgs?: (workspace: string) => Args | Promise<Args>;
   /** The name convention (default snake_case, 1 to 64 characters). */
   readonly namePattern?: RegExp;
 }
@@ -105,6 +111,24 @@ export function describeToolConformance(name: string, options: ToolConformanceOp
         await second.cleanup();
       }
     });
+
+    it.skipIf(!options.aliasedArgs)(
+      "accepts the argument spellings its prepareArguments takes, through a harness",
+      async () => {
+        expect(tool.prepareArguments, "aliasedArgs is given but the tool has no prepareArguments").toBeTypeOf(
+          "function",
+        );
+        const args = await options.aliasedArgs?.(workspace);
+        // Otherwise the check proves nothing: the schema alone would take these arguments.
+        expect(tool.inputSchema.safeParse(args).success, "aliasedArgs already match the schema").toBe(false);
+        const observed = observe(tool);
+        const { run, results } = await runCalls(observed.tool, [JSON.stringify(args)], workspace);
+        expect(run.stopReason).toBe("completed");
+        expect(observed.executions).toHaveLength(1);
+        expect(results[0]?.errorKind).toBeUndefined();
+        expect(results[0]?.isError).toBe(false);
+      },
+    );
 
     it("leaves the workspace unchanged when it says read_only", async (context) => {
       if (!tool.annotations?.read_only) context.skip();
