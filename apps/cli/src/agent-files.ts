@@ -22,8 +22,10 @@ export async function readAgentFiles(
   userDir: string,
   trustFlag: boolean,
   io: TrustIo,
+  workspaceToo = true,
 ): Promise<AgentFile[]> {
   const user = await readFolder(join(userDir, "agents"), "user", io);
+  if (!workspaceToo) return user;
   const realWorkspace = await realpath(workspace).catch(() => workspace);
   // A workspace that is the user's config folder holds the user's own definitions, read above.
   if (realWorkspace === (await realpath(userDir).catch(() => userDir))) return user;

@@ -103,6 +103,15 @@ interface ConfigFile {
   readonly values: Record<string, unknown>;
 }
 
+/** What a command reads beyond the settings themselves. */
+export interface SettingsReading {
+  /**
+   * The workspace's subagent definitions (.bridle/agents), which ask for trust: only a command that runs the
+   * agent needs them (default true); sessions, tools, policy and view pass false and never ask.
+   */
+  readonly workspaceAgents?: boolean;
+}
+
 /**
  * Settings from, in rising precedence: the user's config, the workspace's config, the flags. The workspace's
  * sensitive settings (WORKSPACE_SETTING_RISK) apply only when the user trusts that config (see trust.ts).
@@ -112,6 +121,7 @@ export async function loadSettings(
   flags: CliFlags,
   env: NodeJS.ProcessEnv = process.env,
   io: TrustIo = terminalIo(),
+  reading: SettingsReading = {},
 ): Promise<Settings> {
   const cwd = resolve(flags.cwd ?? process.cwd());
   const userDir = userConfigDir(env);
@@ -174,6 +184,7 @@ export async function loadSettings(
       userDir,
       flags.trust === true,
       io,
+      reading.workspaceAgents ?? true,
     ),
   };
 }

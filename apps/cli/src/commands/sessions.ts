@@ -6,7 +6,7 @@ import { loadSettings } from "../config.js";
 
 /** `bridle sessions list | show ID | fork ID [--at SEQ]`. */
 export async function sessionsCommand(args: readonly string[], flags: CliFlags): Promise<number> {
-  const settings = await loadSettings(flags);
+  const settings = await loadSettings(flags, process.env, undefined, { workspaceAgents: false });
   const store = await openStore(settings);
   const out = (text: string) => process.stdout.write(text);
   try {

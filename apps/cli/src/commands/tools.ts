@@ -6,7 +6,7 @@ import { describeChoice } from "../profile.js";
 
 /** `bridle tools list`: the tools exactly as the model is shown them. */
 export async function toolsList(flags: CliFlags): Promise<number> {
-  const settings = await loadSettings(flags);
+  const settings = await loadSettings(flags, process.env, undefined, { workspaceAgents: false });
   const toolset = await composeTools(settings);
   try {
     const schemas = toolset.tools.map(toolSchemaOf);

@@ -30,7 +30,7 @@ function portOf(flag: string | undefined): number {
 
 export async function viewCommand(flags: CliFlags): Promise<number> {
   const port = portOf(flags.port);
-  const settings = await loadSettings(flags);
+  const settings = await loadSettings(flags, process.env, undefined, { workspaceAgents: false });
   const stores = await openStores(settings);
   const closeStores = () => Promise.allSettled(stores.map(({ store }) => store.close()));
   const { startViewServer } = await import("@bridle/viewer");
