@@ -290,6 +290,14 @@ export function projectSession(
       case "user_message_delivered":
         rows.push(userRow(base, textOfMessage(event.message)));
         break;
+      case "model_warning":
+        // An unknown model or price, or a setting the adapter dropped: why a run's cost or behaviour is off.
+        rows.push({
+          ...base,
+          kind: "notice",
+          text: `model warning (${event.code}): ${oneLine(event.message)}`,
+        });
+        break;
       case "observer_failed":
         rows.push({
           ...base,

@@ -31,7 +31,7 @@ it("turns carry usage and cost; the session's cost is their sum, or absent when 
   expect(projectSession(info, stored(events), []).view.summary.cost).toBeUndefined();
 });
 
-it("approvals, hook failures, facts, compaction, damage and failed runs each get a row", () => {
+it("approvals, hook failures, facts, compaction, model warnings, damage and failed runs each get a row", () => {
   const call = {
     type: "tool_call" as const,
     id: "c1",
@@ -61,9 +61,15 @@ it("approvals, hook failures, facts, compaction, damage and failed runs each get
       summary: { role: "user", content: [{ type: "text", text: "summary text" }] },
       reason: "threshold",
     },
-    { ...base(15), type: "store_damage", message: "line 9 unreadable" },
     {
-      ...base(16),
+      ...base(15),
+      type: "model_warning",
+      code: "unsupported_setting",
+      message: "temperature is not\nsupported by this model",
+    },
+    { ...base(16), type: "store_damage", message: "line 9 unreadable" },
+    {
+      ...base(17),
       type: "run_failed",
       stopReason: "max_tool_calls",
       error: { code: "limit", message: "too many calls" },
@@ -86,7 +92,18 @@ it("approvals, hook failures, facts, compaction, damage and failed runs each get
     all.some((e) => e.type === "fact") ? "handoff: FAILED" : undefined;
   const { view, bodies } = projectSession(info, stored(events), [{ id: "b", seq: 3 }], { handoff });
   const kinds = view.rows.map((r) => r.kind);
-  expect(kinds).toEqual(["run", "user", "approval", "hook", "branch", "fact", "notice", "damage", "end"]);
+  expect(kinds).toEqual([
+    "run",
+    "user",
+    "approval",
+    "hook",
+    "branch",
+    "fact",
+    "notice",
+    "notice",
+    "damage",
+    "end",
+  ]);
   expect(view.rows[2]).toMatchObject({
     name: "bash",
     summary: "rm -rf build",
@@ -99,7 +116,10 @@ it("approvals, hook failures, facts, compaction, damage and failed runs each get
   expect(compaction?.kind === "notice" && compaction.body !== undefined && bodies[compaction.body]).toBe(
     "summary text",
   );
-  expect(view.rows[8]).toMatchObject({ ok: false, text: "run stopped: max_tool_calls: too many calls" });
+  expect(view.rows[7]).toMatchObject({
+    text: "model warning (unsupported_setting): temperature is not supported by this model",
+  });
+  expect(view.rows[9]).toMatchObject({ ok: false, text: "run stopped: max_tool_calls: too many calls" });
   expect(view.handoff).toBe("handoff: FAILED");
   expect(view.branches).toEqual([{ id: "b", seq: 3 }]);
 });
