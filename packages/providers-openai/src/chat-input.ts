@@ -1,4 +1,4 @@
-import type { ImagePart, Message, ModelOptions, ToolSchema } from "@bridle/core";
+import type { AssistantMessage, ImagePart, Message, ModelOptions, ToolSchema } from "@bridle/core";
 import { degradeForeignReasoning, imageUrl, isNativeReasoning } from "@bridle/provider-kit";
 import type {
   ChatCompletionContentPartImage,
@@ -23,6 +23,26 @@ export function toChatMessages(
   compat: ChatCompat,
   model?: string,
 ): ChatCompletionMessageParam[] {
+  return chatMessages(system, messages, provider, compat, model);
+}
+
+/**
+ * What one model (one provider, model name and compat) converted earlier, by transcript message. A run
+ * resends the whole transcript every turn and its messages never change, so each assistant message and
+ * image-free tool result is converted once instead of once per turn (null: an assistant message that
+ * sends nothing). Only request bodies use it: they are serialized and dropped, never handed to a caller
+ * who could change a shared entry.
+ */
+export type ChatMessageCache = WeakMap<Message, ChatCompletionMessageParam | null>;
+
+function chatMessages(
+  system: string | undefined,
+  messages: readonly Message[],
+  provider: string,
+  compat: ChatCompat,
+  model: string | undefined,
+  cache?: ChatMessageCache,
+): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
   const systemRole = compat.systemRole ?? "system";
   if (system) out.push({ role: systemRole, content: system });
@@ -35,8 +55,13 @@ export function toChatMessages(
     ]);
     toolImages = [];
   };
-  for (const message of degradeForeignReasoning(messages, provider, model)) {
+  for (const message of messages) {
     if (message.role !== "tool") flushImages();
+    const cached = cache?.get(message);
+    if (cached !== undefined) {
+      if (cached) out.push(cached);
+      continue;
+    }
     switch (message.role) {
       case "system":
         out.push({ role: systemRole, content: message.content });
@@ -50,45 +75,64 @@ export function toChatMessages(
         );
         break;
       case "assistant": {
-        const texts: string[] = [];
-        let reasoning = "";
-        const calls: ChatCompletionMessageToolCall[] = [];
-        for (const part of message.content) {
-          if (part.type === "text") texts.push(part.text);
-          else if (part.type === "tool_call") {
-            calls.push({
-              id: part.id,
-              type: "function",
-              function: { name: part.name, arguments: part.arguments },
-            });
-          } else if (isNativeReasoning(part, provider)) reasoning += part.text;
-        }
-        // Separate parts (a degraded <thinking> text and the answer, say) stay apart as paragraphs.
-        const text = texts.filter(Boolean).join("\n\n");
-        if (!text && calls.length === 0) break;
-        const replay =
-          compat.reasoningReplayField && reasoning ? { [compat.reasoningReplayField]: reasoning } : {};
-        out.push({
-          role: "assistant",
-          content: text || null,
-          ...(calls.length > 0 ? { tool_calls: calls } : {}),
-          ...replay,
-        });
+        const converted = assistantMessage(message, provider, compat, model);
+        cache?.set(message, converted);
+        if (converted) out.push(converted);
         break;
       }
       case "tool": {
         let text = "";
+        const before = toolImages.length;
         for (const part of message.content) {
           if (part.type === "text") text += part.text;
           else toolImages.push(part);
         }
-        out.push({ role: "tool", tool_call_id: message.toolCallId, content: text });
+        const converted: ChatCompletionMessageParam = {
+          role: "tool",
+          tool_call_id: message.toolCallId,
+          content: text,
+        };
+        // A result with images also adds to the user message after the results: convert it every time.
+        if (toolImages.length === before) cache?.set(message, converted);
+        out.push(converted);
         break;
       }
     }
   }
   flushImages();
   return out;
+}
+
+function assistantMessage(
+  original: AssistantMessage,
+  provider: string,
+  compat: ChatCompat,
+  model: string | undefined,
+): ChatCompletionMessageParam | null {
+  const message = degradeForeignReasoning([original], provider, model)[0] as AssistantMessage;
+  const texts: string[] = [];
+  let reasoning = "";
+  const calls: ChatCompletionMessageToolCall[] = [];
+  for (const part of message.content) {
+    if (part.type === "text") texts.push(part.text);
+    else if (part.type === "tool_call") {
+      calls.push({
+        id: part.id,
+        type: "function",
+        function: { name: part.name, arguments: part.arguments },
+      });
+    } else if (isNativeReasoning(part, provider)) reasoning += part.text;
+  }
+  // Separate parts (a degraded <thinking> text and the answer, say) stay apart as paragraphs.
+  const text = texts.filter(Boolean).join("\n\n");
+  if (!text && calls.length === 0) return null;
+  const replay = compat.reasoningReplayField && reasoning ? { [compat.reasoningReplayField]: reasoning } : {};
+  return {
+    role: "assistant",
+    content: text || null,
+    ...(calls.length > 0 ? { tool_calls: calls } : {}),
+    ...replay,
+  };
 }
 
 function pushUser(out: ChatCompletionMessageParam[], parts: UserParts): void {
@@ -117,6 +161,7 @@ export function toChatBody(
     options?: ModelOptions;
   },
   provider: string,
+  cache?: ChatMessageCache,
 ): ChatCompletionCreateParamsStreaming {
   const options = request.options ?? {};
   const tools = request.tools.map((tool) => ({
@@ -126,7 +171,7 @@ export function toChatBody(
   const toolChoice = options.toolChoice;
   const body: ChatCompletionCreateParamsStreaming = {
     model,
-    messages: toChatMessages(request.system, request.messages, provider, compat, model),
+    messages: chatMessages(request.system, request.messages, provider, compat, model, cache),
     stream: true,
     ...((compat.streamUsage ?? true) ? { stream_options: { include_usage: true } } : {}),
     ...(tools.length > 0 ? { tools } : {}),

@@ -3,7 +3,7 @@ import { ProviderModel, type StreamAttempt, TurnAssembler } from "@bridle/provid
 import type { OpenAI } from "openai";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions/completions";
 import type { ChatCompat } from "./chat-compat.js";
-import { toChatBody } from "./chat-input.js";
+import { type ChatMessageCache, toChatBody } from "./chat-input.js";
 import { type OpenAIConnectionOptions, openaiClient } from "./client.js";
 import { openaiModels } from "./models.js";
 
@@ -23,6 +23,7 @@ export interface OpenAIChatModelOptions extends OpenAIConnectionOptions {
 export class OpenAIChatModel extends ProviderModel<ChatCompletionChunk> {
   readonly #client: OpenAI;
   readonly #compat: ChatCompat;
+  readonly #converted: ChatMessageCache = new WeakMap();
 
   constructor(options: OpenAIChatModelOptions) {
     // A server told not to get response_format (compat.jsonSchema false) offers no native structured output.
@@ -37,7 +38,7 @@ export class OpenAIChatModel extends ProviderModel<ChatCompletionChunk> {
     request: ModelRequest,
     signal: AbortSignal,
   ): Promise<StreamAttempt<ChatCompletionChunk>> {
-    const body = toChatBody(this.model, this.#compat, request, this.provider);
+    const body = toChatBody(this.model, this.#compat, request, this.provider, this.#converted);
     const events = await this.#client.chat.completions.create(body, { signal });
     const reader = new ChatStreamReader(this.provider, this.model);
     return { events, read: (chunk, out) => reader.read(chunk, out), end: () => reader.finish() };

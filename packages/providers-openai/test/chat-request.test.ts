@@ -1,7 +1,7 @@
 import type { ModelOptions } from "@bridle/core";
 import { FakeProviderServer, openaiChatFormat } from "@bridle/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type ChatCompat, chatCompat, createOpenAIChatModel } from "../src/index.js";
+import { type ChatCompat, chatCompat, createOpenAIChatModel, toChatMessages } from "../src/index.js";
 import { mixedTranscript } from "./transcript.js";
 
 describe("Chat Completions requests", () => {
@@ -138,5 +138,28 @@ describe("Chat Completions requests", () => {
     const messages = (server.requests[0]?.body as { messages?: Array<Record<string, unknown>> } | undefined)
       ?.messages;
     expect(messages?.[1]).toMatchObject({ role: "assistant", content: null, reasoning_content: "thinking…" });
+  });
+
+  it("sends the same messages on every request of a model, images and degraded reasoning included", async () => {
+    // One model across turns converts each transcript message once; every request must still carry all of
+    // them, the image follow-up and the <thinking> text of another provider's reasoning each time.
+    for (let i = 0; i < 3; i++) {
+      server.enqueue({ kind: "stream", events: openaiChatFormat.events({ text: "ok" }) });
+    }
+    const model = createOpenAIChatModel({ model: "m", apiKey: "k", baseURL: `${server.url}/v1` });
+    const followUp = { role: "user" as const, content: [{ type: "text" as const, text: "Go on." }] };
+    const transcripts = [mixedTranscript, mixedTranscript, [...mixedTranscript, followUp]];
+    for (const messages of transcripts) {
+      for await (const _ of model.stream({ messages, tools: [], signal: new AbortController().signal })) {
+        // drain
+      }
+    }
+    const sent = server.requests.map((request) => (request.body as { messages: unknown[] }).messages);
+    const fresh = toChatMessages(undefined, mixedTranscript, "openai-chat", {}, "m");
+    expect(sent[0]).toEqual(fresh);
+    expect(sent[1]).toEqual(fresh);
+    expect(sent[2]).toEqual(toChatMessages(undefined, transcripts[2] ?? [], "openai-chat", {}, "m"));
+    expect(JSON.stringify(sent[2])).toContain("<thinking>");
+    expect(JSON.stringify(sent[2])).toContain("data:image/png;base64,iVBORw0KGgo=");
   });
 });
