@@ -73,4 +73,5 @@ export const EVENT = {
   userMessageQueued: "bridle.user_message.queued",
   userMessageDelivered: "bridle.user_message.delivered",
   observerFailed: "bridle.observer_failed",
+  modelWarning: "bridle.model_warning",
 } as const;

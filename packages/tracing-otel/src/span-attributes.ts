@@ -100,6 +100,15 @@ export function momentOf(event: RunEvent): { name: string; attributes: Attribute
       };
     case "observer_failed":
       return { name: EVENT.observerFailed, attributes: { "bridle.observer": event.observer } };
+    case "model_warning":
+      // The adapter's own words (an unknown model or price, a dropped setting), never the run's content.
+      return {
+        name: EVENT.modelWarning,
+        attributes: {
+          "bridle.model_warning.code": event.code,
+          "bridle.model_warning.message": event.message,
+        },
+      };
     default:
       return undefined;
   }

@@ -1,9 +1,9 @@
-import { askApprover, defineTool, Harness, type RunStream } from "@bridle/core";
+import { askApprover, defineTool, Harness, type Model, type RunStream } from "@bridle/core";
 import { ScriptedModel } from "@bridle/testing";
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ATTR, formatTraceTree, toTraceRecord } from "../src/index.js";
+import { ATTR, EVENT, formatTraceTree, toTraceRecord } from "../src/index.js";
 import { byName, deploy, echo, idOf, mcpRead, memoryTracing, one, parentOf } from "./fixtures.js";
 
 describe("span tree from a run's events", () => {
@@ -205,6 +205,41 @@ describe("span tree from a run's events", () => {
       expect(trace).toHaveLength(4);
       for (const span of trace) if (span !== agent) expect(parentOf(span)).toBe(idOf(agent));
     }
+  });
+
+  it("records a model warning as an event on the run span, once per distinct warning", async () => {
+    const { tracer, spans } = memoryTracing();
+    const scripted = new ScriptedModel([
+      { toolCalls: [{ name: "echo", arguments: { text: "hi" } }] },
+      { text: "done" },
+    ]);
+    // An adapter that cannot honour the temperature says so before every request's stream.
+    const model: Model = {
+      provider: scripted.provider,
+      model: scripted.model,
+      async *stream(request) {
+        yield {
+          type: "warning",
+          warning: { code: "unsupported_setting", message: "temperature is not supported by this model" },
+        };
+        yield* scripted.stream(request);
+      },
+    };
+    const result = await new Harness({ model, tools: [echo] }).run({ prompt: "x", sink: tracer });
+    expect(result.stopReason).toBe("completed");
+    const agent = one(spans(), "invoke_agent");
+    const warnings = agent.events.filter((event) => event.name === EVENT.modelWarning);
+    expect(warnings.map((event) => event.attributes)).toEqual([
+      {
+        "bridle.model_warning.code": "unsupported_setting",
+        "bridle.model_warning.message": "temperature is not supported by this model",
+      },
+    ]);
+    // On the run's span only: the chat spans carry none.
+    const chats = byName(spans(), `chat ${scripted.model}`);
+    expect(chats).toHaveLength(2);
+    for (const chat of chats) expect(chat.events).toEqual([]);
+    expect(tracer.openSpans).toBe(0);
   });
 
   it("records approvals as events on the tool span", async () => {
