@@ -9,13 +9,13 @@ import { bench, describe } from "vitest";
 import { DbosRunQueue } from "../src/index.js";
 import { databaseUrl, freshSchema, skipReason } from "../test/database.js";
 import { ScriptedProvider } from "../test/fixtures/scripted-provider.js";
-import { bundleWorker, WorkerProcess } from "../test/workers.js";
+import { bundleFixture, WorkerProcess } from "../test/workers.js";
 
 const RUNS = 48;
 const once = { time: 0, iterations: 1, warmupTime: 0, warmupIterations: 0 } as const;
 
 async function throughput(workers: number): Promise<void> {
-  const bundle = await bundleWorker();
+  const bundle = await bundleFixture();
   const provider = await ScriptedProvider.start();
   const schema = freshSchema(`bench${workers}`);
   const args = {

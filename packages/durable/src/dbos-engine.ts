@@ -23,6 +23,7 @@ import type {
 } from "./engine.js";
 import { ExecutorLease } from "./lease.js";
 import { runDurableBody } from "./run-body.js";
+import { DEFAULT_MIGRATE_TIMEOUT_MS, migrateSchema } from "./schema-migration.js";
 
 export interface DbosEngineOptions extends DbosConnection {
   /** Builds the agent for each run this process executes (from the run's recorded options). */
@@ -98,11 +99,18 @@ export async function launchDbosEngine(options: DbosEngineOptions): Promise<Dura
   });
   activeCompose = options.compose;
   let queue: DbosRunQueue | undefined;
+  const schema = options.schema ?? DEFAULT_SCHEMA;
   try {
+    // DBOS's own migrations in launch do not wait for each other: run them here, one process at a time.
+    await migrateSchema(options.databaseUrl, schema, {
+      timeoutMs: options.migrateTimeoutMs ?? DEFAULT_MIGRATE_TIMEOUT_MS,
+      always: true,
+    });
     DBOS.setConfig({
       name: APP_NAME,
       systemDatabaseUrl: options.databaseUrl,
-      systemDatabaseSchemaName: options.schema ?? DEFAULT_SCHEMA,
+      systemDatabaseSchemaName: schema,
+      runMigrations: false,
       applicationVersion: appVersion,
       executorID: executorId,
       logLevel: options.logLevel ?? "error",

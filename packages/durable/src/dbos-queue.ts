@@ -3,8 +3,7 @@
 
 import { randomUUID } from "node:crypto";
 import { type ApprovalDecision, BridleError } from "@bridle/core";
-import { DBOS, DBOSClient, type WorkflowStatus } from "@dbos-inc/dbos-sdk";
-import pg from "pg";
+import { DBOSClient, type WorkflowStatus } from "@dbos-inc/dbos-sdk";
 import { decisionTopic, PENDING_KEY } from "./durable-approver.js";
 import type {
   DurableRunInfo,
@@ -14,6 +13,7 @@ import type {
   PendingDurableApproval,
   RunQueue,
 } from "./engine.js";
+import { DEFAULT_MIGRATE_TIMEOUT_MS, migrateSchema } from "./schema-migration.js";
 
 /** Names DBOS keeps Bridle's runs under. */
 export const APP_NAME = "bridle";
@@ -34,6 +34,11 @@ export interface DbosConnection {
   readonly schema?: string;
   /** Runs are recovered only by processes of the same version (default RUN_FORMAT_VERSION). */
   readonly appVersion?: string;
+  /**
+   * How long to wait while another process creates or migrates `schema` (processes do it one at a time)
+   * before failing with `invalid_config` (default 60000 ms).
+   */
+  readonly migrateTimeoutMs?: number;
 }
 
 const RUN_ID = /^[A-Za-z0-9_-]{1,128}$/;
@@ -49,7 +54,10 @@ export class DbosRunQueue implements RunQueue {
 
   /** Connects, creating DBOS's tables first if no engine has yet (a run may be queued before any worker starts). */
   static async open(connection: DbosConnection): Promise<DbosRunQueue> {
-    await migrateQuietly(connection.databaseUrl, connection.schema ?? DEFAULT_SCHEMA);
+    await migrateSchema(connection.databaseUrl, connection.schema ?? DEFAULT_SCHEMA, {
+      timeoutMs: connection.migrateTimeoutMs ?? DEFAULT_MIGRATE_TIMEOUT_MS,
+      always: false,
+    });
     const client = await DBOSClient.create({
       systemDatabaseUrl: connection.databaseUrl,
       systemDatabaseSchemaName: connection.schema ?? DEFAULT_SCHEMA,
@@ -120,31 +128,6 @@ export class DbosRunQueue implements RunQueue {
 
   async close(): Promise<void> {
     await this.#client.destroy();
-  }
-}
-
-/**
- * DBOS announces a migration with console.log: on stdout, it would mix with what a command prints there
- * (`bridle run --enqueue` prints the run id). The notice goes to stderr instead, and only when tables
- * are actually missing.
- */
-async function migrateQuietly(databaseUrl: string, schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ found: string | null }>("SELECT to_regclass($1) AS found", [
-      `"${schema.replaceAll('"', '""')}".workflow_status`,
-    ]);
-    if (rows[0]?.found) return;
-  } finally {
-    await client.end();
-  }
-  const log = console.log;
-  console.log = (...args: unknown[]) => console.error(...args);
-  try {
-    await DBOS.migrate(databaseUrl, { schemaName: schema });
-  } finally {
-    console.log = log;
   }
 }
 

@@ -4,9 +4,14 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
 
-function lockKey(executorId: string): [number, number] {
-  const digest = createHash("sha256").update(`bridle-executor:${executorId}`).digest();
+/** A two-integer advisory lock key for `name` (Postgres's two-argument form), from its SHA-256. */
+export function advisoryLockKey(name: string): [number, number] {
+  const digest = createHash("sha256").update(name).digest();
   return [digest.readInt32BE(0), digest.readInt32BE(4)];
+}
+
+function lockKey(executorId: string): [number, number] {
+  return advisoryLockKey(`bridle-executor:${executorId}`);
 }
 
 export class ExecutorLease {

@@ -11,13 +11,15 @@ import { ScriptedProvider } from "./fixtures/scripted-provider.js";
 
 const packageDir = join(import.meta.dirname, "..");
 
-/** Bundles test/fixtures/worker.ts; the file sits under node_modules so DBOS resolves from it. */
-export async function bundleWorker(): Promise<{ file: string; remove: () => void }> {
+/** Bundles test/fixtures/<name>.ts; the file sits under node_modules so DBOS resolves from it. */
+export async function bundleFixture(
+  name: "worker" | "client" = "worker",
+): Promise<{ file: string; remove: () => void }> {
   const dir = join(packageDir, "node_modules", ".bridle-test");
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `worker-${randomBytes(4).toString("hex")}.mjs`);
+  const file = join(dir, `${name}-${randomBytes(4).toString("hex")}.mjs`);
   await build({
-    ...childBundleOptions(join(import.meta.dirname, "fixtures", "worker.ts"), file),
+    ...childBundleOptions(join(import.meta.dirname, "fixtures", `${name}.ts`), file),
     external: ["@dbos-inc/dbos-sdk"],
     // node-postgres and the OpenAI SDK are CommonJS-flavoured: an ESM bundle needs a require of its own.
     banner: {
@@ -33,6 +35,8 @@ export interface WorkerArgs {
   readonly providerUrl: string;
   readonly logFile: string;
   readonly concurrency: number;
+  /** Extra environment (BRIDLE_TEST_START_AT: the moment to start at, see fixtures/start-at.ts). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export class WorkerProcess {
@@ -51,7 +55,7 @@ export class WorkerProcess {
     const child = spawn(
       process.execPath,
       [bundle, args.databaseUrl, args.schema, args.providerUrl, args.logFile, String(args.concurrency)],
-      { stdio: ["ignore", "pipe", "pipe"] },
+      { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...args.env } },
     );
     let stderr = "";
     child.stderr?.on("data", (chunk: Buffer) => {
@@ -110,7 +114,7 @@ export function workerFixture(prefix: string): WorkerFixture {
     | undefined;
   beforeAll(async () => {
     const { dir, cleanup } = await tempWorkspace(prefix);
-    state = { dir, cleanup, bundle: await bundleWorker(), provider: await ScriptedProvider.start() };
+    state = { dir, cleanup, bundle: await bundleFixture(), provider: await ScriptedProvider.start() };
   });
   afterAll(async () => {
     await state?.provider.close();
