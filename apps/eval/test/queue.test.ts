@@ -42,9 +42,10 @@ describe.skipIf(skip !== undefined)(`--queue over two workers${skip ? ` (skipped
   const workers: ChildProcess[] = [];
   beforeAll(async () => {
     out = await mkdtemp(join(tmpdir(), "bridle-eval-queue-"));
-    // One after the other: two engines migrating a fresh schema at once can deadlock in Postgres.
-    workers.push(await startWorker(postgres.url));
-    workers.push(await startWorker(postgres.url));
+    // Both at once, on a fresh database: the durable engine migrates its schema one process at a time.
+    const started = await Promise.allSettled([startWorker(postgres.url), startWorker(postgres.url)]);
+    for (const result of started) if (result.status === "fulfilled") workers.push(result.value);
+    for (const result of started) if (result.status === "rejected") throw result.reason;
   }, 120_000);
   afterAll(async () => {
     await Promise.all(
