@@ -230,7 +230,8 @@ describe("the other commands", () => {
     );
     expect(run.code).toBe(0);
     const tools = JSON.parse(run.stdout) as { name: string; inputSchema: { type: string } }[];
-    expect(tools.map((t) => t.name)).toEqual([
+    // The kit's tools (memory, sessions, agents, tasks) follow these: tools-list.test.ts.
+    expect(tools.map((t) => t.name).slice(0, 13)).toEqual([
       "read_file",
       "write_file",
       "edit_file",

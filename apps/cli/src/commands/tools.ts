@@ -1,13 +1,13 @@
 import { toolSchemaOf } from "@bridle/core";
 import type { CliFlags } from "../args.js";
-import { composeTools } from "../compose.js";
 import { loadSettings } from "../config.js";
 import { describeChoice } from "../profile.js";
+import { offeredTools } from "../tools-offered.js";
 
-/** `bridle tools list`: the tools exactly as the model is shown them. */
+/** `bridle tools list`: the tools exactly as the model is shown them, the kit's (agents, memory, fetch) included. */
 export async function toolsList(flags: CliFlags): Promise<number> {
   const settings = await loadSettings(flags, process.env, undefined, { workspaceAgents: false });
-  const toolset = await composeTools(settings);
+  const toolset = await offeredTools(settings);
   try {
     const schemas = toolset.tools.map(toolSchemaOf);
     if (settings.json) {
