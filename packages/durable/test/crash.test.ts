@@ -4,6 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { DbosRunQueue } from "../src/index.js";
 import { databaseUrl, freshSchema, skipNote, skipReason } from "./database.js";
+import { diagnosis } from "./diagnosis.js";
 import { readEffects } from "./fixtures/effect-tools.js";
 import { comparable, sessionEvents, waitFor } from "./sessions.js";
 import { WorkerProcess, workerFixture } from "./workers.js";
@@ -18,11 +19,30 @@ describe.skipIf(skipReason !== "")(`SIGKILLed workers${skipNote}`, () => {
     const queue = await DbosRunQueue.open({ databaseUrl, schema });
     const prompt = "calls=14 tag=crash";
     const kills = 10;
+    // Every worker of the test, killed or not, and the runs: a failure prints what they left behind.
+    const workers: WorkerProcess[] = [];
+    const runIds: string[] = [];
+    const startWorker = async () => {
+      const worker = await WorkerProcess.start(fx.bundle, args);
+      workers.push(worker);
+      return worker;
+    };
+    /** Waits for a run to end, bounded so a run that never ends fails with the diagnosis. */
+    const ended = (runId: string) =>
+      waitFor(
+        `run ${runId} to end`,
+        async () => {
+          const info = await queue.get(runId);
+          return info && info.status !== "queued" && info.status !== "running" ? info : undefined;
+        },
+        120_000,
+      );
     try {
       const runId = await queue.enqueue({ prompt, sessionId: "crashed" });
+      runIds.push(runId);
       for (let trial = 0; trial < kills; trial++) {
         const seen = readEffects(logFile).length;
-        const worker = await WorkerProcess.start(fx.bundle, args);
+        const worker = await startWorker();
         // Half the kills land just after a call started (inside or around its effect), half anywhere.
         if (trial % 2 === 0) {
           // (Or the run ends: a kill after its last call leaves only steps that replay.)
@@ -39,16 +59,17 @@ describe.skipIf(skipReason !== "")(`SIGKILLed workers${skipNote}`, () => {
         const info = await queue.get(runId);
         if (info?.status === "finished") break;
       }
-      const last = await WorkerProcess.start(fx.bundle, args);
-      const info = await queue.wait(runId);
+      const last = await startWorker();
+      const info = await ended(runId);
       await last.stop();
       expect(info.status, last.stderr).toBe("finished");
       expect(info.outcome?.stopReason).toBe("completed");
 
       // The same prompt, never interrupted, in a session of its own.
-      const reference = await WorkerProcess.start(fx.bundle, args);
+      const reference = await startWorker();
       const referenceId = await queue.enqueue({ prompt, sessionId: "reference" });
-      expect((await queue.wait(referenceId)).status).toBe("finished");
+      runIds.push(referenceId);
+      expect((await ended(referenceId)).status).toBe("finished");
       await reference.stop();
 
       const effects = readEffects(logFile).filter((line) => line.runId === runId);
@@ -90,7 +111,17 @@ describe.skipIf(skipReason !== "")(`SIGKILLed workers${skipNote}`, () => {
       // Each event of the run stored once, in order.
       expect(crashed.map((event) => event.seq)).toEqual(crashed.map((_, index) => index));
       expect(crashed.map((event) => event.type)).toEqual(untouched.map((event) => event.type));
+    } catch (error) {
+      console.error(
+        `crash test failed; what the run left:\n${await diagnosis(schema, runIds, logFile, workers)}`,
+      );
+      throw error;
     } finally {
+      await Promise.all(
+        workers
+          .filter((worker) => worker.child.exitCode === null && worker.child.signalCode === null)
+          .map((worker) => worker.kill()),
+      );
       await queue.close();
     }
   }, 300_000);
