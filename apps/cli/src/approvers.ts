@@ -45,3 +45,13 @@ export class TerminalApprover implements Approver {
     return { approved: false, reason: "the user refused" };
   }
 }
+
+/**
+ * --yes with a person at the terminal (the interactive session): every tool call is approved unasked, as
+ * --yes says, but what only a person can answer (an MCP server's form) is still asked of them.
+ */
+export class YesAtTerminal extends TerminalApprover {
+  override async decide(): Promise<ApprovalDecision> {
+    return { approved: true };
+  }
+}

@@ -11,7 +11,7 @@ import {
   type Usage,
   Workspace,
 } from "@bridle/core";
-import { approveEverything, TerminalApprover } from "./approvers.js";
+import { approveEverything, TerminalApprover, YesAtTerminal } from "./approvers.js";
 import { CliError } from "./cli-error.js";
 import { type CodingChoice, codingOverlay, DEFAULT_CODING } from "./coding.js";
 import type { Settings } from "./config.js";
@@ -223,7 +223,7 @@ export async function composeAgent(
     ...(approver instanceof TerminalApprover
       ? { ask: (text: string, signal: AbortSignal) => approver.question(text, signal) }
       : {}),
-    approveSampling: approver === approveEverything,
+    approveSampling: approver === approveEverything || approver instanceof YesAtTerminal,
     model: () => current,
     say: (text) => process.stderr.write(text),
   };

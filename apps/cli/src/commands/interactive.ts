@@ -1,6 +1,6 @@
 import { createInterface, type Interface } from "node:readline/promises";
 import { type Message, type QueuedMessage, sessionSink, sessionTranscript } from "@bridle/core";
-import { approveEverything, TerminalApprover } from "../approvers.js";
+import { TerminalApprover, YesAtTerminal } from "../approvers.js";
 import type { CliFlags } from "../args.js";
 import { HandoffReporter, splitCodingFlags } from "../coding.js";
 import { type Agent, composeAgent } from "../compose.js";
@@ -48,9 +48,9 @@ export async function interactive(flags: CliFlags): Promise<number> {
   });
   // What is typed while a turn runs goes to that run; an approval's answer is not a message.
   const input = new TurnInput(rl, process.stdin, process.stderr);
-  const approver = settings.yes
-    ? approveEverything
-    : new TerminalApprover((question, signal) => input.asking(() => ask(rl, question, signal)));
+  const asker = (question: string, signal: AbortSignal) => input.asking(() => ask(rl, question, signal));
+  // --yes approves every call, but a person is here: an MCP server's form is still asked of them.
+  const approver = settings.yes ? new YesAtTerminal(asker) : new TerminalApprover(asker);
   let agent: Agent = await composeAgent(settings, approver, coding);
   // One tracer for the session: each turn is a run, traced beside the session record.
   const tracing = await openTracing(traceChoice, settings.cwd);
