@@ -42,6 +42,12 @@ describe("workspace agent definitions", () => {
     expect(run.stderr).not.toMatch(/agents/);
   });
 
+  it("tools list says the workspace's definitions were not read", async () => {
+    const run = await runCli(["tools", "list", "--cwd", repo], { cwd: dir, env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("agent_spawn: the workspace's .bridle/agents are not read here");
+  });
+
   it("are read by run, which says it ignores them untrusted", async () => {
     const run = await runCli(
       ["run", "hi", "--base-url", openaiResponsesFormat.baseUrl(server.url), "--cwd", repo],

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { toolSchemaOf } from "@bridle/core";
 import type { CliFlags } from "../args.js";
 import { loadSettings } from "../config.js";
@@ -15,6 +17,12 @@ export async function toolsList(flags: CliFlags): Promise<number> {
       return 0;
     }
     process.stdout.write(`${describeChoice(toolset.choice)}\n`);
+    if (existsSync(join(settings.cwd, ".bridle", "agents"))) {
+      // Listing asks no trust question, so the workspace's definitions are not read (config.ts).
+      process.stdout.write(
+        "agent_spawn: the workspace's .bridle/agents are not read here; a run adds them once you trust them\n",
+      );
+    }
     for (const schema of schemas) {
       const properties = Object.keys(
         (schema.inputSchema.properties as Record<string, unknown> | undefined) ?? {},
