@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import {
   assertForkPoint,
@@ -112,6 +114,9 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   static async open(options: SqliteStoreOptions): Promise<SqliteSessionStore> {
+    // A first run on a fresh machine has no data folder yet: make it, as the JSONL store makes its own.
+    if (options.path !== ":memory:" && !options.path.startsWith("file:"))
+      await mkdir(dirname(options.path), { recursive: true, mode: 0o700 });
     return new SqliteSessionStore(options);
   }
 

@@ -74,3 +74,13 @@ it("rolls back a failed batch whole", async () => {
   expect(await store.append("s", sampleRunEvents().slice(2, 3))).toEqual({ firstSeq: 2, lastSeq: 2 });
   await store.close();
 });
+
+it("makes the folders of a database path that does not exist yet (a first run on a fresh machine)", async () => {
+  const nested = join(path, "..", "data", "bridle", "sessions.sqlite");
+  const store = await SqliteSessionStore.open({ path: nested });
+  const session = await store.createSession();
+  expect((await store.list()).map((s) => s.id)).toEqual([session.id]);
+  await store.close();
+  const { stat } = await import("node:fs/promises");
+  expect((await stat(join(path, "..", "data"))).mode & 0o777).toBe(0o700);
+});
