@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DbosRunQueue } from "../src/index.js";
 import { advisoryLockKey } from "../src/lease.js";
 import { databaseUrl, freshSchema, skipNote, skipReason } from "./database.js";
+import { runEnded } from "./sessions.js";
 import { bundleFixture, WorkerProcess, workerFixture } from "./workers.js";
 
 const ROUNDS = 3;
@@ -86,7 +87,7 @@ describe.skipIf(skipReason !== "")(
           try {
             for (const result of ended) {
               const runId = /enqueued (\S+)/.exec(result.stdout)?.[1] ?? "";
-              const info = await queue.wait(runId);
+              const info = await runEnded(queue, runId);
               expect(info.status, workers.map((worker) => worker.stderr).join("\n")).toBe("finished");
             }
           } finally {

@@ -6,7 +6,7 @@ import { DbosRunQueue } from "../src/index.js";
 import { databaseUrl, freshSchema, skipNote, skipReason } from "./database.js";
 import { diagnosis } from "./diagnosis.js";
 import { readEffects } from "./fixtures/effect-tools.js";
-import { comparable, sessionEvents, waitFor } from "./sessions.js";
+import { comparable, runEnded, sessionEvents, waitFor } from "./sessions.js";
 import { WorkerProcess, workerFixture } from "./workers.js";
 
 describe.skipIf(skipReason !== "")(`SIGKILLed workers${skipNote}`, () => {
@@ -27,16 +27,6 @@ describe.skipIf(skipReason !== "")(`SIGKILLed workers${skipNote}`, () => {
       workers.push(worker);
       return worker;
     };
-    /** Waits for a run to end, bounded so a run that never ends fails with the diagnosis. */
-    const ended = (runId: string) =>
-      waitFor(
-        `run ${runId} to end`,
-        async () => {
-          const info = await queue.get(runId);
-          return info && info.status !== "queued" && info.status !== "running" ? info : undefined;
-        },
-        120_000,
-      );
     try {
       const runId = await queue.enqueue({ prompt, sessionId: "crashed" });
       runIds.push(runId);
@@ -60,7 +50,7 @@ describe.skipIf(skipReason !== "")(`SIGKILLed workers${skipNote}`, () => {
         if (info?.status === "finished") break;
       }
       const last = await startWorker();
-      const info = await ended(runId);
+      const info = await runEnded(queue, runId);
       await last.stop();
       expect(info.status, last.stderr).toBe("finished");
       expect(info.outcome?.stopReason).toBe("completed");
@@ -69,7 +59,7 @@ describe.skipIf(skipReason !== "")(`SIGKILLed workers${skipNote}`, () => {
       const reference = await startWorker();
       const referenceId = await queue.enqueue({ prompt, sessionId: "reference" });
       runIds.push(referenceId);
-      expect((await ended(referenceId)).status).toBe("finished");
+      expect((await runEnded(queue, referenceId)).status).toBe("finished");
       await reference.stop();
 
       const effects = readEffects(logFile).filter((line) => line.runId === runId);

@@ -2,6 +2,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Message, projectTranscript, type RunEvent } from "@bridle/core";
 import { PostgresSessionStore } from "@bridle/store-postgres";
+import type { DurableRunInfo, RunQueue } from "../src/index.js";
 import { databaseUrl } from "./database.js";
 
 export async function sessionEvents(schema: string, sessionId: string): Promise<RunEvent[]> {
@@ -37,4 +38,16 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(25);
   }
+}
+
+/** Waits for a run to end (finished, failed, cancelled), bounded so a run that never ends fails the test. */
+export function runEnded(queue: RunQueue, runId: string, timeoutMs = 120_000): Promise<DurableRunInfo> {
+  return waitFor(
+    `run ${runId} to end`,
+    async () => {
+      const info = await queue.get(runId);
+      return info && info.status !== "queued" && info.status !== "running" ? info : undefined;
+    },
+    timeoutMs,
+  );
 }

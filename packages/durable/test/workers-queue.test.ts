@@ -2,8 +2,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DbosRunQueue } from "../src/index.js";
 import { databaseUrl, freshSchema, skipNote, skipReason } from "./database.js";
+import { diagnosis } from "./diagnosis.js";
 import { readEffects } from "./fixtures/effect-tools.js";
-import { sessionEvents, waitFor } from "./sessions.js";
+import { runEnded, sessionEvents, waitFor } from "./sessions.js";
 import { WorkerProcess, workerFixture } from "./workers.js";
 
 describe.skipIf(skipReason !== "")(`three workers, thirty runs${skipNote}`, () => {
@@ -15,8 +16,8 @@ describe.skipIf(skipReason !== "")(`three workers, thirty runs${skipNote}`, () =
     const args = { databaseUrl, schema, providerUrl: fx.provider.baseUrl, logFile, concurrency: 2 };
     const queue = await DbosRunQueue.open({ databaseUrl, schema });
     const workers = await Promise.all([0, 1, 2].map(() => WorkerProcess.start(fx.bundle, args)));
+    const ids: string[] = [];
     try {
-      const ids: string[] = [];
       for (let i = 0; i < 30; i++) {
         ids.push(await queue.enqueue({ prompt: `calls=3 tag=r${i}`, sessionId: `run-${i}` }));
       }
@@ -31,7 +32,7 @@ describe.skipIf(skipReason !== "")(`three workers, thirty runs${skipNote}`, () =
       await victim.kill();
       const killedAt = readEffects(logFile).length;
 
-      const infos = await Promise.all(ids.map((id) => queue.wait(id)));
+      const infos = await Promise.all(ids.map((id) => runEnded(queue, id)));
       for (const info of infos) {
         expect(info.status, workers.map((w) => w.stderr).join("\n")).toBe("finished");
         expect(info.outcome?.stopReason).toBe("completed");
@@ -55,6 +56,11 @@ describe.skipIf(skipReason !== "")(`three workers, thirty runs${skipNote}`, () =
         (worker) => applied.filter((line) => line.pid === worker.child.pid).length,
       );
       console.log(`30 runs over 3 workers (first killed): effects applied per worker ${byWorker.join(", ")}`);
+    } catch (error) {
+      console.error(
+        `workers test failed; what the runs left:\n${await diagnosis(schema, ids, logFile, workers)}`,
+      );
+      throw error;
     } finally {
       await Promise.all(workers.slice(1).map((worker) => worker.stop()));
       await queue.close();
