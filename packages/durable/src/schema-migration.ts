@@ -27,6 +27,12 @@ export async function migrateSchema(
   schema: string,
   options: MigrateOptions,
 ): Promise<void> {
+  if (!Number.isFinite(options.timeoutMs) || options.timeoutMs < 0) {
+    throw new BridleError(
+      "invalid_config",
+      `migrateTimeoutMs must be a number of milliseconds ≥ 0, not ${options.timeoutMs}`,
+    );
+  }
   const client = new pg.Client({ connectionString: databaseUrl, application_name: "bridle_durable_migrate" });
   // A broken connection fails the query in flight; without a listener it would end the process.
   client.on("error", () => {});

@@ -117,6 +117,9 @@ describe.skipIf(skipReason !== "")(
         expect((error as BridleError).code).toBe("invalid_config");
         expect((error as BridleError).message).toContain(`schema "${schema}"`);
         expect((error as BridleError).message).toContain(`server process ${rows[0]?.pid}, test_lock_holder`);
+        await expect(
+          DbosRunQueue.open({ databaseUrl, schema, migrateTimeoutMs: Number.NaN }),
+        ).rejects.toThrow(/migrateTimeoutMs must be/);
         // Once it lets go, the next process migrates and opens.
         await holder.query("SELECT pg_advisory_unlock($1, $2)", [a, b]);
         const queue = await DbosRunQueue.open({ databaseUrl, schema, migrateTimeoutMs: 600 });
