@@ -47,6 +47,9 @@ export interface JudgeState extends PathContext {
   readonly parseScript: (script: string, depth: number, context: readonly string[]) => Decomposition;
 }
 
+/** The reason of a sub-command judged fully as reading only (writes.ts builds its proof on it). */
+export const READ_ONLY_REASON = "read-only inside the workspace";
+
 const SYSTEM_BIN = /^\/(?:usr\/)?(?:local\/)?s?bin\/[^/]+$/;
 
 export function judgeDecomposition(decomposition: Decomposition, state: JudgeState, issues: string[]): void {
@@ -485,9 +488,7 @@ function finish(
   if (reasons.length === 0) reasons.push(...verdict.notes);
   if (reasons.length === 0)
     reasons.push(
-      argv[0] === "(redirection)" || argv[0]?.includes("=")
-        ? "no command runs"
-        : "read-only inside the workspace",
+      argv[0] === "(redirection)" || argv[0]?.includes("=") ? "no command runs" : READ_ONLY_REASON,
     );
   const report: SubcommandReport = {
     argv,

@@ -1,3 +1,4 @@
+import { READ_ONLY_REASON } from "./judge.js";
 import type { PolicyResult, SubcommandReport } from "./types.js";
 
 /**
@@ -7,9 +8,8 @@ import type { PolicyResult, SubcommandReport } from "./types.js";
  */
 export type CommandWrites = "none" | "possible";
 
-// The reason the judge gives a sub-command it fully understood as reading only. Any other reason (an
+// Only the judge's READ_ONLY_REASON proves a sub-command read and nothing else. Any other reason (an
 // allow rule that lifted a doubt, a here-document or -c script it runs, an assignment) is not proof.
-const ONLY_READS = "read-only inside the workspace";
 
 // Programs that read their operands and write only to their standard output, whatever their judged
 // options (options that write name a write path, options that run programs make the verdict ask).
@@ -73,7 +73,7 @@ export function commandWrites(verdict: PolicyResult | undefined): CommandWrites 
 
 function onlyReads(sub: SubcommandReport): boolean {
   if (sub.decision !== "allow" || sub.wrappers.length > 0) return false;
-  if (sub.reasons.length !== 1 || sub.reasons[0] !== ONLY_READS) return false;
+  if (sub.reasons.length !== 1 || sub.reasons[0] !== READ_ONLY_REASON) return false;
   if (sub.paths.some((use) => use.access !== "read")) return false;
   const [name, sub1] = sub.argv;
   if (name === "git") return sub1 !== undefined && GIT_READERS.has(sub1);
