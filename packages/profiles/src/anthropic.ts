@@ -1,5 +1,5 @@
 import { type AnyTool, ToolFailure } from "@bridle/core";
-import { editSchema } from "@bridle/tools-edit-hashline";
+import { editFileSchema, editSchema } from "@bridle/tools-edit-hashline";
 import type { GlobDetails, GrepDetails } from "@bridle/tools-fs";
 import { z } from "zod";
 import { adaptTool } from "./adapt.js";
@@ -86,8 +86,10 @@ export function claudeHashlineEdit(editFile: AnyTool): AnyTool {
         .describe(
           "All edits for this file, every tag taken from the same Read; applied together or not at all",
         ),
+      // Passed through: edit_file's refusal of over-escaped text tells the model to resend with it.
+      verbatim: editFileSchema.shape.verbatim,
     }),
-    toArgs: ({ file_path, edits }) => ({ path: file_path, edits }),
+    toArgs: ({ file_path, edits, verbatim }) => ({ path: file_path, edits, verbatim }),
   });
 }
 

@@ -36,6 +36,10 @@ export const editFileSchema = z.strictObject({
     .min(1)
     .max(1_000)
     .describe("all edits for this file, every tag taken from the same read; applied together or not at all"),
+  verbatim: z
+    .boolean()
+    .optional()
+    .describe("true: write new_text as sent even if it looks JSON-escaped twice"),
 });
 
 export type HashlineEdit = z.output<typeof editSchema>;

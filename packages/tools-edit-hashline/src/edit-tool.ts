@@ -5,6 +5,7 @@ import { type LineSource, serializeDocument } from "./document.js";
 import { type EditFileArgs, editFileSchema } from "./edit-schema.js";
 import { type LoadedFile, textFile } from "./load-file.js";
 import type { ResolvedOptions } from "./options.js";
+import { assertNotOverEscaped } from "./over-escape.js";
 import { GAP, renderLines, windows } from "./render.js";
 import { resolveTags } from "./resolve-tags.js";
 import type { TextEncodingName } from "./tag.js";
@@ -102,6 +103,7 @@ function planFileEdit(file: LoadedFile, args: EditFileArgs, runId: string, optio
   }
   const repairs: string[] = [];
   const changes = planEdits(args.edits, index, repairs);
+  if (args.verbatim !== true) assertNotOverEscaped(doc, changes);
   assertEncodable(doc, changes);
   const applied = applyChanges(doc, changes);
   repairs.push(...duplicatedNeighbours(doc, changes));
