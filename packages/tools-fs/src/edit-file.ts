@@ -24,7 +24,7 @@ export interface EditFileDetails {
 }
 
 const inputSchema = z.object({
-  path: z.string().describe("File to edit, relative to the workspace root"),
+  path: z.string().min(1).describe("File to edit, relative to the workspace root"),
   old_string: z.string().describe("Exact text to replace, including whitespace and indentation"),
   new_string: z.string().describe("Text to put in its place"),
   replace_all: z

@@ -22,7 +22,7 @@ export interface ListDirDetails {
 }
 
 const inputSchema = z.object({
-  path: z.string().describe('Folder to list, relative to the workspace root ("." for the root)'),
+  path: z.string().min(1).describe('Folder to list, relative to the workspace root ("." for the root)'),
 });
 
 export function createListDirTool(settings: FsSettings) {

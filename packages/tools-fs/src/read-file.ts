@@ -34,7 +34,7 @@ export interface ReadFileDetails {
 }
 
 const inputSchema = z.object({
-  path: z.string().describe("File to read, relative to the workspace root (or absolute inside it)"),
+  path: z.string().min(1).describe("File to read, relative to the workspace root (or absolute inside it)"),
   offset: z.number().int().min(1).optional().describe("1-based line number to start from (default 1)"),
   limit: z.number().int().min(1).optional().describe("Most lines to return (default 2000)"),
   column: z

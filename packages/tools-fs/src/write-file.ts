@@ -13,7 +13,10 @@ export interface WriteFileDetails {
 }
 
 const inputSchema = z.object({
-  path: z.string().describe("File to write, relative to the workspace root; missing folders are created"),
+  path: z
+    .string()
+    .min(1)
+    .describe("File to write, relative to the workspace root; missing folders are created"),
   content: z.string().describe("The whole new content of the file"),
 });
 
