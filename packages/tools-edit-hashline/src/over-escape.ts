@@ -1,26 +1,21 @@
 import { ToolFailure } from "@bridle/core";
 import type { Change } from "./apply-edits.js";
 import type { LineSource } from "./document.js";
-
-/** A backslash sequence outside any string or regex literal of one line. */
-interface Stray {
-  /** `doubled` is `\\` inside a regex literal; the rest are outside every literal. */
-  readonly kind: "quote" | "newline" | "tab" | "doubled";
-  /** The character after the backslash (after both, for `doubled`). */
-  readonly next: string;
-  readonly line: number;
-  readonly at: number;
-}
+import { EscapeLexer, type Stray } from "./escape-lexer.js";
 
 // How far around an edit the file's own lines are taken as the witness of what its text looks like.
 const WITNESS_LINES = 10;
+// How far above a scan starts, so a template literal or block comment open there is known (a longer one
+// is missed, which only means no refusal).
+const LEAD_LINES = 1_000;
 const MAX_REPORTED = 5;
 
 /**
  * Refuse new_text that was evidently JSON-escaped once too often: `\"` or `\'` where the code has no
- * string to be inside, or `\n` standing for line breaks in text that has none. Only sequences outside
- * string and regex literals count (`"a\nb"`, `/\n/` and `'{\"k\": 1}'` are code); a path-like `C:\new`
- * does not count; and a kind the lines around the edit also hold outside literals (a shell script's
+ * string to be inside, or `\n` standing for line breaks in text that has none. Only sequences in code
+ * count, not in literals or comments (`"a\nb"`, `/\n/`, `'{\"k\": 1}'` and `// ends in \n` are
+ * fine), read with the literal or comment the file has open where the text lands; a path-like `C:\new`
+ * does not count; and a kind the lines around the edit also hold in code (a shell script's
  * `echo \"x\"`, a Haskell `\n ->`) shows the file's own style, so it is never refused there. Nothing is
  * unescaped: hashline has no old text to confirm a guess against, and a refusal costs one turn where a
  * wrong guess costs a silently corrupted file. The call's `verbatim: true` skips this check.
@@ -41,12 +36,23 @@ export function assertNotOverEscaped(doc: LineSource, changes: readonly Change[]
 
 function problemOf(doc: LineSource, change: Change): string | undefined {
   if (change.lines.length === 0) return undefined;
-  const strays = change.lines.flatMap((text, line) => strayEscapes(text, line));
+  // new_text is read twice: on its own, and as the file would hold it (inside whatever literal or comment
+  // is open where it lands). A sequence counts only when both readings put it in code, so a misreading of
+  // the lines above (the lexer is rough) can only excuse text, never refuse it.
+  const alone = new EscapeLexer();
+  const placed = lexerAt(doc, change.insert ? change.start + 1 : change.start);
+  const inPlace = new Set(change.lines.flatMap((text, line) => placed.scan(text, line)).map(key));
+  const strays = change.lines
+    .flatMap((text, line) => alone.scan(text, line))
+    .filter((s) => inPlace.has(key(s)));
   if (strays.length === 0) return undefined;
+  // The witness is the other way round: what either reading of the lines around finds in code.
   const from = Math.max(0, change.start - WITNESS_LINES);
   const to = Math.min(doc.count - 1, change.end + WITNESS_LINES);
   const witness = new Set<Stray["kind"]>();
-  for (let i = from; i <= to; i++) for (const s of strayEscapes(doc.text(i), i)) witness.add(s.kind);
+  for (const reader of [new EscapeLexer(), lexerAt(doc, from)]) {
+    for (let i = from; i <= to; i++) for (const s of reader.scan(doc.text(i), i)) witness.add(s.kind);
+  }
   const quote = strays.find((s) => s.kind === "quote" && !witness.has("quote"));
   // Literal \n only means flattened lines when the text has no real line break of its own.
   const flat =
@@ -89,62 +95,13 @@ function doubledInRegex(doc: LineSource, change: Change, strays: readonly Stray[
   return singles ? doubled[0] : undefined;
 }
 
-const QUOTES = new Set(['"', "'", "`"]);
-// After one of these (or at the start) a `/` opens a regex literal rather than dividing.
-const BEFORE_REGEX = new Set([..."(,=:[!&|?{};+-*%<>~^"]);
-const WORD = /[\w$]/;
-// Words after which a `/` opens a regex literal too (`return /\n/.test(s)`).
-const REGEX_KEYWORDS = /(?:^|[^\w$])(?:return|typeof|case|in|of|void|yield|await)$/;
+const key = (s: Stray) => `${s.line}:${s.at}:${s.kind}`;
 
-/**
- * The backslash sequences of one line that sit outside string and regex literals. A literal that is not
- * closed on the line runs to its end (multi-line strings are rare, and a miss only means no refusal).
- */
-export function strayEscapes(text: string, line: number): Stray[] {
-  const out: Stray[] = [];
-  let inside: string | undefined;
-  let lastCode = "";
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i] as string;
-    if (ch === "\\") {
-      const next = text[i + 1] ?? "";
-      if (inside === undefined) {
-        if (next === '"' || next === "'") out.push({ kind: "quote", next, line, at: i });
-        else if ((next === "n" || next === "r" || next === "t") && !pathLike(text, i)) {
-          out.push({ kind: next === "t" ? "tab" : "newline", next, line, at: i });
-        }
-      } else if (inside === "/" && next === "\\") {
-        out.push({ kind: "doubled", next: text[i + 2] ?? "", line, at: i });
-      }
-      i++;
-      lastCode = "\\";
-      continue;
-    }
-    if (inside !== undefined) {
-      if (ch === inside) inside = undefined;
-      continue;
-    }
-    if (QUOTES.has(ch) && !(ch === "'" && /\w/.test(text[i - 1] ?? "") && /\w/.test(text[i + 1] ?? ""))) {
-      inside = ch;
-    } else if (ch === "/" && text[i + 1] !== "/" && text[i + 1] !== "*" && opensRegex(text, i, lastCode)) {
-      inside = "/";
-    } else if (ch === "/" && text[i + 1] === "/") {
-      i++;
-    }
-    if (ch !== " " && ch !== "\t") lastCode = ch;
-  }
-  return out;
-}
-
-function opensRegex(text: string, at: number, lastCode: string): boolean {
-  return lastCode === "" || BEFORE_REGEX.has(lastCode) || REGEX_KEYWORDS.test(text.slice(0, at).trimEnd());
-}
-
-/** `C:\new`, `src\table`: a backslash between a path's characters, not a line or tab break. */
-function pathLike(text: string, at: number): boolean {
-  const before = text[at - 1] ?? "";
-  const after = text[at + 2] ?? "";
-  return (WORD.test(before) || before === ":" || before === ".") && WORD.test(after);
+/** A lexer that has read the lines before `line` (up to LEAD_LINES of them). */
+function lexerAt(doc: LineSource, line: number): EscapeLexer {
+  const lexer = new EscapeLexer();
+  for (let i = Math.max(0, line - LEAD_LINES); i < line; i++) lexer.scan(doc.text(i));
+  return lexer;
 }
 
 function excerpt(text: string, at: number): string {
