@@ -39,12 +39,13 @@ function problemOf(doc: LineSource, change: Change): string | undefined {
   // new_text is read twice: on its own, and as the file would hold it (inside whatever literal or comment
   // is open where it lands). A sequence counts only when both readings put it in code, so a misreading of
   // the lines above (the lexer is rough) can only excuse text, never refuse it.
+  // Most text has no sequence in code on its own, and then the file above need not be read at all.
   const alone = new EscapeLexer();
+  const candidates = change.lines.flatMap((text, line) => alone.scan(text, line));
+  if (candidates.length === 0) return undefined;
   const placed = lexerAt(doc, change.insert ? change.start + 1 : change.start);
   const inPlace = new Set(change.lines.flatMap((text, line) => placed.scan(text, line)).map(key));
-  const strays = change.lines
-    .flatMap((text, line) => alone.scan(text, line))
-    .filter((s) => inPlace.has(key(s)));
+  const strays = candidates.filter((s) => inPlace.has(key(s)));
   if (strays.length === 0) return undefined;
   // The witness is the other way round: what either reading of the lines around finds in code.
   const from = Math.max(0, change.start - WITNESS_LINES);
