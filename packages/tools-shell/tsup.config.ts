@@ -6,8 +6,15 @@ import { packageBuild } from "@bridle/tooling/tsup";
 const require = createRequire(import.meta.url);
 
 export default {
-  // The policy process (src/policy/isolation.ts) is its own entry, started by path.
-  ...packageBuild({ entry: { index: "src/index.ts", "policy-host": "src/policy/host-main.ts" } }),
+  // The policy process (src/policy/isolation.ts) and the shell spawner (src/runners/spawner-client.ts)
+  // are entries of their own, started by path.
+  ...packageBuild({
+    entry: {
+      index: "src/index.ts",
+      "policy-host": "src/policy/host-main.ts",
+      "shell-spawner": "src/runners/spawner-main.ts",
+    },
+  }),
   // The bash grammar's .wasm (and its MIT licence) ship inside dist/: depending on tree-sitter-bash at run
   // time would install its native addon's build script, which npm 11 skips with a warning.
   async onSuccess() {

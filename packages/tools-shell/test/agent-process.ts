@@ -28,6 +28,8 @@ export interface AgentOptions {
   /** Extra words on the agent's command line (so they show in /proc/<pid>/cmdline). */
   readonly argv?: readonly string[];
   readonly pidNamespace?: boolean;
+  /** Whether the local runner starts its warm chains from the spawner process (default: the runner's). */
+  readonly spawner?: boolean;
   /** Start it through `sh -c '…; true'`, so an ancestor holds the same environment. */
   readonly throughShell?: boolean;
 }
@@ -41,7 +43,7 @@ export function startAgent(options: AgentOptions): ChildProcess {
     const { LocalRunner } = await import(${JSON.stringify(src("runners/local.ts"))});
     const { BubblewrapRunner } = await import(${JSON.stringify(src("runners/bubblewrap.ts"))});
     const { sandboxPolicy } = await import(${JSON.stringify(src("sandbox/policy.ts"))});
-    const runner = ${options.runner === "bwrap" ? "new BubblewrapRunner()" : `new LocalRunner({ pidNamespace: ${options.pidNamespace ?? true} })`};
+    const runner = ${options.runner === "bwrap" ? "new BubblewrapRunner()" : `new LocalRunner({ pidNamespace: ${options.pidNamespace ?? true}${options.spawner === undefined ? "" : `, spawner: ${options.spawner}`} })`};
     const running = await runner.start({
       command: ${JSON.stringify(options.command)},
       cwd: ${JSON.stringify(options.cwd)},

@@ -1,4 +1,4 @@
-import type { LimitEnforcement, SandboxPolicy } from "../sandbox/policy.js";
+import { commandEnv, type LimitEnforcement, type SandboxPolicy } from "../sandbox/policy.js";
 import { processLimits, setupLimits, tracksTree } from "./limits.js";
 import {
   deathSignalPrefix,
@@ -8,6 +8,8 @@ import {
 } from "./pid-namespace.js";
 import { launch, SHELL } from "./process-tree.js";
 import type { CommandRequest, CommandRunner, RunningCommand } from "./runner.js";
+import { shellSpawner } from "./spawner-client.js";
+import { WarmStart } from "./warm.js";
 
 export interface LocalRunnerOptions {
   /**
@@ -24,10 +26,26 @@ export interface LocalRunnerOptions {
    * children of the agent, able to read /proc of every process of this user.
    */
   readonly pidNamespace?: boolean;
+  /**
+   * Start the next command's isolation chain (setpriv, unshare, the namespace's init) ahead of time, while
+   * the model is thinking, so a command waits only for its own shell. Each command still gets a chain of
+   * its own; the one started ahead is used once. Default true; it applies to commands of up to 4 KiB with
+   * no process or memory limit, the others start as before.
+   */
+  readonly warmStart?: boolean;
+  /** How long a chain started ahead waits for a command before it is stopped (default 120000 ms). */
+  readonly warmIdleMs?: number;
+  /**
+   * Start the chains ahead from a small spawner process of this package's own, which relays their output,
+   * instead of from this process: a fork costs a large process's main thread milliseconds (more the more
+   * memory it holds). Default true where the package is built (dist/shell-spawner.js); else chains start
+   * here.
+   */
+  readonly spawner?: boolean;
 }
 
 /**
- * Runs commands on the host file system (through execa), in their own process group and, where the
+ * Runs commands on the host file system, in their own process group and, where the
  * system allows, their own pid namespace, with a cleared environment; they die with the agent. It
  * isolates nothing else: its `enforcement` says so.
  */
@@ -36,10 +54,27 @@ export class LocalRunner implements CommandRunner {
   readonly #track: boolean;
   readonly #pidNamespace: boolean;
   #probe: Promise<PidNamespaceProbe> | undefined;
+  readonly #warmStart: boolean;
+  readonly #warmIdleMs: number;
+  readonly #spawner: boolean;
+  #warm: WarmStart | undefined;
+  #closed = false;
 
   constructor(options: LocalRunnerOptions = {}) {
     this.#track = options.trackProcessTree ?? true;
     this.#pidNamespace = options.pidNamespace ?? true;
+    this.#warmStart = options.warmStart ?? true;
+    this.#warmIdleMs = options.warmIdleMs ?? 120_000;
+    this.#spawner = options.spawner ?? true;
+  }
+
+  /**
+   * Stop the chain started ahead for the next command, if any, and start none again; resolves once none
+   * is being started. Commands still run after it, each started cold.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#warm?.close();
   }
 
   /** Whether commands get their own pid namespace here (false when the option turned it off). */
@@ -111,6 +146,17 @@ export class LocalRunner implements CommandRunner {
     const isolated = (await this.probe()).available;
     const deathSignal = (await probePrefix(deathSignalPrefix(), "setpriv --pdeathsig")).available;
     const prefix = isolated ? pidNamespacePrefix() : deathSignal ? deathSignalPrefix() : [];
+    if (
+      this.#warmStart &&
+      !this.#closed &&
+      !limits.cgroup &&
+      limits.ulimits.length === 0 &&
+      WarmStart.fits(request)
+    ) {
+      this.#warm ??= new WarmStart(prefix, this.#warmIdleMs, this.#spawner ? shellSpawner() : undefined);
+      const running = await this.#warm.run(request, commandEnv(policy));
+      if (running) return running;
+    }
     return launch(request, policy, { argv: [...prefix, SHELL, "-c", request.command], ...limits });
   }
 }

@@ -1,9 +1,10 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { BridleError } from "@bridle/core";
-import { execa } from "execa";
 import type { CommandCgroup } from "../sandbox/cgroups.js";
 import { commandEnv, type SandboxPolicy } from "../sandbox/policy.js";
 import type { CommandExit, CommandRequest, RunningCommand } from "./runner.js";
+import type { RemoteChild } from "./spawner-client.js";
 
 /** The shell commands run in: bash when installed, else sh. Non-login: a login shell would source profile files that may export tokens. */
 export const SHELL = existsSync("/bin/bash") ? "/bin/bash" : "/bin/sh";
@@ -47,20 +48,49 @@ export function launch(
     prelude.length > 0
       ? ["/bin/sh", "-c", `${prelude.join("\n")}\nexec "$@"`, "sh", ...options.argv]
       : [...options.argv];
-  const [file, ...args] = argv as [string, ...string[]];
-  const child = execa(file, args, {
-    cwd: request.cwd,
-    env: commandEnv(policy),
-    extendEnv: false,
-    detached: true,
-    stdin: "ignore",
-    buffer: false,
-    reject: false,
-    stripFinalNewline: false,
-    encoding: "buffer",
+  const child = startGroup(argv, { cwd: request.cwd, env: commandEnv(policy) });
+  return supervise(child, request, {
+    started,
+    file: argv[0] ?? "",
+    ...(options.cgroup ? { cgroup: options.cgroup } : {}),
   });
+}
+
+/**
+ * Spawn argv as the leader of a new process group with exactly `env`, stdin closed, stdout and stderr
+ * piped; `requestPipe` adds a pipe on fd 3 (how a warm start receives its command). It is tracked, so
+ * it is killed if this process exits first.
+ */
+export function startGroup(
+  argv: readonly string[],
+  options: { readonly cwd: string; readonly env: Record<string, string>; readonly requestPipe?: boolean },
+): ChildProcess {
+  const [file = "", ...args] = argv;
+  const child = spawn(file, args, {
+    cwd: options.cwd,
+    env: options.env,
+    detached: true,
+    stdio: options.requestPipe ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
+  });
+  if (child.pid !== undefined) live.add(child.pid);
+  return child;
+}
+
+/** Forget a group this process started and has already ended (a warm start let go unused). */
+export function untrack(pid: number): void {
+  live.delete(pid);
+}
+
+/**
+ * Watch a started command: its output goes to `request.onOutput`, its timeout and abort signal stop the
+ * whole group (SIGTERM, then SIGKILL after the grace period), and its end kills what it left behind.
+ */
+export function supervise(
+  child: ChildProcess | RemoteChild,
+  request: CommandRequest,
+  options: { readonly started: number; readonly file: string; readonly cgroup?: CommandCgroup },
+): RunningCommand {
   const pid = child.pid;
-  if (pid !== undefined) live.add(pid);
   child.stdout?.on("data", (chunk: Uint8Array) => request.onOutput?.("stdout", chunk));
   child.stderr?.on("data", (chunk: Uint8Array) => request.onOutput?.("stderr", chunk));
 
@@ -91,24 +121,34 @@ export function launch(
     void options.cgroup?.killAll();
   });
 
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
+    child.once("error", (error) => {
+      // A process that started and then failed to be signalled still ends with "close".
+      if (pid === undefined) reject(error);
+    });
+    child.once("close", (code, signal) => resolve({ code, signal }));
+  });
   const done = (async (): Promise<CommandExit> => {
-    const result = await child;
-    clearTimeout(timer);
-    clearTimeout(killTimer);
-    request.signal?.removeEventListener("abort", onAbort);
-    if (pid !== undefined) live.delete(pid);
-    await options.cgroup?.remove();
-    if (result.failed && result.exitCode === undefined && result.signal === undefined) {
-      throw new BridleError("tool_infrastructure", `could not start ${file}: ${result.shortMessage}`);
+    try {
+      const { code, signal } = await ended;
+      return {
+        exitCode: code,
+        signal,
+        timedOut,
+        stoppedBy,
+        shell: SHELL,
+        durationMs: Date.now() - options.started,
+      };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new BridleError("tool_infrastructure", `could not start ${options.file}: ${message}`);
+    } finally {
+      clearTimeout(timer);
+      clearTimeout(killTimer);
+      request.signal?.removeEventListener("abort", onAbort);
+      if (pid !== undefined) live.delete(pid);
+      await options.cgroup?.remove();
     }
-    return {
-      exitCode: result.exitCode ?? null,
-      signal: result.signal ?? null,
-      timedOut,
-      stoppedBy,
-      shell: SHELL,
-      durationMs: Date.now() - started,
-    };
   })();
   return {
     pid,

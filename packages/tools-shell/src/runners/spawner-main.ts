@@ -1,0 +1,74 @@
+// The spawner process (see spawner-client.ts): it starts the agent's warm chains so that the agent, a
+// large process, never forks on a command's path. It hands the agent the chain's pipes (the agent then
+// reads and writes them itself) and reports how each chain ended. It holds no secret (its own
+// environment is PATH alone) and exits, killing its chains, when the agent goes.
+import { spawn } from "node:child_process";
+import type { Socket } from "node:net";
+import type { SpawnerReply, SpawnerRequest } from "./spawner-protocol.js";
+
+// Chains started and not yet ended, by request id: their process group ids.
+const chains = new Map<number, number>();
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+function send(reply: SpawnerReply, handle?: Socket): void {
+  if (process.connected) process.send?.(reply, handle);
+}
+
+function prepare(id: number, argv: readonly string[], env: Record<string, string>): void {
+  const [file = "", ...args] = argv;
+  try {
+    const child = spawn(file, args, {
+      cwd: "/",
+      env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe", "pipe"],
+    });
+    const pid = child.pid;
+    if (pid === undefined) {
+      child.once("error", (error) => send({ type: "failed", id, error: error.message }));
+      return;
+    }
+    chains.set(id, pid);
+    child.on("error", () => {});
+    // The command's main process is gone: what it left in its group goes too, so the pipes close.
+    child.on("exit", (code, signal) => {
+      killGroup(pid);
+      chains.delete(id);
+      send({ type: "exit", id, code, signal });
+    });
+    // Each pipe is passed on and closed here: the agent holds the only copy.
+    send({ type: "pipe", id, pipe: "stdout" }, child.stdout as Socket);
+    send({ type: "pipe", id, pipe: "stderr" }, child.stderr as Socket);
+    send({ type: "pipe", id, pipe: "request" }, child.stdio[3] as Socket);
+    send({ type: "ready", id, pid });
+  } catch (error) {
+    send({ type: "failed", id, error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+process.on("message", (message: SpawnerRequest) => {
+  if (message.type === "prepare") prepare(message.id, message.argv, message.env);
+  else {
+    const pid = chains.get(message.id);
+    if (pid !== undefined) killGroup(pid);
+  }
+});
+
+function leave(): never {
+  for (const pid of chains.values()) killGroup(pid);
+  process.exit(0);
+}
+
+process.on("disconnect", leave);
+// Should the agent be gone without the channel saying so, its child is adopted: leave then too.
+const agent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== agent) leave();
+}, 1_000).unref();
