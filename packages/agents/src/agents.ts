@@ -9,7 +9,7 @@ import {
   type Message,
   type Model,
   type RunEvent,
-  type ToolContext,
+  type ToolCallEnv,
   ToolFailure,
 } from "@bridle/core";
 import { type ChildEventMode, carries, type SubagentEventData } from "./child-events.js";
@@ -153,9 +153,9 @@ export class Agents {
       defineHook({
         event: "run_end",
         name: "agents: tasks at run end",
-        handler: async (ctx) => {
-          const fact = await this.endRun(ctx.runId);
-          if (fact) ctx.record?.("agents.tasks", fact);
+        handler: async (input) => {
+          const fact = await this.endRun(input.runId);
+          if (fact) input.record?.("agents.tasks", fact);
         },
       }),
     ];
@@ -213,8 +213,8 @@ export class Agents {
   }
 
   /** A new live agent for a definition: its own child harness, no conversation yet. */
-  spawn(name: string, label: string | undefined, ctx: ToolContext): LiveAgent {
-    this.#checkDepth(ctx);
+  spawn(name: string, label: string | undefined, env: ToolCallEnv): LiveAgent {
+    this.#checkDepth(env);
     const definition = this.definitions.get(name);
     if (!definition) {
       throw new ToolFailure(
@@ -238,7 +238,7 @@ export class Agents {
       key,
       label,
       definition,
-      harness: this.#childHarness(definition, ctx),
+      harness: this.#childHarness(definition, env),
       messages: [],
       current: undefined,
       runs: 0,
@@ -250,20 +250,20 @@ export class Agents {
   /**
    * Starts the agent on a prompt (its conversation so far is the history). Fires before_subagent_run
    * first (a cancel is a Denied result). While the spawning call runs, child events are carried in the
-   * parent's stream through `ctx.progress`; afterwards only `onEvent` sees them.
+   * parent's stream through `env.progress`; afterwards only `onEvent` sees them.
    */
-  async start(agent: LiveAgent, prompt: string, ctx: ToolContext): Promise<AgentTask> {
-    const depth = this.#checkDepth(ctx) + 1;
+  async start(agent: LiveAgent, prompt: string, env: ToolCallEnv): Promise<AgentTask> {
+    const depth = this.#checkDepth(env) + 1;
     if (agent.current && agent.current.status === "running") {
       throw new ToolFailure(
         "Conflict",
         `${agent.key} is still working on ${agent.current.id}: wait for it with task_output or stop it with task_cancel`,
       );
     }
-    const verdict = await ctx.hooks?.beforeSubagentRun({
+    const verdict = await env.hooks?.beforeSubagentRun({
       subagent: agent.definition.name,
       prompt,
-      toolCallId: ctx.toolCallId,
+      toolCallId: env.toolCallId,
     });
     if (verdict?.cancelled)
       throw new ToolFailure("Denied", `the subagent run was blocked: ${verdict.reason}`);
@@ -274,8 +274,8 @@ export class Agents {
       runId,
       prompt,
       history: agent.messages,
-      parentRunId: ctx.runId,
-      parentToolCallId: ctx.toolCallId,
+      parentRunId: env.runId,
+      parentToolCallId: env.toolCallId,
       signal: controller.signal,
     });
     const mode = this.#options.childEvents ?? "lifecycle";
@@ -286,11 +286,11 @@ export class Agents {
         this.#options.onEvent?.(event, carried);
         if (carried) {
           const data: SubagentEventData = { type: "subagent_event", event };
-          ctx.progress(data);
+          env.progress(data);
         }
       }
     })();
-    const task = new AgentTask(agent.key, prompt, stream, pump, ctx.runId);
+    const task = new AgentTask(agent.key, prompt, stream, pump, env.runId);
     task.done.then(forget, forget);
     // The task's own controller is what task_cancel and close() abort; it reaches the child run.
     task.controller.signal.addEventListener("abort", () => controller.abort(task.controller.signal.reason), {
@@ -309,13 +309,13 @@ export class Agents {
   }
 
   /** Fires after_subagent_run for a finished task, once, inside a call of the parent run. */
-  async report(task: AgentTask, ctx: ToolContext): Promise<void> {
+  async report(task: AgentTask, env: ToolCallEnv): Promise<void> {
     if (task.reported || !task.result) return;
     task.reported = true;
     const agent = this.#agents.get(task.agentKey);
-    await ctx.hooks?.afterSubagentRun({
+    await env.hooks?.afterSubagentRun({
       subagent: agent?.definition.name ?? task.agentKey,
-      toolCallId: ctx.toolCallId,
+      toolCallId: env.toolCallId,
       stopReason: task.result.stopReason,
       finalText: task.result.finalText,
     });
@@ -336,8 +336,8 @@ export class Agents {
   }
 
   /** The calling run's depth; refuses the call when a run that deep may not start subagents. */
-  #checkDepth(ctx: ToolContext): number {
-    const depth = depthOf(ctx.runId);
+  #checkDepth(env: ToolCallEnv): number {
+    const depth = depthOf(env.runId);
     if (depth >= this.maxDepth) {
       throw new ToolFailure(
         "Denied",
@@ -347,10 +347,10 @@ export class Agents {
     return depth;
   }
 
-  #childHarness(definition: SubagentDefinition, ctx: ToolContext): Harness {
+  #childHarness(definition: SubagentDefinition, env: ToolCallEnv): Harness {
     const parent = this.#options.parent;
     // The child's own spawns are allowed only below the depth limit; then it gets this Agents' tools.
-    const own = depthOf(ctx.runId) + 1 < this.maxDepth ? this.tools : [];
+    const own = depthOf(env.runId) + 1 < this.maxDepth ? this.tools : [];
     const available = new Map([...this.#childTools, ...own.map((tool) => [tool.name, tool] as const)]);
     const names = definition.tools ?? [...available.keys()];
     const tools = names.flatMap((name) => {
@@ -369,7 +369,7 @@ export class Agents {
     return new Harness({
       model,
       tools,
-      workspace: ctx.workspace,
+      workspace: env.workspace,
       agentName: definition.name,
       limits,
       ...(definition.system === undefined ? {} : { system: definition.system }),

@@ -2,7 +2,7 @@ import {
   type AnyTool,
   defineHook,
   defineTool,
-  type HookContexts,
+  type HookInputs,
   type Message,
   type RunEvent,
   type ToolResultMessage,
@@ -49,8 +49,8 @@ export function sleeper(log: string[]): AnyTool {
 /** Hooks that record what they saw, by event name. */
 export function recordingHooks(seen: string[]) {
   const note =
-    <E extends keyof HookContexts>(event: E, describe: (ctx: HookContexts[E]) => string) =>
-    (ctx: HookContexts[E]) => {
+    <E extends keyof HookInputs>(event: E, describe: (ctx: HookInputs[E]) => string) =>
+    (ctx: HookInputs[E]) => {
       seen.push(`${event}:${ctx.agentName ?? "parent"}:${describe(ctx)}`);
     };
   return [

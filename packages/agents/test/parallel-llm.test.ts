@@ -1,11 +1,11 @@
 import { Harness } from "@bridle/core";
-import { type ScriptContext, ScriptedModel, type ScriptedTurn } from "@bridle/testing";
+import { ScriptedModel, type ScriptedTurn, type ScriptRequest } from "@bridle/testing";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createParallelLlmTool } from "../src/index.js";
 import { lastToolJson } from "./helpers.js";
 
-function promptOf(ctx: ScriptContext): string {
+function promptOf(ctx: ScriptRequest): string {
   const first = ctx.messages[0];
   return first?.role === "user" ? first.content.map((p) => (p.type === "text" ? p.text : "")).join("") : "";
 }

@@ -3,26 +3,26 @@ import type { StopReason } from "./events.js";
 import type { Message, ToolCallPart, ToolResultContent, ToolResultMessage } from "./messages.js";
 import type { RunUsage } from "./usage.js";
 
-/** Fields every hook context carries. */
-export interface HookContextBase {
+/** Fields every hook input carries: what a handler is told about the run it runs in. */
+export interface HookInputBase {
   readonly runId: string;
   /** The agent running this harness, when it has a name. */
   readonly agentName?: string;
   /**
    * Record a fact on the run's event stream (a `fact` event of this kind). Facts recorded by run_start
-   * and user_prompt_submit handlers follow run_started. Always set on contexts the harness builds.
+   * and user_prompt_submit handlers follow run_started. Always set on inputs the harness builds.
    */
   readonly record?: (kind: string, data: unknown) => void;
 }
 
-export interface RunStartContext extends HookContextBase {
+export interface RunStartInput extends HookInputBase {
   readonly prompt: readonly Message[];
   readonly historyLength: number;
   /** True when the run continues after an approval pause. */
   readonly resumed: boolean;
 }
 
-export interface UserPromptSubmitContext extends HookContextBase {
+export interface UserPromptSubmitInput extends HookInputBase {
   readonly prompt: readonly Message[];
   /** Add text the model sees right after the prompt (retrieved notes, the date, repository facts). */
   addContext(text: string): void;
@@ -30,7 +30,7 @@ export interface UserPromptSubmitContext extends HookContextBase {
   cancel(reason: string): void;
 }
 
-export interface BeforeToolCallContext extends HookContextBase {
+export interface BeforeToolCallInput extends HookInputBase {
   readonly toolCall: ToolCallPart;
   /** The validated (and repaired) arguments the tool would receive. */
   readonly args: unknown;
@@ -38,7 +38,7 @@ export interface BeforeToolCallContext extends HookContextBase {
   cancel(reason: string): void;
 }
 
-export interface AfterToolCallContext extends HookContextBase {
+export interface AfterToolCallInput extends HookInputBase {
   readonly toolCall: ToolCallPart;
   readonly args: unknown;
   /** The result as the tool produced it, or as an earlier hook rewrote it. */
@@ -49,7 +49,7 @@ export interface AfterToolCallContext extends HookContextBase {
   rewrite(content: string | readonly ToolResultContent[]): void;
 }
 
-export interface BeforeSubagentRunContext extends HookContextBase {
+export interface BeforeSubagentRunInput extends HookInputBase {
   /** The subagent about to run. */
   readonly subagent: string;
   readonly prompt: string;
@@ -58,7 +58,7 @@ export interface BeforeSubagentRunContext extends HookContextBase {
   cancel(reason: string): void;
 }
 
-export interface AfterSubagentRunContext extends HookContextBase {
+export interface AfterSubagentRunInput extends HookInputBase {
   readonly subagent: string;
   readonly toolCallId?: string;
   readonly stopReason: StopReason;
@@ -71,32 +71,57 @@ export type ReachedLimit =
   | "tool_retries_exceeded"
   | "output_retries_exceeded";
 
-export interface LimitReachedContext extends HookContextBase {
+export interface LimitReachedInput extends HookInputBase {
   readonly limit: ReachedLimit;
   readonly message: string;
   readonly usage: RunUsage;
 }
 
-export interface RunEndContext extends HookContextBase {
+export interface RunEndInput extends HookInputBase {
   readonly stopReason: StopReason;
   readonly finalText: string;
   readonly usage: RunUsage;
   readonly error?: { readonly code: string; readonly message: string };
 }
 
-/** The context each hook event's handlers receive. */
-export interface HookContexts {
-  run_start: RunStartContext;
-  user_prompt_submit: UserPromptSubmitContext;
-  before_tool_call: BeforeToolCallContext;
-  after_tool_call: AfterToolCallContext;
-  before_subagent_run: BeforeSubagentRunContext;
-  after_subagent_run: AfterSubagentRunContext;
-  limit_reached: LimitReachedContext;
-  run_end: RunEndContext;
+/**
+ * The input each hook event's handlers receive (a hook's payload; Claude Code calls it the hook input).
+ * "Context" in Bridle means only what the model sees: its context window.
+ */
+export interface HookInputs {
+  run_start: RunStartInput;
+  user_prompt_submit: UserPromptSubmitInput;
+  before_tool_call: BeforeToolCallInput;
+  after_tool_call: AfterToolCallInput;
+  before_subagent_run: BeforeSubagentRunInput;
+  after_subagent_run: AfterSubagentRunInput;
+  limit_reached: LimitReachedInput;
+  run_end: RunEndInput;
 }
 
-export type HookEventName = keyof HookContexts;
+export type HookEventName = keyof HookInputs;
+
+// The names from before "context" kept a single meaning (what the model sees); kept for one release.
+/** @deprecated use HookInputBase */
+export type HookContextBase = HookInputBase;
+/** @deprecated use HookInputs */
+export type HookContexts = HookInputs;
+/** @deprecated use RunStartInput */
+export type RunStartContext = RunStartInput;
+/** @deprecated use UserPromptSubmitInput */
+export type UserPromptSubmitContext = UserPromptSubmitInput;
+/** @deprecated use BeforeToolCallInput */
+export type BeforeToolCallContext = BeforeToolCallInput;
+/** @deprecated use AfterToolCallInput */
+export type AfterToolCallContext = AfterToolCallInput;
+/** @deprecated use BeforeSubagentRunInput */
+export type BeforeSubagentRunContext = BeforeSubagentRunInput;
+/** @deprecated use AfterSubagentRunInput */
+export type AfterSubagentRunContext = AfterSubagentRunInput;
+/** @deprecated use LimitReachedInput */
+export type LimitReachedContext = LimitReachedInput;
+/** @deprecated use RunEndInput */
+export type RunEndContext = RunEndInput;
 
 export const hookEventNames: readonly HookEventName[] = [
   "run_start",
@@ -114,7 +139,7 @@ const SUBAGENT_EVENTS = new Set<HookEventName>(["before_subagent_run", "after_su
 
 export interface Hook<E extends HookEventName = HookEventName> {
   readonly event: E;
-  readonly handler: (context: HookContexts[E]) => void | Promise<void>;
+  readonly handler: (input: HookInputs[E]) => void | Promise<void>;
   /** Shown in `hook_failed` events. */
   readonly name?: string;
   /** Tool events only: run for calls to these tools (all tools when absent). */
@@ -126,7 +151,7 @@ export interface Hook<E extends HookEventName = HookEventName> {
 /** A hook for any event: what a harness holds. */
 export type AnyHook = { [E in HookEventName]: Hook<E> }[HookEventName];
 
-/** Identity helper that types the handler's context from the event name. */
+/** Identity helper that types the handler's input from the event name. */
 export function defineHook<E extends HookEventName>(hook: Hook<E>): Hook<E> {
   return hook;
 }
@@ -167,7 +192,7 @@ export class HookRunner {
    */
   async dispatch<E extends HookEventName>(
     event: E,
-    context: HookContexts[E],
+    input: HookInputs[E],
     options: {
       readonly subject?: string;
       readonly report: (failure: HookFailure) => void;
@@ -178,10 +203,10 @@ export class HookRunner {
     if (!hooks) return undefined;
     for (const hook of hooks) {
       if (!matches(hook, event, options.subject)) continue;
-      // The list for `event` holds only hooks registered for it, so the handler takes this context.
-      const handler = hook.handler as (context: HookContexts[E]) => void | Promise<void>;
+      // The list for `event` holds only hooks registered for it, so the handler takes this input.
+      const handler = hook.handler as (input: HookInputs[E]) => void | Promise<void>;
       try {
-        await handler(context);
+        await handler(input);
       } catch (error) {
         const failure: HookFailure = {
           hook: event,
@@ -205,7 +230,7 @@ function matches(hook: AnyHook, event: HookEventName, subject: string | undefine
   return true;
 }
 
-/** A cancel switch a hook context exposes; the first reason wins. */
+/** A cancel switch a hook input exposes; the first reason wins. */
 export class CancelSwitch {
   #reason: string | undefined;
 
@@ -227,7 +252,7 @@ export type SubagentRunVerdict =
   | { readonly cancelled: true; readonly reason: string };
 
 /**
- * What a tool that starts a subagent gets through `ToolContext.hooks`: the parent run's subagent hooks.
+ * What a tool that starts a subagent gets through `ToolCallEnv.hooks`: the parent run's subagent hooks.
  * In strict mode a throwing hook makes `beforeSubagentRun` answer cancelled, and the parent run ends with
  * "hook_failed" once the call returns.
  */
@@ -248,11 +273,11 @@ export interface SubagentHooks {
 /** One run's view of the hooks: the run's identity, where failures are reported, the strict failure. */
 export class RunHooks implements SubagentHooks {
   readonly runner: HookRunner;
-  readonly #base: HookContextBase;
+  readonly #base: HookInputBase;
   readonly #report: (failure: HookFailure) => void;
   #strictFailure: HookFailure | undefined;
 
-  constructor(runner: HookRunner, base: HookContextBase, report: (failure: HookFailure) => void) {
+  constructor(runner: HookRunner, base: HookInputBase, report: (failure: HookFailure) => void) {
     this.runner = runner;
     this.#base = base;
     this.#report = report;
@@ -263,22 +288,22 @@ export class RunHooks implements SubagentHooks {
     return this.#strictFailure;
   }
 
-  get base(): HookContextBase {
+  get base(): HookInputBase {
     return this.#base;
   }
 
   async fire<E extends HookEventName>(
     event: E,
-    fields: Omit<HookContexts[E], keyof HookContextBase>,
+    fields: Omit<HookInputs[E], keyof HookInputBase>,
     options: { readonly subject?: string; readonly stopped?: () => boolean } = {},
   ): Promise<HookFailure | undefined> {
     if (!this.runner.has(event)) return undefined;
-    // Property descriptors, not a spread: a context may expose getters (after_tool_call's `result`).
-    const context = Object.defineProperties(
+    // Property descriptors, not a spread: an input may expose getters (after_tool_call's `result`).
+    const input = Object.defineProperties(
       { ...this.#base },
       Object.getOwnPropertyDescriptors(fields),
-    ) as HookContexts[E];
-    const failure = await this.runner.dispatch(event, context, { ...options, report: this.#report });
+    ) as HookInputs[E];
+    const failure = await this.runner.dispatch(event, input, { ...options, report: this.#report });
     this.#strictFailure ??= failure;
     return failure;
   }

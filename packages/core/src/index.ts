@@ -21,23 +21,33 @@ export { Harness, type HarnessOptions } from "./harness.js";
 export { type ContinueSource, closeDanglingCalls } from "./history.js";
 export {
   type AfterSubagentRunContext,
+  type AfterSubagentRunInput,
   type AfterToolCallContext,
+  type AfterToolCallInput,
   type AnyHook,
   type BeforeSubagentRunContext,
+  type BeforeSubagentRunInput,
   type BeforeToolCallContext,
+  type BeforeToolCallInput,
   defineHook,
   type Hook,
   type HookContextBase,
   type HookContexts,
   type HookEventName,
   type HookFailure,
+  type HookInputBase,
+  type HookInputs,
   type LimitReachedContext,
+  type LimitReachedInput,
   type ReachedLimit,
   type RunEndContext,
+  type RunEndInput,
   type RunStartContext,
+  type RunStartInput,
   type SubagentHooks,
   type SubagentRunVerdict,
   type UserPromptSubmitContext,
+  type UserPromptSubmitInput,
 } from "./hooks.js";
 export { type InstructionsFile, type InstructionsSettings, withInstructions } from "./instructions.js";
 export { type HarnessLimits, type HarnessLimitsInput, limitsSchema } from "./limits.js";
@@ -79,10 +89,12 @@ export { matchText, type TextMatch } from "./text-match.js";
 export { estimateMessagesTokens, estimateTextTokens, type TokenEstimator } from "./token-estimate.js";
 export {
   type AnyTool,
+  type ApprovalCheckEnv,
   defineTool,
   type PreparedArguments,
   type Tool,
   type ToolAnnotations,
+  type ToolCallEnv,
   type ToolContext,
   type ToolOutput,
 } from "./tool.js";

@@ -14,14 +14,19 @@ export interface ToolAnnotations {
   readonly requires_approval?: boolean;
   /**
    * Running the same call again (same `toolCallId`) after an earlier attempt may have taken effect does no
-   * harm: the tool detects that it already landed (see `ToolContext.repeated`). A durable runner re-runs
+   * harm: the tool detects that it already landed (see `ToolCallEnv.repeated`). A durable runner re-runs
    * such a call after a crash without asking; a call to a tool that is not read_only, idempotent or
    * repeat_safe is asked about instead.
    */
   readonly repeat_safe?: boolean;
 }
 
-export interface ToolContext {
+/**
+ * What one call's `execute` runs with: its abort signal, workspace, run and call ids, a progress channel,
+ * and the run's subagent hooks. Per call, not per tool: `toolCallId`, `repeated` and `signal` belong to this
+ * call alone. (Named "env", not "context": in Bridle "context" means only what the model sees.)
+ */
+export interface ToolCallEnv {
   readonly signal: AbortSignal;
   readonly workspace: Workspace;
   readonly runId: string;
@@ -37,6 +42,12 @@ export interface ToolContext {
   /** The run's subagent hooks, for a tool that starts a child run (set by the harness). */
   readonly hooks?: SubagentHooks;
 }
+
+/** @deprecated use ToolCallEnv (kept for one release) */
+export type ToolContext = ToolCallEnv;
+
+/** What `needsApproval` gets: the part of a call's env known before it runs. */
+export type ApprovalCheckEnv = Pick<ToolCallEnv, "runId" | "workspace" | "signal">;
 
 export interface ToolOutput<D = unknown> {
   /** What the model sees. */
@@ -72,11 +83,8 @@ export interface Tool<S extends z.ZodType = z.ZodType, D = unknown> {
    * only for commands it cannot allow). Called with the validated arguments; true sends the call to the
    * approver exactly as `annotations.requires_approval` does. A throw counts as true.
    */
-  needsApproval?(
-    args: z.output<S>,
-    context: { readonly runId: string; readonly workspace: Workspace; readonly signal: AbortSignal },
-  ): boolean | Promise<boolean>;
-  execute(args: z.output<S>, ctx: ToolContext): Promise<ToolOutput<D>>;
+  needsApproval?(args: z.output<S>, env: ApprovalCheckEnv): boolean | Promise<boolean>;
+  execute(args: z.output<S>, env: ToolCallEnv): Promise<ToolOutput<D>>;
 }
 
 /** What `prepareArguments` hands on to validation, with a note per change (they reach `tool_call_requested`). */

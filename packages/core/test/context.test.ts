@@ -13,9 +13,9 @@ import {
 } from "@bridle/core";
 import {
   collectEvents,
-  type ScriptContext,
   ScriptedModel,
   type ScriptedTurn,
+  type ScriptRequest,
   tempWorkspace,
 } from "@bridle/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -43,14 +43,14 @@ function plainText(message: Message | undefined): string {
   return message?.role === "user" ? textOf(message.content) : "";
 }
 
-function isSummaryRequest(ctx: ScriptContext): boolean {
+function isSummaryRequest(ctx: ScriptRequest): boolean {
   return ctx.system === DEFAULT_SUMMARY_INSTRUCTIONS;
 }
 
 /** Calls bulky `turns` times, then answers; summary requests get a summary naming what they saw. */
-function workScript(turns: number, overflowOn?: (ctx: ScriptContext, main: number) => boolean) {
+function workScript(turns: number, overflowOn?: (ctx: ScriptRequest, main: number) => boolean) {
   let main = 0;
-  return (ctx: ScriptContext): ScriptedTurn => {
+  return (ctx: ScriptRequest): ScriptedTurn => {
     if (isSummaryRequest(ctx)) {
       const seen = plainText(ctx.messages[0]);
       const blocks = seen.match(/block \d+/g) ?? [];

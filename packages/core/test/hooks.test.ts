@@ -5,7 +5,7 @@ import {
   defineTool,
   Harness,
   type HarnessOptions,
-  type RunEndContext,
+  type RunEndInput,
 } from "@bridle/core";
 import { collectEvents, ScriptedModel, tempWorkspace } from "@bridle/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -190,7 +190,7 @@ describe("after_tool_call", () => {
 });
 
 describe("subagent hooks", () => {
-  it("reach a tool through ToolContext.hooks, filtered by agent name, and can cancel", async () => {
+  it("reach a tool through ToolCallEnv.hooks, filtered by agent name, and can cancel", async () => {
     const fired: string[] = [];
     const spawn = defineTool({
       name: "spawn",
@@ -346,7 +346,7 @@ describe("hook failures", () => {
 
 describe("run_start, limit_reached and run_end", () => {
   function recorder() {
-    const ends: RunEndContext[] = [];
+    const ends: RunEndInput[] = [];
     const calls: string[] = [];
     const hooks: AnyHook[] = [
       defineHook({ event: "run_start", handler: (ctx) => void calls.push(`start:${ctx.prompt.length}`) }),

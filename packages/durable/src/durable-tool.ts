@@ -7,7 +7,7 @@ import {
   type BridleErrorCode,
   errorMessage,
   ModelRetry,
-  type ToolContext,
+  type ToolCallEnv,
   ToolFailure,
   type ToolFailureKind,
   type ToolOutput,
@@ -54,7 +54,7 @@ export function durableTool(
     ...tool,
     sequential: true,
     timeoutMs: 0,
-    execute: async (args: unknown, ctx: ToolContext) => {
+    execute: async (args: unknown, ctx: ToolCallEnv) => {
       const id = ctx.toolCallId;
       // "started" is recorded before the tool runs. When its step does not run now, an earlier execution
       // recorded it: if the call's own step then runs, the call was in flight when that execution died.
@@ -92,7 +92,7 @@ export function durableTool(
   };
 }
 
-async function run(tool: AnyTool, args: unknown, ctx: ToolContext, timeoutMs: number): Promise<CallRecord> {
+async function run(tool: AnyTool, args: unknown, ctx: ToolCallEnv, timeoutMs: number): Promise<CallRecord> {
   const controller = new AbortController();
   const onAbort = () => controller.abort(ctx.signal.reason);
   ctx.signal.addEventListener("abort", onAbort, { once: true });

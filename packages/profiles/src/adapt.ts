@@ -1,4 +1,4 @@
-import { type AnyTool, defineTool, type ToolContext, ToolFailure, type ToolOutput } from "@bridle/core";
+import { type AnyTool, defineTool, type ToolCallEnv, ToolFailure, type ToolOutput } from "@bridle/core";
 import type { z } from "zod";
 
 /** How a tool looks in another vocabulary: its name, its argument shape, and its result's shape. */
@@ -42,10 +42,10 @@ export function adaptTool<S extends z.ZodType>(tool: AnyTool, adapter: ToolAdapt
     ...(tool.retryBudget === undefined ? {} : { retryBudget: tool.retryBudget }),
     ...(tool.timeoutMs === undefined ? {} : { timeoutMs: tool.timeoutMs }),
     ...(needsApproval
-      ? { needsApproval: (args: z.output<S>, context) => needsApproval.call(tool, convert(args), context) }
+      ? { needsApproval: (args: z.output<S>, env) => needsApproval.call(tool, convert(args), env) }
       : {}),
-    async execute(args: z.output<S>, ctx: ToolContext): Promise<ToolOutput> {
-      const output = await tool.execute(convert(args), ctx);
+    async execute(args: z.output<S>, env: ToolCallEnv): Promise<ToolOutput> {
+      const output = await tool.execute(convert(args), env);
       return adapter.result ? adapter.result(output, args) : output;
     },
   });

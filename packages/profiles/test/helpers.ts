@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { type AnyTool, type ToolContext, ToolFailure, type ToolOutput, Workspace } from "@bridle/core";
+import { type AnyTool, type ToolCallEnv, ToolFailure, type ToolOutput, Workspace } from "@bridle/core";
 import { tempWorkspace } from "@bridle/testing";
 import { createFsTools, type FsToolkit } from "@bridle/tools-fs";
 import { createShellTools, LocalRunner, type ShellTools } from "@bridle/tools-shell";
@@ -33,7 +33,7 @@ export async function fixture(): Promise<Fixture> {
   const fs = createFsTools();
   const shell = await createShellTools({ runner: new LocalRunner() });
   cleanups.push(() => shell.stopAll());
-  const context = (): ToolContext => ({
+  const context = (): ToolCallEnv => ({
     signal: new AbortController().signal,
     workspace,
     runId: "run-1",

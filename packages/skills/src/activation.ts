@@ -1,4 +1,4 @@
-import type { AnyHook, BeforeToolCallContext } from "@bridle/core";
+import type { AnyHook, BeforeToolCallInput } from "@bridle/core";
 import type { Skill } from "./skill.js";
 import { CLAUDE_TOOL_NAMES, commandMatches, grantsOf, type SkillGrants } from "./tool-names.js";
 
@@ -78,9 +78,9 @@ export class SkillActivations {
       {
         event: "before_tool_call",
         name: "skills:allowed-tools",
-        handler: (context: BeforeToolCallContext) => {
-          const reason = this.refusal(context.runId, context.toolCall.name, context.args);
-          if (reason !== undefined) context.cancel(reason);
+        handler: (input: BeforeToolCallInput) => {
+          const reason = this.refusal(input.runId, input.toolCall.name, input.args);
+          if (reason !== undefined) input.cancel(reason);
         },
       },
       {

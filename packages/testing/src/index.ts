@@ -8,6 +8,7 @@ export {
   type ScriptedModelOptions,
   type ScriptedToolCall,
   type ScriptedTurn,
+  type ScriptRequest,
   type ScriptStep,
 } from "./scripted-model.js";
 export { type SharedFixtures, sharedFixtures } from "./shared-fixtures.js";

@@ -33,8 +33,8 @@ export interface ScriptedTurn {
   readonly chunkSize?: number;
 }
 
-/** What the script sees when a turn is a function of the request. */
-export interface ScriptContext {
+/** The request a scripted turn answers, when the turn is a function of it. */
+export interface ScriptRequest {
   readonly messages: readonly Message[];
   readonly tools: readonly ToolSchema[];
   readonly system: string | undefined;
@@ -42,7 +42,10 @@ export interface ScriptContext {
   readonly index: number;
 }
 
-export type ScriptStep = ScriptedTurn | ((context: ScriptContext) => ScriptedTurn | Promise<ScriptedTurn>);
+/** @deprecated use ScriptRequest ("context" in Bridle means only what the model sees); kept for one release */
+export type ScriptContext = ScriptRequest;
+
+export type ScriptStep = ScriptedTurn | ((request: ScriptRequest) => ScriptedTurn | Promise<ScriptedTurn>);
 
 export interface RecordedRequest {
   readonly system: string | undefined;
@@ -152,13 +155,13 @@ export class ScriptedModel implements Model {
   }
 
   async #turn(index: number, request: ModelRequest): Promise<ScriptedTurn> {
-    const context: ScriptContext = {
+    const asked: ScriptRequest = {
       messages: request.messages,
       tools: request.tools,
       system: request.system,
       index,
     };
-    if (typeof this.#steps === "function") return this.#steps(context);
+    if (typeof this.#steps === "function") return this.#steps(asked);
     const steps = this.#steps as readonly ScriptStep[];
     const step = steps[index];
     if (step === undefined) {
@@ -169,7 +172,7 @@ export class ScriptedModel implements Model {
         },
       };
     }
-    return typeof step === "function" ? step(context) : step;
+    return typeof step === "function" ? step(asked) : step;
   }
 }
 

@@ -10,7 +10,7 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promise
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type AnyTool, type ToolContext, ToolFailure, Workspace } from "@bridle/core";
+import { type AnyTool, type ToolCallEnv, ToolFailure, Workspace } from "@bridle/core";
 import { createFsTools } from "@bridle/tools-fs";
 import { bench, describe } from "vitest";
 import { createHashlineTools, hashline, lineTag } from "../src/index.js";
@@ -234,7 +234,7 @@ async function measure() {
   const workspace = new Workspace(dir);
   const fs = createFsTools();
   const [hashRead, hashEdit] = createHashlineTools({ defaultLimit: 5_000 });
-  const ctx: ToolContext = {
+  const ctx: ToolCallEnv = {
     signal: new AbortController().signal,
     workspace,
     runId: "bench",

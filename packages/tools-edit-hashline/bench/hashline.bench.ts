@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ToolContext, Workspace } from "@bridle/core";
+import { type ToolCallEnv, Workspace } from "@bridle/core";
 import { afterAll, bench, describe } from "vitest";
 import { createHashlineTools, lineTag } from "../src/index.js";
 
@@ -23,7 +23,7 @@ const [readTool, editTool] = createHashlineTools({
   defaultLimit: LINES,
   maxOutputChars: Number.MAX_SAFE_INTEGER,
 });
-const ctx: ToolContext = {
+const ctx: ToolCallEnv = {
   signal: new AbortController().signal,
   workspace,
   runId: "bench",

@@ -1,6 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { parseToolArguments, type Tool, type ToolContext, ToolFailure, Workspace } from "@bridle/core";
+import { parseToolArguments, type Tool, type ToolCallEnv, ToolFailure, Workspace } from "@bridle/core";
 import { tempWorkspace } from "@bridle/testing";
 import { afterEach } from "vitest";
 import type { z } from "zod";
@@ -22,7 +22,7 @@ export function toolContext(
   workspace: Workspace,
   runId = "run-1",
   signal: AbortSignal = new AbortController().signal,
-): ToolContext {
+): ToolCallEnv {
   return { signal, workspace, runId, toolCallId: "call_1", progress: () => {} };
 }
 

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
-import { type AnyTool, type ToolContext, Workspace } from "@bridle/core";
+import { type AnyTool, type ToolCallEnv, Workspace } from "@bridle/core";
 import { afterAll, bench, describe } from "vitest";
 import {
   createFsTools,
@@ -19,7 +19,7 @@ const tree = await benchTree();
 afterAll(() => tree.remove());
 const rg = await locateRipgrep();
 const kit = createFsTools({ grepMaxMatches: 100_000, maxGlobResults: 10_000_000, grepTimeoutMs: 600_000 });
-const context: ToolContext = {
+const context: ToolCallEnv = {
   signal: new AbortController().signal,
   workspace: new Workspace(tree.dir),
   runId: "bench",

@@ -98,7 +98,7 @@ export function createEditFileTool(settings: FsSettings) {
 }
 
 /**
- * A second attempt of the same call (ToolContext.repeated): old_string gone and new_string there means the
+ * A second attempt of the same call (ToolCallEnv.repeated): old_string gone and new_string there means the
  * first attempt landed, so nothing is done again. When new_string contains old_string that cannot be told
  * apart from an edit still to do, so it is refused rather than risk applying it twice.
  */

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type ToolContext, ToolFailure } from "@bridle/core";
+import { type ToolCallEnv, ToolFailure } from "@bridle/core";
 import { describe, expect, it } from "vitest";
 import { createFsTools } from "../src/index.js";
 import { fixture } from "./helpers.js";
@@ -8,7 +8,7 @@ import { fixture } from "./helpers.js";
 // A durable run re-runs a call that was in flight when its process died, with `repeated` set, in a new
 // process: a new toolkit that never saw the run's reads.
 describe("edit_file repeated after its process stopped", () => {
-  const repeatedCall = (fx: Awaited<ReturnType<typeof fixture>>): ToolContext => ({
+  const repeatedCall = (fx: Awaited<ReturnType<typeof fixture>>): ToolCallEnv => ({
     signal: new AbortController().signal,
     workspace: fx.workspace,
     runId: "run-1",

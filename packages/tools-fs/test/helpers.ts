@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { type AnyTool, type ToolContext, ToolFailure, type ToolOutput, Workspace } from "@bridle/core";
+import { type AnyTool, type ToolCallEnv, ToolFailure, type ToolOutput, Workspace } from "@bridle/core";
 import { tempWorkspace } from "@bridle/testing";
 import { afterEach, expect } from "vitest";
 import { createFsTools, type FsToolkit, type FsToolsOptions } from "../src/index.js";
@@ -39,7 +39,7 @@ export async function fixture(options: FsToolsOptions & { allowSecrets?: boolean
   await mkdir(outside);
   const workspace = new Workspace({ roots: [dir], allowSecrets: options.allowSecrets ?? false });
   const kit = createFsTools(options);
-  const context = (runId: string, signal?: AbortSignal): ToolContext => ({
+  const context = (runId: string, signal?: AbortSignal): ToolCallEnv => ({
     signal: signal ?? new AbortController().signal,
     workspace,
     runId,

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
-import { type ToolContext, Workspace } from "@bridle/core";
+import { type ToolCallEnv, Workspace } from "@bridle/core";
 import { locateRipgrep } from "@bridle/tools-fs";
 import { afterAll, bench, describe } from "vitest";
 import { createJsonlSearchTool, type JsonlSearchDetails } from "../src/index.js";
@@ -19,7 +19,7 @@ console.log(
 afterAll(() => log.remove());
 const rg = await locateRipgrep();
 const tool = createJsonlSearchTool({ timeoutMs: 3_600_000 });
-const context: ToolContext = {
+const context: ToolCallEnv = {
   signal: new AbortController().signal,
   workspace: new Workspace(log.dir),
   runId: "bench",

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { type ToolContext, ToolFailure, Workspace } from "@bridle/core";
+import { type ToolCallEnv, ToolFailure, Workspace } from "@bridle/core";
 import { tempWorkspace } from "@bridle/testing";
 import { afterEach, expect } from "vitest";
 import { createJsonlSearchTool, type JsonlSearchDetails, type JsonlSearchOptions } from "../src/index.js";
@@ -33,7 +33,7 @@ export async function fixture(options: JsonlSearchOptions = {}): Promise<Fixture
   await mkdir(outside);
   const workspace = new Workspace({ roots: [dir] });
   const tool = createJsonlSearchTool(options);
-  const context = (signal?: AbortSignal, progress?: () => void): ToolContext => ({
+  const context = (signal?: AbortSignal, progress?: () => void): ToolCallEnv => ({
     signal: signal ?? new AbortController().signal,
     workspace,
     runId: "run-1",

@@ -1,4 +1,4 @@
-import { type AnyTool, parseToolArguments, type ToolContext, Workspace } from "@bridle/core";
+import { type AnyTool, parseToolArguments, type ToolCallEnv, Workspace } from "@bridle/core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -13,7 +13,7 @@ import { EVERYTHING_SERVER, startEverythingHttp } from "../test/helpers.js";
 
 const workspace = new Workspace(process.cwd());
 // The harness gives every call its own signal; reusing one would pile the SDK's abort listeners onto it.
-function callContext(): ToolContext {
+function callContext(): ToolCallEnv {
   return {
     signal: new AbortController().signal,
     workspace,

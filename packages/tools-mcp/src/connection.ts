@@ -1,6 +1,6 @@
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
-import { errorMessage, type ToolContext, ToolFailure } from "@bridle/core";
+import { errorMessage, type ToolCallEnv, ToolFailure } from "@bridle/core";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -85,7 +85,7 @@ export interface ConnectionStatus {
 
 /** A call on the wire: its run, its tool, and the JSON-RPC id it went out with. */
 interface Running {
-  readonly ctx: ToolContext;
+  readonly ctx: ToolCallEnv;
   readonly tool: string;
   requestId?: string;
 }
@@ -204,7 +204,7 @@ export class McpConnection {
   async callTool(
     tool: string,
     args: Record<string, unknown>,
-    ctx: ToolContext,
+    ctx: ToolCallEnv,
   ): Promise<{ result: CallToolResult; exchange: McpExchange }> {
     const live = await this.#ensureFor(ctx.signal);
     let exchange: McpExchange = { method: "tools/call", ...this.#facts(live), tool };

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
-import { type AnyTool, parseToolArguments, type ToolContext, type ToolOutput, Workspace } from "@bridle/core";
+import { type AnyTool, parseToolArguments, type ToolCallEnv, type ToolOutput, Workspace } from "@bridle/core";
 
 export const TOY_SERVER = fileURLToPath(new URL("./fixtures/toy-server.mjs", import.meta.url));
 const modules = fileURLToPath(new URL("../node_modules/@modelcontextprotocol/", import.meta.url));
@@ -32,7 +32,7 @@ export async function callTool(
 ): Promise<ToolOutput> {
   const parsed = parseToolArguments(tool.inputSchema, JSON.stringify(args));
   if (!parsed.ok) throw new Error(`invalid arguments: ${parsed.problems.join("; ")}`);
-  const ctx: ToolContext = {
+  const ctx: ToolCallEnv = {
     signal: options.signal ?? new AbortController().signal,
     workspace: new Workspace(process.cwd()),
     runId: "run-test",

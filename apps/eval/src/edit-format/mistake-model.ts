@@ -9,7 +9,7 @@ import {
   type ToolResultMessage,
   textOf,
 } from "@bridle/core";
-import { type ScriptContext, ScriptedModel, type ScriptedTurn } from "@bridle/testing";
+import { ScriptedModel, type ScriptedTurn, type ScriptRequest } from "@bridle/testing";
 import { lineTag } from "@bridle/tools-edit-hashline";
 import { type EditFormatName, editCall, type MistakeKind, type SeenLine } from "./edits.js";
 import { Random } from "./random.js";
@@ -40,7 +40,7 @@ export function mistakeModel(
 ): { model: ScriptedModel; log: ModelLog } {
   const log: ModelLog = { editAttempts: 0, injected: 0 };
   const maxAttempts = plan.maxAttempts ?? 4;
-  const step = (context: ScriptContext): ScriptedTurn => {
+  const step = (context: ScriptRequest): ScriptedTurn => {
     const turn = decide(context.messages);
     const input =
       estimateMessagesTokens(context.messages) + estimateTextTokens(JSON.stringify(context.tools));

@@ -1,4 +1,4 @@
-import type { ToolContext, ToolOutput } from "@bridle/core";
+import type { ToolCallEnv, ToolOutput } from "@bridle/core";
 import type { Agents } from "../agents.js";
 import type { AgentTask } from "../task.js";
 
@@ -45,7 +45,7 @@ export async function awaitTask(
   agents: Agents,
   task: AgentTask,
   timeoutSeconds: number,
-  ctx: ToolContext,
+  ctx: ToolCallEnv,
 ): Promise<ToolOutput> {
   const onAbort = () => task.cancel("the parent call was aborted");
   ctx.signal.addEventListener("abort", onAbort, { once: true });

@@ -135,10 +135,10 @@ export function createRunCheckTool(runs: RunRegistry, options: RunCheckOptions):
     annotations: { open_world: true },
     retryBudget: options.repairAttempts,
     timeoutMs: options.timeoutMs + env.killGraceMs + 10_000,
-    needsApproval: async (args, context) => {
-      const plan = await planFor(runs, context.runId, context.workspace.root, args);
+    needsApproval: async (args, call) => {
+      const plan = await planFor(runs, call.runId, call.workspace.root, args);
       if (typeof plan === "string") return false;
-      for (const judged of plan.judged) if (await env.needsApproval(judged, context.workspace)) return true;
+      for (const judged of plan.judged) if (await env.needsApproval(judged, call.workspace)) return true;
       return false;
     },
     execute: async (args, ctx): Promise<ToolOutput<{ status: string; exitCode?: number }>> => {

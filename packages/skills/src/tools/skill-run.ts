@@ -84,11 +84,11 @@ export function createSkillRunTool(
     annotations: { destructive: true },
     // Our own soft and hard timeouts fire first; core's is only the backstop.
     timeoutMs: env.sandbox.max_execution_ms + env.killGraceMs + 10_000,
-    needsApproval: async (args, context) => {
+    needsApproval: async (args, call) => {
       if (options.trustScripts) return false;
       try {
-        const plan = await planOf(args, context.workspace);
-        return env.needsApproval({ command: plan.command }, context.workspace);
+        const plan = await planOf(args, call.workspace);
+        return env.needsApproval({ command: plan.command }, call.workspace);
       } catch {
         // The call is refused at execution with a clear failure: nothing to approve.
         return false;

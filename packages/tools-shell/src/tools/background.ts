@@ -88,7 +88,7 @@ export class BackgroundCommands {
           .describe("Keep it running after this run ends (it still stops when the program exits)"),
       }),
       annotations: { destructive: true, open_world: env.sandbox.network !== "disabled" },
-      needsApproval: (args, context) => env.needsApproval(args, context.workspace),
+      needsApproval: (args, call) => env.needsApproval(args, call.workspace),
       execute: async (args, ctx) => {
         const { cwd } = await env.admit(args, ctx.workspace);
         const id = `bg${this.#next++}`;

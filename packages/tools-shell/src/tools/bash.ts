@@ -1,4 +1,4 @@
-import { type AnyTool, argumentAliases, defineTool, type ToolContext, type Workspace } from "@bridle/core";
+import { type AnyTool, argumentAliases, defineTool, type ToolCallEnv, type Workspace } from "@bridle/core";
 import { z } from "zod";
 import { type CapturedOutput, OutputCapture } from "../output/capture.js";
 import type { PolicyResult } from "../policy/types.js";
@@ -74,7 +74,7 @@ export function createBashTool(env: ShellEnvironment): AnyTool {
     sequential: true,
     // Our own soft and hard timeouts fire first; core's is only the backstop.
     timeoutMs: maxMs + env.killGraceMs + 10_000,
-    needsApproval: (args, context) => env.needsApproval(args, context.workspace),
+    needsApproval: (args, call) => env.needsApproval(args, call.workspace),
     execute: async (args, ctx) => {
       const { cwd, verdict } = await env.admit(args, ctx.workspace);
       const notes: string[] = [];
@@ -133,21 +133,21 @@ export interface CapturedRun {
  */
 export async function runCaptured(
   env: ShellEnvironment,
-  ctx: ToolContext,
+  call: ToolCallEnv,
   request: { readonly command: string; readonly cwd: string; readonly timeoutMs: number },
 ): Promise<CapturedRun> {
-  const pump = new ProgressPump((data) => ctx.progress(data));
-  const name = (stream: string) => `${ctx.toolCallId}.${stream}`;
-  const stdout = capture(env, ctx.workspace, ctx.runId, name("stdout"), env.sandbox.max_stdout_bytes);
-  const stderr = capture(env, ctx.workspace, ctx.runId, name("stderr"), env.sandbox.max_stderr_bytes);
+  const pump = new ProgressPump((data) => call.progress(data));
+  const name = (stream: string) => `${call.toolCallId}.${stream}`;
+  const stdout = capture(env, call.workspace, call.runId, name("stdout"), env.sandbox.max_stdout_bytes);
+  const stderr = capture(env, call.workspace, call.runId, name("stderr"), env.sandbox.max_stderr_bytes);
   let runaway = false;
   let running: RunningCommand | undefined;
   running = await env.runner.start(
     {
       ...request,
-      writableRoots: env.writableRoots(ctx.workspace),
+      writableRoots: env.writableRoots(call.workspace),
       killGraceMs: env.killGraceMs,
-      signal: ctx.signal,
+      signal: call.signal,
       onOutput: (stream, chunk) => {
         pump.push(stream, chunk);
         if (!(stream === "stdout" ? stdout : stderr).push(chunk) && !runaway) {
