@@ -378,7 +378,7 @@ describe("modes, cwd and budget", () => {
       workspace: dir,
     });
     expect(JSON.parse(JSON.stringify(result))).toEqual(result);
-    expect(result.subcommands.map((s) => [s.argv.join(" "), s.context, s.decision])).toEqual([
+    expect(result.subcommands.map((s) => [s.argv.join(" "), s.foundIn, s.decision])).toEqual([
       ["cd src", "command", "allow"],
       ["cat a.ts", "pipeline", "allow"],
       ["grep x", "pipeline", "allow"],

@@ -18,7 +18,7 @@ export async function policyCheck(command: string, flags: CliFlags): Promise<num
   if (result.subcommands.length > 0) out.push("sub-commands:");
   for (const sub of result.subcommands) {
     const wrappers = sub.wrappers.length > 0 ? ` (via ${sub.wrappers.join(", ")})` : "";
-    out.push(`  ${sub.decision.padEnd(5)} ${sub.argv.join(" ")}  [${sub.context}]${wrappers}`);
+    out.push(`  ${sub.decision.padEnd(5)} ${sub.argv.join(" ")}  [${sub.foundIn}]${wrappers}`);
     for (const path of sub.paths) {
       const where = path.inside ? "inside" : "OUTSIDE";
       out.push(

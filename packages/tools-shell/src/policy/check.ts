@@ -95,13 +95,13 @@ export class CommandPolicy {
       commands: 0,
       exhausted: undefined,
     };
-    const parse = (script: string, depth: number, context: readonly string[]): Decomposition => {
+    const parse = (script: string, depth: number, foundIn: readonly string[]): Decomposition => {
       if (depth > walk.maxDepth) {
         walk.exhausted = `nesting deeper than ${walk.maxDepth} levels`;
         return { commands: [], issues: [] };
       }
       return (
-        withTree(parser, script, (root) => decompose(root, walk, depth, context)) ?? {
+        withTree(parser, script, (root) => decompose(root, walk, depth, foundIn)) ?? {
           commands: [],
           issues: ["the parser gave up"],
         }

@@ -18,7 +18,7 @@ export interface RawCommand {
   readonly words: readonly ShellWord[];
   readonly assignments: readonly Assignment[];
   readonly redirects: readonly Redirect[];
-  readonly context: readonly string[];
+  readonly foundIn: readonly string[];
   /** Nesting of substitutions, subshells and nested scripts it sits in. */
   readonly depth: number;
   /**
@@ -104,11 +104,11 @@ export function decompose(
   root: SyntaxNode,
   budget: WalkBudget,
   depth: number,
-  context: readonly string[],
+  foundIn: readonly string[],
 ): Decomposition {
   const out: Decomposition = { commands: [], issues: [] };
   const w: Walk = { out, budget, levels: 0, cdChain: [], cdHeads: 0, inLoop: false };
-  walk(root, w, depth, context);
+  walk(root, w, depth, foundIn);
   // A cd that heads no chain (`cd a; …`, `{ cd b; }` inside a chain) moves the shell where chains do not
   // see it: then no command keeps its chain, and every folder the line may be in is judged.
   const cds = out.commands.filter((raw) => raw.words.some((word) => CD_LIKE.has(word.value))).length;
@@ -126,7 +126,7 @@ export function decompose(
 // Syntax nesting the walk follows before it gives up (a 16 KiB command can nest thousands of groups).
 const MAX_LEVELS = 200;
 
-function walk(node: SyntaxNode, w: Walk, depth: number, context: readonly string[]): void {
+function walk(node: SyntaxNode, w: Walk, depth: number, foundIn: readonly string[]): void {
   if (w.budget.exhausted) return;
   if (w.levels >= MAX_LEVELS) {
     w.budget.exhausted = `syntax nested deeper than ${MAX_LEVELS} levels`;
@@ -134,13 +134,13 @@ function walk(node: SyntaxNode, w: Walk, depth: number, context: readonly string
   }
   w.levels++;
   try {
-    visit(node, w, depth, context);
+    visit(node, w, depth, foundIn);
   } finally {
     w.levels--;
   }
 }
 
-function visit(node: SyntaxNode, w: Walk, depth: number, context: readonly string[]): void {
+function visit(node: SyntaxNode, w: Walk, depth: number, foundIn: readonly string[]): void {
   if (node.isMissing) {
     w.out.issues.push(`the command is incomplete (missing ${node.type})`);
     return;
@@ -161,7 +161,7 @@ function visit(node: SyntaxNode, w: Walk, depth: number, context: readonly strin
     for (const { item, op } of listItems(node)) {
       if (op === "||") chain = outer;
       w.cdChain = chain;
-      walk(item, w, depth, context);
+      walk(item, w, depth, foundIn);
       const target = w.inLoop ? undefined : cdTarget(item);
       if (target) w.cdHeads++;
       chain = target ? [...chain, target] : op === "||" ? outer : chain;
@@ -180,12 +180,12 @@ function visit(node: SyntaxNode, w: Walk, depth: number, context: readonly strin
           words: [],
           assignments: [{ name: variable.text, value: undefined }],
           redirects: [],
-          context,
+          foundIn,
           depth,
         });
     }
     const label = CONTAINERS[type];
-    const inner = label ? [...context, label] : context;
+    const inner = label ? [...foundIn, label] : foundIn;
     const nested = type === "subshell" ? depth + 1 : depth;
     const inLoop = w.inLoop;
     if (label === "loop") w.inLoop = true;
@@ -196,38 +196,38 @@ function visit(node: SyntaxNode, w: Walk, depth: number, context: readonly strin
   if (INERT.has(type)) return;
   switch (type) {
     case "command":
-      command(node, [], w, depth, context);
+      command(node, [], w, depth, foundIn);
       return;
     case "file_redirect": {
       // `$(<file)` reads a file without running a command: judged as a bare redirection.
-      const redirects = redirectsOf(node, w, depth, context);
-      if (redirects.length > 0) push(w, { words: [], assignments: [], redirects, context, depth });
+      const redirects = redirectsOf(node, w, depth, foundIn);
+      if (redirects.length > 0) push(w, { words: [], assignments: [], redirects, foundIn, depth });
       return;
     }
     case "redirected_statement":
-      redirected(node, w, depth, context);
+      redirected(node, w, depth, foundIn);
       return;
     case "variable_assignment":
     case "variable_assignments": {
-      const assignments = collectAssignments(node, w, depth, context);
-      push(w, { words: [], assignments, redirects: [], context, depth });
+      const assignments = collectAssignments(node, w, depth, foundIn);
+      push(w, { words: [], assignments, redirects: [], foundIn, depth });
       return;
     }
     case "declaration_command":
     case "unset_command":
-      declaration(node, w, depth, context);
+      declaration(node, w, depth, foundIn);
       return;
     case "function_definition": {
       const name = node.childForFieldName("name")?.text ?? "?";
       w.out.issues.push(`defines a shell function "${clip(name)}", which can shadow any command name`);
       const body = node.childForFieldName("body");
-      if (body) walk(body, w, depth, [...context, "function body"]);
+      if (body) walk(body, w, depth, [...foundIn, "function body"]);
       return;
     }
     case "command_substitution":
     case "process_substitution": {
       const label = type === "command_substitution" ? "command substitution" : "process substitution";
-      for (const child of node.namedChildren) if (child) walk(child, w, depth + 1, [...context, label]);
+      for (const child of node.namedChildren) if (child) walk(child, w, depth + 1, [...foundIn, label]);
       return;
     }
     case "string":
@@ -241,7 +241,7 @@ function visit(node: SyntaxNode, w: Walk, depth: number, context: readonly strin
     case "herestring_redirect":
     case "translated_string":
     case "case_item_value":
-      substitutionsIn(node, w, depth, context);
+      substitutionsIn(node, w, depth, foundIn);
       return;
     default:
       w.out.issues.push(`unsupported shell syntax (${type}) near "${clip(node.text)}"`);
@@ -281,17 +281,17 @@ function cdTarget(node: SyntaxNode): ShellWord | undefined {
 }
 
 /** Walk only the command and process substitutions inside a word: they run before the word exists. */
-function substitutionsIn(node: SyntaxNode, w: Walk, depth: number, context: readonly string[]): void {
+function substitutionsIn(node: SyntaxNode, w: Walk, depth: number, foundIn: readonly string[]): void {
   const code = hiddenCode(node);
   if (code) w.out.issues.push(code);
   for (const child of node.namedChildren) {
     if (!child) continue;
     if (child.isError || child.isMissing) {
-      walk(child, w, depth, context);
+      walk(child, w, depth, foundIn);
     } else if (child.type === "command_substitution" || child.type === "process_substitution") {
-      walk(child, w, depth, context);
+      walk(child, w, depth, foundIn);
     } else if (child.namedChildCount > 0) {
-      substitutionsIn(child, w, depth, context);
+      substitutionsIn(child, w, depth, foundIn);
     }
   }
 }
@@ -301,7 +301,7 @@ function command(
   redirects: Redirect[],
   w: Walk,
   depth: number,
-  context: readonly string[],
+  foundIn: readonly string[],
 ): void {
   const words: ShellWord[] = [];
   const assignments: Assignment[] = [];
@@ -311,43 +311,43 @@ function command(
     if (!child) continue;
     const field = node.fieldNameForNamedChild(i);
     if (child.isError || child.isMissing) {
-      walk(child, w, depth, context);
+      walk(child, w, depth, foundIn);
     } else if (child.type === "variable_assignment") {
-      assignments.push(...collectAssignments(child, w, depth, context));
+      assignments.push(...collectAssignments(child, w, depth, foundIn));
     } else if (
       child.type === "file_redirect" ||
       child.type === "heredoc_redirect" ||
       child.type === "herestring_redirect"
     ) {
-      own.push(...redirectsOf(child, w, depth, context));
+      own.push(...redirectsOf(child, w, depth, foundIn));
     } else if (field === "name" || field === "argument" || child.type === "command_name") {
       words.push(wordOf(child));
       if (child.type === "command_substitution" || child.type === "process_substitution")
-        walk(child, w, depth, context);
-      else substitutionsIn(child, w, depth, context);
+        walk(child, w, depth, foundIn);
+      else substitutionsIn(child, w, depth, foundIn);
     } else if (child.type !== "comment") {
       w.out.issues.push(`unsupported part of a command (${child.type}) near "${clip(child.text)}"`);
     }
   }
-  push(w, { words, assignments, redirects: own, context, depth });
+  push(w, { words, assignments, redirects: own, foundIn, depth });
 }
 
-function redirected(node: SyntaxNode, w: Walk, depth: number, context: readonly string[]): void {
+function redirected(node: SyntaxNode, w: Walk, depth: number, foundIn: readonly string[]): void {
   const redirects: Redirect[] = [];
   for (const child of node.childrenForFieldName("redirect")) {
-    if (child) redirects.push(...redirectsOf(child, w, depth, context));
+    if (child) redirects.push(...redirectsOf(child, w, depth, foundIn));
   }
   for (const child of node.namedChildren) {
-    if (child && (child.isError || child.isMissing)) walk(child, w, depth, context);
+    if (child && (child.isError || child.isMissing)) walk(child, w, depth, foundIn);
   }
   const body = node.childForFieldName("body");
   if (body?.type === "command") {
-    command(body, redirects, w, depth, context);
+    command(body, redirects, w, depth, foundIn);
     return;
   }
-  if (body) walk(body, w, depth, context);
+  if (body) walk(body, w, depth, foundIn);
   // Redirections of a group or loop apply to all of it: judged once, as a command with no words.
-  if (redirects.length > 0) push(w, { words: [], assignments: [], redirects, context, depth });
+  if (redirects.length > 0) push(w, { words: [], assignments: [], redirects, foundIn, depth });
 }
 
 // Parts of a here-document redirection that are the document itself.
@@ -369,7 +369,7 @@ function heredocInput(node: SyntaxNode): Redirect {
   };
 }
 
-function redirectsOf(node: SyntaxNode, w: Walk, depth: number, context: readonly string[]): Redirect[] {
+function redirectsOf(node: SyntaxNode, w: Walk, depth: number, foundIn: readonly string[]): Redirect[] {
   if (node.type === "heredoc_redirect") {
     // The grammar hangs the rest of the line after `<<EOF` (`> file`, `| sh`, `&& cmd`) on the
     // here-document: its redirections belong to the command, its commands are judged like any other.
@@ -377,15 +377,15 @@ function redirectsOf(node: SyntaxNode, w: Walk, depth: number, context: readonly
     for (const child of node.namedChildren) {
       if (!child) continue;
       if (child.type === "heredoc_body") {
-        substitutionsIn(child, w, depth, context);
+        substitutionsIn(child, w, depth, foundIn);
         // The grammar leaves backquotes in an unquoted here-document as text; bash runs them.
         const start = node.namedChildren.find((part) => part?.type === "heredoc_start")?.text ?? "";
         if (!/["'\\]/.test(start) && /(?<!\\)`/.test(child.text))
           w.out.issues.push("the here-document holds a backquoted command, which bash runs");
       } else if (HEREDOC_PARTS.has(child.type)) continue;
       else if (child.type === "file_redirect" || child.type === "herestring_redirect")
-        found.push(...redirectsOf(child, w, depth, context));
-      else walk(child, w, depth, [...context, "after a here-document"]);
+        found.push(...redirectsOf(child, w, depth, foundIn));
+      else walk(child, w, depth, [...foundIn, "after a here-document"]);
     }
     return found;
   }
@@ -393,7 +393,7 @@ function redirectsOf(node: SyntaxNode, w: Walk, depth: number, context: readonly
     w.out.issues.push(`a redirection the parser could not read: "${clip(node.text)}"`);
     return [];
   }
-  substitutionsIn(node, w, depth, context);
+  substitutionsIn(node, w, depth, foundIn);
   if (node.type === "herestring_redirect") {
     const value = node.namedChildren.find((child) => child !== null && child.type !== "file_descriptor");
     const word = value ? wordOf(value) : staticWord("");
@@ -424,31 +424,31 @@ function redirectsOf(node: SyntaxNode, w: Walk, depth: number, context: readonly
  * `declare`, `export`, `local`, `readonly`, `typeset`, `unset`: judged as commands (their options and
  * name operands), with the NAME=VALUE operands as assignments.
  */
-function declaration(node: SyntaxNode, w: Walk, depth: number, context: readonly string[]): void {
+function declaration(node: SyntaxNode, w: Walk, depth: number, foundIn: readonly string[]): void {
   const keyword = node.child(0);
   const words: ShellWord[] = [staticWord(keyword?.type ?? "declare")];
   const assignments: Assignment[] = [];
   for (const child of node.namedChildren) {
     if (!child) continue;
     if (child.type === "variable_assignment")
-      assignments.push(...collectAssignments(child, w, depth, context));
+      assignments.push(...collectAssignments(child, w, depth, foundIn));
     else {
       words.push(child.type === "variable_name" ? staticWord(child.text) : wordOf(child));
-      substitutionsIn(child, w, depth, context);
+      substitutionsIn(child, w, depth, foundIn);
     }
   }
-  push(w, { words, assignments, redirects: [], context, depth });
+  push(w, { words, assignments, redirects: [], foundIn, depth });
 }
 
 function collectAssignments(
   node: SyntaxNode,
   w: Walk,
   depth: number,
-  context: readonly string[],
+  foundIn: readonly string[],
 ): Assignment[] {
   if (node.type === "variable_assignment") {
     const value = node.childForFieldName("value");
-    substitutionsIn(node, w, depth, context);
+    substitutionsIn(node, w, depth, foundIn);
     if (value?.type === "array") {
       // `a=([i]=1)` evaluates the subscript i as arithmetic in an indexed array.
       for (const match of value.text.matchAll(/\[([^\]]*)\]\s*\+?=/g))
@@ -463,7 +463,7 @@ function collectAssignments(
   }
   const found: Assignment[] = [];
   for (const child of node.namedChildren)
-    if (child?.type === "variable_assignment") found.push(...collectAssignments(child, w, depth, context));
+    if (child?.type === "variable_assignment") found.push(...collectAssignments(child, w, depth, foundIn));
   return found;
 }
 

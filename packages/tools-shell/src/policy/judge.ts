@@ -44,7 +44,7 @@ export interface JudgeState extends PathContext {
   /** Reports asked for reasons no allow rule overrides (paths outside, words not static, structure). */
   readonly firm: Set<SubcommandReport>;
   /** Parse and decompose a nested script (bash -c). */
-  readonly parseScript: (script: string, depth: number, context: readonly string[]) => Decomposition;
+  readonly parseScript: (script: string, depth: number, foundIn: readonly string[]) => Decomposition;
 }
 
 /** The reason of a sub-command judged fully as reading only (writes.ts builds its proof on it). */
@@ -110,15 +110,15 @@ function judgeRawIn(raw: RawCommand, state: JudgeState, issues: string[]): void 
   }
   if (raw.words.length === 0) {
     const argv = raw.assignments.map((a) => `${a.name}=${a.value?.text ?? ""}`);
-    finish(argv.length > 0 ? argv : ["(redirection)"], [], raw.context, verdict, state);
+    finish(argv.length > 0 ? argv : ["(redirection)"], [], raw.foundIn, verdict, state);
     return;
   }
-  judgeArgv(raw.words, raw.context, raw.depth, [], false, verdict, state, issues, stdin);
+  judgeArgv(raw.words, raw.foundIn, raw.depth, [], false, verdict, state, issues, stdin);
 }
 
 function judgeArgv(
   words: readonly ShellWord[],
-  context: readonly string[],
+  foundIn: readonly string[],
   depth: number,
   wrappers: string[],
   extraArgs: boolean,
@@ -132,12 +132,12 @@ function judgeArgv(
   for (;;) {
     const head = current[0];
     if (!head) {
-      finish([wrappers.at(-1) ?? ""], wrappers.slice(0, -1), context, verdict, state);
+      finish([wrappers.at(-1) ?? ""], wrappers.slice(0, -1), foundIn, verdict, state);
       return;
     }
     if (head.kind === "dynamic" || head.kind === "glob") {
       verdict.hard.push(`the command name "${head.text}" is not static: what runs cannot be known`);
-      finish(current.map(shown), wrappers, context, verdict, state);
+      finish(current.map(shown), wrappers, foundIn, verdict, state);
       return;
     }
     if (head.kind === "obfuscated")
@@ -159,7 +159,7 @@ function judgeArgv(
       if (!wrapper.options.known.has(flag) && !(name === "nice" && /^-[0-9]$/.test(flag)))
         verdict.hard.push(`${name} ${flag} is not an option the policy knows (it may abbreviate another)`);
     if (wrapper.inspectFlags && flags.some((f) => wrapper.inspectFlags?.includes(f))) {
-      finish([name, ...current.slice(1).map(shown)], wrappers, context, verdict, state);
+      finish([name, ...current.slice(1).map(shown)], wrappers, foundIn, verdict, state);
       return;
     }
     for (const flag of flags) {
@@ -212,7 +212,7 @@ function judgeArgv(
     }
     if (rest.length === 0) {
       if (wrapper.privilege || name === "exec") verdict.hard.push(`${name} without a command`);
-      finish([name, ...current.slice(1).map(shown)], wrappers.slice(0, -1), context, verdict, state);
+      finish([name, ...current.slice(1).map(shown)], wrappers.slice(0, -1), foundIn, verdict, state);
       return;
     }
     current = rest;
@@ -220,8 +220,8 @@ function judgeArgv(
   const args = current.slice(1);
   const argv = [name, ...args.map(shown)];
   judgeCommand(name, args, extraArgs, verdict, state, stdin);
-  finish(argv, wrappers, context, verdict, state);
-  judgeInner(verdict, context, depth, state, issues);
+  finish(argv, wrappers, foundIn, verdict, state);
+  judgeInner(verdict, foundIn, depth, state, issues);
 }
 
 function judgeCommand(
@@ -286,10 +286,10 @@ function judgeCommand(
     verdict.hard.push(`xargs adds arguments read from its input to ${name}; they cannot be checked`);
 }
 
-/** Commands and scripts a judged command runs in turn: judged after it, each in its own context. */
+/** Commands and scripts a judged command runs in turn: judged after it, each where it was found. */
 function judgeInner(
   verdict: Verdict,
-  context: readonly string[],
+  foundIn: readonly string[],
   depth: number,
   state: JudgeState,
   issues: string[],
@@ -301,7 +301,7 @@ function judgeInner(
   for (const nested of verdict.nested) {
     judgeArgv(
       nested.words,
-      [...context, nested.label],
+      [...foundIn, nested.label],
       depth + 1,
       [],
       nested.extraArgs,
@@ -311,7 +311,7 @@ function judgeInner(
     );
   }
   for (const { script, label } of verdict.scripts) {
-    judgeDecomposition(state.parseScript(script.value, depth + 1, [...context, label]), state, issues);
+    judgeDecomposition(state.parseScript(script.value, depth + 1, [...foundIn, label]), state, issues);
   }
 }
 
@@ -452,7 +452,7 @@ function applySpec(
 function finish(
   argv: readonly string[],
   wrappers: readonly string[],
-  context: readonly string[],
+  foundIn: readonly string[],
   verdict: Verdict,
   state: JudgeState,
 ): void {
@@ -490,9 +490,11 @@ function finish(
     reasons.push(
       argv[0] === "(redirection)" || argv[0]?.includes("=") ? "no command runs" : READ_ONLY_REASON,
     );
+  const where = foundIn.length > 0 ? foundIn.join(" > ") : "command";
   const report: SubcommandReport = {
     argv,
-    context: context.length > 0 ? context.join(" > ") : "command",
+    foundIn: where,
+    context: where,
     wrappers,
     decision,
     reasons: [...new Set(reasons)],

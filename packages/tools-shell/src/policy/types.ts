@@ -54,6 +54,8 @@ export interface SubcommandReport {
   /** The canonical argv: command name without its directory, wrappers removed; non-static words keep their source text. */
   readonly argv: readonly string[];
   /** Where it was found: "command", "pipeline", "command substitution", "bash -c", "find -exec", … joined by " > ". */
+  readonly foundIn: string;
+  /** @deprecated use `foundIn` (in Bridle "context" means only what the model sees); kept for one release. */
   readonly context: string;
   /** Wrappers removed in front of it (env, sudo, timeout, …). */
   readonly wrappers: readonly string[];
