@@ -25,7 +25,13 @@ export type StopReason =
   /** A hook threw while the harness ran in strict hook mode. */
   | "hook_failed"
   /** Structured output stayed invalid after the corrective turns `outputRetries` allows. */
-  | "output_retries_exceeded";
+  | "output_retries_exceeded"
+  /**
+   * The model's final answer (a turn with no tool calls) stopped at its output token limit: `finalText`
+   * holds the part it wrote, which is incomplete. (Tool calls of a cut-off turn never run; the model is
+   * told and the run goes on.)
+   */
+  | "max_tokens";
 
 /** Fields every event carries. `seq` is the position in this run's stream, from 0. */
 export interface EventBase {

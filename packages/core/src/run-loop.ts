@@ -45,6 +45,9 @@ function withoutTruncatedAnswer(resolution: TurnResolution): TurnResolution {
   };
 }
 
+const TRUNCATED_ANSWER =
+  "the model's answer was cut off at its output token limit (max_tokens), so finalText is incomplete: raise modelOptions.maxOutputTokens or ask for a shorter answer";
+
 /** What a harness hands each run: its configuration, resolved once. */
 export interface RunSetup {
   readonly model: Model;
@@ -175,6 +178,11 @@ export class RunLoop<O> {
       for (const { call, result } of resolution.answered) {
         context.emit({ type: "tool_call_requested", toolCall: call, repairs: [] });
         context.emit({ type: "tool_call_completed", result, durationMs: 0 });
+      }
+      // An answer cut off at max_tokens is not the answer: the run ends saying so, never "completed",
+      // whatever the output mode (a cut-off "1234" can still validate as "12"). finalText keeps the part.
+      if (this.#truncated && resolution.calls.length === 0 && resolution.answered.length === 0) {
+        return this.#finish("max_tokens", { code: "max_tokens", message: TRUNCATED_ANSWER });
       }
       if (resolution.calls.length > 0) {
         const stopped = await this.#toolTurn(resolution.calls);
