@@ -122,21 +122,21 @@ export async function createCodingOverlay(options: CodingOverlayOptions): Promis
     defineHook({
       event: "run_start",
       name: "coding: baseline",
-      handler: async (ctx) => {
+      handler: async (input) => {
         // A run resumed after an approval pause keeps the baseline it took when it started.
-        if (ctx.resumed && runs.has(ctx.runId)) return;
-        const state = await runs.get(ctx.runId).state;
-        ctx.record?.(FACT.baseline, state.repo.fact());
-        ctx.record?.(FACT.checksDetected, state.detected);
+        if (input.resumed && runs.has(input.runId)) return;
+        const state = await runs.get(input.runId).state;
+        input.record?.(FACT.baseline, state.repo.fact());
+        input.record?.(FACT.checksDetected, state.detected);
       },
     }),
     defineHook({
       event: "before_tool_call",
       name: "coding: snapshot before writes",
-      handler: async (ctx) => {
-        if (readOnly.has(ctx.toolCall.name)) return;
-        const state = await runs.get(ctx.runId).state;
-        const paths = namedPaths(ctx.args).map(relativePath);
+      handler: async (input) => {
+        if (readOnly.has(input.toolCall.name)) return;
+        const state = await runs.get(input.runId).state;
+        const paths = namedPaths(input.args).map(relativePath);
         for (const path of paths) state.touched.add(path);
         await state.repo.beforeWrite(paths);
       },
@@ -144,14 +144,14 @@ export async function createCodingOverlay(options: CodingOverlayOptions): Promis
     defineHook({
       event: "after_tool_call",
       name: "coding: account changes",
-      handler: async (ctx) => {
-        const state = await runs.get(ctx.runId).state;
-        for (const fact of state.takeFacts(ctx.toolCall.id)) ctx.record?.(fact.kind, fact.data);
-        const details = ctx.result.details as
+      handler: async (input) => {
+        const state = await runs.get(input.runId).state;
+        for (const fact of state.takeFacts(input.toolCall.id)) input.record?.(fact.kind, fact.data);
+        const details = input.result.details as
           | { result?: { command?: unknown; exit_code?: unknown } }
           | undefined;
         // A command is text (bash) or an argv (a Codex-style shell tool).
-        const raw = (ctx.args as { command?: unknown } | undefined)?.command;
+        const raw = (input.args as { command?: unknown } | undefined)?.command;
         const command =
           Array.isArray(raw) && raw.every((part) => typeof part === "string") ? raw.join(" ") : raw;
         const exitCode = details?.result?.exit_code;
@@ -159,23 +159,23 @@ export async function createCodingOverlay(options: CodingOverlayOptions): Promis
         if (
           typeof command === "string" &&
           typeof exitCode === "number" &&
-          ctx.toolCall.name !== "run_check"
+          input.toolCall.name !== "run_check"
         ) {
-          ctx.record?.(FACT.command, { command, exitCode, tool: ctx.toolCall.name });
+          input.record?.(FACT.command, { command, exitCode, tool: input.toolCall.name });
         }
-        if (!readOnly.has(ctx.toolCall.name) && !provedNoWrites(ctx.result.details))
-          await rescan(state, ctx.record);
+        if (!readOnly.has(input.toolCall.name) && !provedNoWrites(input.result.details))
+          await rescan(state, input.record);
       },
     }),
     defineHook({
       event: "run_end",
       name: "coding: final review",
-      handler: async (ctx) => {
-        if (!runs.has(ctx.runId)) return;
-        const state = await runs.get(ctx.runId).state;
+      handler: async (input) => {
+        if (!runs.has(input.runId)) return;
+        const state = await runs.get(input.runId).state;
         // A background command or a tool outside the hooks may have written since the last scan.
-        await rescan(state, ctx.record);
-        if (ctx.stopReason !== "approval_required") runs.drop(ctx.runId);
+        await rescan(state, input.record);
+        if (input.stopReason !== "approval_required") runs.drop(input.runId);
       },
     }),
   ];

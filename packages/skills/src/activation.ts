@@ -86,9 +86,9 @@ export class SkillActivations {
       {
         event: "run_end",
         name: "skills:release",
-        handler: (context) => {
+        handler: (input) => {
           // A run paused for approval resumes under the same id: its skills stay in use.
-          if (context.stopReason !== "approval_required") this.release(context.runId);
+          if (input.stopReason !== "approval_required") this.release(input.runId);
         },
       },
     ];

@@ -67,7 +67,7 @@ export class BackgroundCommands {
       defineHook({
         event: "run_end",
         name: "stop-background-commands",
-        handler: (context) => this.stopAll(context.runId),
+        handler: (input) => this.stopAll(input.runId),
       }),
     ];
   }
