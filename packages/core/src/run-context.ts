@@ -14,6 +14,12 @@ import { addUsage, emptyUsage, type RunUsage, type Usage } from "./usage.js";
  */
 export interface EventSink {
   write(event: RunEvent): void | Promise<void>;
+  /**
+   * Optional: record several events at once, in order. Events emitted together (a model turn's end and
+   * its tool calls, say) then reach the sink in one call, so a store can write them in one append. When
+   * absent, `write` is called for each.
+   */
+  writeBatch?(events: readonly RunEvent[]): void | Promise<void>;
 }
 
 export interface RunIdentity {
@@ -62,6 +68,9 @@ export class RunContext {
   readonly #observers: ObserverFanOut | undefined;
   #recording: Promise<void> = Promise.resolve();
   #recordError: unknown;
+  // Events delivered and not yet handed to the sink, and whether a drain is under way.
+  readonly #unrecorded: RunEvent[] = [];
+  #draining = false;
   #ended = false;
   readonly #outbox: RunEvent[] = [];
   #delivering = false;
@@ -140,17 +149,33 @@ export class RunContext {
 
   #deliver(event: RunEvent): void {
     this.transcript.apply(event);
-    const sink = this.#sink;
-    if (sink) {
-      this.#recording = this.#recording.then(async () => {
-        if (this.#recordError === undefined) await sink.write(event);
-      });
-      this.#recording.catch((error: unknown) => {
-        this.#recordError ??= error ?? new Error("the event sink failed");
-      });
+    if (this.#sink) {
+      this.#unrecorded.push(event);
+      // One drain at a time, started a microtask later: every event emitted until then goes in its batch.
+      if (!this.#draining) {
+        this.#draining = true;
+        this.#recording = this.#recording.then(() => this.#drain());
+      }
     }
     this.#observers?.deliver(event);
     this.queue.push(event);
+  }
+
+  /** Records the waiting events, in batches, until none wait; the first failure stops recording. */
+  async #drain(): Promise<void> {
+    const sink = this.#sink as EventSink;
+    try {
+      while (this.#unrecorded.length > 0 && this.#recordError === undefined) {
+        const batch = this.#unrecorded.splice(0);
+        if (sink.writeBatch) await sink.writeBatch(batch);
+        else for (const event of batch) await sink.write(event);
+      }
+    } catch (error) {
+      this.#recordError ??= error ?? new Error("the event sink failed");
+    } finally {
+      this.#unrecorded.length = 0;
+      this.#draining = false;
+    }
   }
 
   /** Waits until every event emitted so far is recorded; returns the sink's error if one failed. */

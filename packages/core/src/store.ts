@@ -128,7 +128,8 @@ export function assertForkPoint(sessionId: string, lastSeq: number, atSeq: numbe
 /**
  * A sink that records a run into a session. Streaming deltas and progress are held back and written
  * with the next event that matters, so a run costs one durable append per step rather than one per token,
- * and everything is recorded before a tool call executes (the harness awaits the sink there).
+ * and everything is recorded before a tool call executes (the harness awaits the sink there). Events the
+ * run emits together arrive as one batch and are written in one append.
  */
 export function sessionSink(store: SessionStore, sessionId: string): EventSink & { flush(): Promise<void> } {
   let pending: RunEvent[] = [];
@@ -138,17 +139,20 @@ export function sessionSink(store: SessionStore, sessionId: string): EventSink &
     pending = [];
     await store.append(sessionId, batch);
   };
+  const heldBack = (event: RunEvent): boolean =>
+    event.type === "text_delta" ||
+    event.type === "reasoning_delta" ||
+    event.type === "tool_call_delta" ||
+    event.type === "tool_progress";
   return {
     async write(event: RunEvent): Promise<void> {
       pending.push(event);
-      if (
-        event.type === "text_delta" ||
-        event.type === "reasoning_delta" ||
-        event.type === "tool_call_delta" ||
-        event.type === "tool_progress"
-      ) {
-        if (pending.length < 256) return;
-      }
+      if (heldBack(event) && pending.length < 256) return;
+      await flush();
+    },
+    async writeBatch(events: readonly RunEvent[]): Promise<void> {
+      pending.push(...events);
+      if (events.every(heldBack) && pending.length < 256) return;
       await flush();
     },
     flush,
