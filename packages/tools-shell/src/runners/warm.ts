@@ -21,6 +21,9 @@ const BOOT = [
 
 // bash reads a pipe a byte at a time (about 0.25 µs each): past this a cold start costs less.
 const MAX_REQUEST_BYTES = 4096;
+// Chains kept waiting: with two, the one a command takes was started a command earlier, so commands
+// that follow each other at once (a scripted or a fast model) still find theirs ready.
+const POOL = 2;
 
 interface Slot {
   readonly envKey: string;
@@ -34,19 +37,18 @@ interface Slot {
  * One command started ahead of time, up to the point where it needs to know what to run: the isolation
  * chain a runner puts in front of every command (pid namespace, fresh /proc, parent-death signal) costs
  * several process starts, and they happen while the model is thinking instead of between its answer and
- * the command's output. Every command still gets its own chain, made for it alone: a warm start is used
- * once, for the next command with the same environment, and a new one is started right after. An idle
- * one is dropped after `idleMs`, and it never keeps this process alive. With a spawner, the chains are
+ * the command's output. Every command still gets its own chain, made for it alone: a waiting chain is
+ * used once, for a command with the same environment, and another is started right after. An idle one
+ * is dropped after `idleMs`, and none keeps this process alive. With a spawner, the chains are
  * started by that small process, so this (large) one never forks on a command's path.
  */
 export class WarmStart {
   readonly #argv: readonly string[];
   readonly #idleMs: number;
   readonly #spawner: ShellSpawner | undefined;
-  #slot: Slot | undefined;
-  #preparing: Promise<void> | undefined;
-  // The spawner's answer for the chain being started, if any (what `close` waits for).
-  #starting: Promise<void> | undefined;
+  readonly #slots: Slot[] = [];
+  // Chains the spawner is starting: their answers.
+  readonly #starting = new Set<Promise<void>>();
   #closed = false;
 
   /** `prefix`: the isolation chain's argv, which ends by exec'ing its arguments. */
@@ -64,19 +66,24 @@ export class WarmStart {
   }
 
   /**
-   * Run `request` in the warm start when there is one for this environment, and start the next one;
-   * undefined when the caller must start the command itself. A working folder that is not a folder is
-   * left to the cold start, which reports it as it always has.
+   * Run `request` in a waiting chain made for this environment, and start another; undefined when the
+   * caller must start the command itself. A working folder that is not a folder is left to the cold
+   * start, which reports it as it always has.
    */
   async run(request: CommandRequest, env: Record<string, string>): Promise<RunningCommand | undefined> {
     const envKey = JSON.stringify(env);
     // A chain the spawner is starting is ready within milliseconds: sooner than a cold start.
-    if (!this.#slot && this.#preparing) await this.#preparing;
+    if (this.#slots.length === 0 && this.#starting.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, 1_000);
+      });
+      await Promise.race([...this.#starting, bound]);
+      clearTimeout(timer);
+    }
     const slot = this.#take(envKey);
-    // The next chain. Here, once this command is on its way (a fork blocks this thread for a moment); in
-    // the spawner, once this command has ended, so that starting it does not compete with the command.
-    const next = () => this.#prepare(env, envKey);
-    if (!this.#spawner || !slot) setImmediate(next);
+    // The pool is topped up once this command is on its way (a fork here blocks this thread a moment).
+    setImmediate(() => this.#fill(env, envKey));
     if (!slot) return undefined;
     let folder = false;
     try {
@@ -86,15 +93,10 @@ export class WarmStart {
     }
     if (!folder) {
       discard(slot);
-      if (this.#spawner) setImmediate(next);
       return undefined;
     }
     const bytes = `${request.cwd}\0${request.command}\0`;
-    if (slot.remote) {
-      const running = supervise(slot.remote.run(bytes), request, { started: Date.now(), file: SHELL });
-      void running.done.then(next, next);
-      return running;
-    }
+    if (slot.remote) return supervise(slot.remote.run(bytes), request, { started: Date.now(), file: SHELL });
     const child = slot.local as ChildProcess;
     child.ref();
     for (const stream of [child.stdout, child.stderr, child.stdio[3]]) refStream(stream, true);
@@ -105,69 +107,68 @@ export class WarmStart {
     return supervise(child, request, { started: Date.now(), file: SHELL });
   }
 
-  /** Stop the warm start, if any (a runner that will run nothing more); resolves once none is starting. */
+  /** Stop the waiting chains and start none again; resolves once none is being started. */
   async close(): Promise<void> {
     this.#closed = true;
-    const slot = this.#slot;
-    this.#slot = undefined;
-    if (slot) discard(slot);
-    await this.#starting;
+    for (const slot of this.#slots.splice(0)) discard(slot);
+    await Promise.all(this.#starting);
   }
 
+  /** The first waiting chain made for this environment; the others made for another one go. */
   #take(envKey: string): Slot | undefined {
-    const slot = this.#slot;
-    if (!slot) return undefined;
-    this.#slot = undefined;
-    clearTimeout(slot.timer);
-    let usable = slot.envKey === envKey;
-    if (slot.remote) {
-      slot.remote.onLost = undefined;
-      usable &&= slot.remote.waiting;
-    } else if (slot.local) {
-      slot.local.removeAllListeners("exit");
-      slot.local.removeAllListeners("error");
-      usable &&= slot.local.exitCode === null && slot.local.signalCode === null;
-    }
-    if (!usable) {
+    while (this.#slots.length > 0) {
+      const slot = this.#slots.shift() as Slot;
+      clearTimeout(slot.timer);
+      let usable = slot.envKey === envKey;
+      if (slot.remote) {
+        slot.remote.onLost = undefined;
+        usable &&= slot.remote.waiting;
+      } else if (slot.local) {
+        slot.local.removeAllListeners("exit");
+        slot.local.removeAllListeners("error");
+        usable &&= slot.local.exitCode === null && slot.local.signalCode === null;
+      }
+      if (usable) return slot;
       discard(slot);
-      return undefined;
     }
-    return slot;
+    return undefined;
   }
 
-  #prepare(env: Record<string, string>, envKey: string): void {
-    if (this.#slot || this.#preparing || this.#closed) return;
+  /** Start chains until POOL wait or are being started. */
+  #fill(env: Record<string, string>, envKey: string): void {
+    while (!this.#closed && this.#slots.length + this.#starting.size < POOL) {
+      if (!this.#prepare(env, envKey)) return;
+    }
+  }
+
+  #prepare(env: Record<string, string>, envKey: string): boolean {
     if (this.#spawner) {
-      const preparing = this.#spawner.prepare(this.#argv, env).then((remote) => {
-        this.#preparing = undefined;
+      const starting: Promise<void> = this.#spawner.prepare(this.#argv, env).then((remote) => {
+        this.#starting.delete(starting);
         if (!remote) return;
-        if (this.#slot || this.#closed) {
+        if (this.#closed || this.#slots.length >= POOL) {
           remote.discard();
           return;
         }
         const slot: Slot = { envKey, remote, timer: this.#idle(() => slot) };
         remote.onLost = () => this.#lost(slot);
-        this.#slot = slot;
+        this.#slots.push(slot);
       });
-      this.#starting = preparing;
-      // Waited for by a command at most this long; then it starts cold.
-      this.#preparing = Promise.race([
-        preparing,
-        new Promise<void>((resolve) => setTimeout(resolve, 1_000).unref()),
-      ]);
-      return;
+      this.#starting.add(starting);
+      return true;
     }
     const child = startGroup(this.#argv, { cwd: "/", env, requestPipe: true });
     if (child.pid === undefined) {
       child.on("error", () => {});
-      return;
+      return false;
     }
     child.unref();
     for (const stream of [child.stdout, child.stderr, child.stdio[3]]) refStream(stream, false);
     const slot: Slot = { envKey, local: child, timer: this.#idle(() => slot) };
     child.once("exit", () => this.#lost(slot));
     child.once("error", () => this.#lost(slot));
-    this.#slot = slot;
+    this.#slots.push(slot);
+    return true;
   }
 
   #idle(slot: () => Slot): NodeJS.Timeout {
@@ -176,10 +177,11 @@ export class WarmStart {
     return timer;
   }
 
-  /** The waiting chain died, or waited too long. */
+  /** A waiting chain died, or waited too long. */
   #lost(slot: Slot): void {
-    if (this.#slot !== slot) return;
-    this.#slot = undefined;
+    const index = this.#slots.indexOf(slot);
+    if (index < 0) return;
+    this.#slots.splice(index, 1);
     discard(slot);
   }
 }

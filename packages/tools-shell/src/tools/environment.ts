@@ -49,6 +49,7 @@ export class ShellEnvironment {
   readonly maxOutputFileBytes: number;
   readonly #outputDir: string;
   readonly #verdicts = new WeakMap<object, Promise<PolicyResult | undefined>>();
+  readonly #cwds = new WeakMap<object, Promise<string>>();
 
   private constructor(
     options: ShellToolsOptions,
@@ -96,6 +97,19 @@ export class ShellEnvironment {
     return ` Not enforced by the ${this.runner.name} runner: ${missing.map((l) => `${l.limit} (${l.how})`).join("; ")}.`;
   }
 
+  /**
+   * The folder a call's command starts in, resolved once per arguments object (the verdict and the
+   * execution share it: each resolution is a round trip to the file system).
+   */
+  #callCwd(args: CommandArgs, workspace: Workspace): Promise<string> {
+    let cwd = this.#cwds.get(args);
+    if (!cwd) {
+      cwd = this.cwd(workspace, args.cwd);
+      this.#cwds.set(args, cwd);
+    }
+    return cwd;
+  }
+
   /** The folder a command starts in: an existing directory inside the workspace. */
   async cwd(workspace: Workspace, cwd: string | undefined): Promise<string> {
     const resolved = await workspace.resolveExisting(cwd ?? ".");
@@ -110,7 +124,7 @@ export class ShellEnvironment {
     if (!verdict) {
       const policy = this.policy;
       verdict = policy
-        ? this.cwd(workspace, args.cwd).then((cwd) => policy.check(args.command, workspace, cwd))
+        ? this.#callCwd(args, workspace).then((cwd) => policy.check(args.command, workspace, cwd))
         : Promise.resolve(undefined);
       this.#verdicts.set(args, verdict);
     }
@@ -137,7 +151,7 @@ export class ShellEnvironment {
   ): Promise<{ cwd: string; verdict: PolicyResult | undefined }> {
     if (!this.sandbox.shell_enabled)
       throw new ToolFailure("Denied", "shell commands are disabled by the sandbox policy");
-    const cwd = await this.cwd(workspace, args.cwd);
+    const cwd = await this.#callCwd(args, workspace);
     const verdict = await this.verdict(args, workspace);
     if (verdict?.decision === "deny") {
       throw new ToolFailure(
