@@ -153,7 +153,9 @@ export class LocalRunner implements CommandRunner {
       limits.ulimits.length === 0 &&
       WarmStart.fits(request)
     ) {
-      this.#warm ??= new WarmStart(prefix, this.#warmIdleMs, this.#spawner ? shellSpawner() : undefined);
+      const spawner = this.#spawner ? shellSpawner() : undefined;
+      const warmPrefix = isolated && spawner ? pidNamespacePrefix({ reportStatus: true }) : prefix;
+      this.#warm ??= new WarmStart(warmPrefix, this.#warmIdleMs, spawner);
       const running = await this.#warm.run(request, commandEnv(policy));
       if (running) return running;
     }

@@ -26,13 +26,16 @@ function spawnerEntry(): string | undefined {
 export class RemoteChild extends EventEmitter {
   #exit: [number | null, NodeJS.Signals | null] | undefined;
   #open = 2;
+  readonly #request: Socket;
 
   constructor(
     readonly pid: number,
     readonly stdout: Socket,
     readonly stderr: Socket,
+    request: Socket,
   ) {
     super();
+    this.#request = request;
     for (const stream of [stdout, stderr]) {
       stream.on("error", () => {});
       stream.once("close", () => {
@@ -40,6 +43,17 @@ export class RemoteChild extends EventEmitter {
         this.#closed();
       });
     }
+    // A chain whose init reports the status (pidNamespacePrefix's reportStatus) writes it here as a line
+    // before it exits with it: the exit the spawner would report, known one hop sooner. An init that is
+    // killed writes nothing, and the spawner's word decides.
+    let text = "";
+    request.setEncoding("latin1");
+    request.on("data", (chunk: string) => {
+      text += chunk;
+      const line = /^(\d{1,3})\n/.exec(text);
+      if (line) this.ended(Number(line[1]), null);
+      else if (text.length > 8) request.removeAllListeners("data");
+    });
   }
 
   /** The spawner reported the end (or died, taking the chain with it). */
@@ -51,7 +65,9 @@ export class RemoteChild extends EventEmitter {
   }
 
   #closed(): void {
-    if (this.#exit && this.#open === 0) this.emit("close", ...this.#exit);
+    if (!this.#exit || this.#open !== 0) return;
+    this.#request.destroy();
+    this.emit("close", ...this.#exit);
   }
 }
 
@@ -193,7 +209,7 @@ export class ShellSpawner {
       },
       run(request: string): RemoteChild {
         const { stdout, stderr, request: pipe } = entry.pipes as Required<Entry["pipes"]>;
-        const started = new RemoteChild(entry.pid, stdout, stderr);
+        const started = new RemoteChild(entry.pid, stdout, stderr, pipe);
         entry.state = "running";
         entry.child = started;
         spawner.#busy(+1);

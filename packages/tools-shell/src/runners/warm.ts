@@ -82,8 +82,10 @@ export class WarmStart {
       clearTimeout(timer);
     }
     const slot = this.#take(envKey);
-    // The pool is topped up once this command is on its way (a fork here blocks this thread a moment).
-    setImmediate(() => this.#fill(env, envKey));
+    // The pool is topped up once this command has ended (with a chain still waiting) or is on its way
+    // (with none): starting a chain takes a few process starts, which would compete with the command.
+    const fill = () => this.#fill(env, envKey);
+    if (!slot || this.#slots.length === 0) setImmediate(fill);
     if (!slot) return undefined;
     let folder = false;
     try {
@@ -93,11 +95,18 @@ export class WarmStart {
     }
     if (!folder) {
       discard(slot);
+      setImmediate(fill);
       return undefined;
     }
     const bytes = `${request.cwd}\0${request.command}\0`;
-    if (slot.remote) return supervise(slot.remote.run(bytes), request, { started: Date.now(), file: SHELL });
-    const child = slot.local as ChildProcess;
+    const running = slot.remote
+      ? supervise(slot.remote.run(bytes), request, { started: Date.now(), file: SHELL })
+      : this.#runLocal(slot.local as ChildProcess, request, bytes);
+    void running.done.then(fill, fill);
+    return running;
+  }
+
+  #runLocal(child: ChildProcess, request: CommandRequest, bytes: string): RunningCommand {
     child.ref();
     for (const stream of [child.stdout, child.stderr, child.stdio[3]]) refStream(stream, true);
     const pipe = child.stdio[3];
