@@ -59,6 +59,8 @@ const direct = {
 };
 
 const localRunner = new LocalRunner();
+// Every command started from nothing: the isolation chain (setpriv, unshare, init) on the command's path.
+const coldRunner = new LocalRunner({ warmStart: false });
 const policyDefaults = sandboxPolicy();
 async function runnerOnly(runner: CommandRunner): Promise<void> {
   const running = await runner.start(
@@ -91,6 +93,7 @@ describe("local: spawn `true` directly vs through the bash tool (interleaved)", 
     async () => {
       await timed("local: execa bash -c true", direct.local);
       await timed("local: LocalRunner alone (own pid namespace)", () => runnerOnly(localRunner));
+      await timed("local: LocalRunner alone, cold (warmStart false)", () => runnerOnly(coldRunner));
       await timed("local: LocalRunner alone, pidNamespace false", () => runnerOnly(localShared));
       await timed("local: bash tool, policy off", () => viaTool(localNoPolicy.bash));
       await timed("local: bash tool, policy on", () => viaTool(local.bash));
@@ -163,7 +166,9 @@ afterAll(() => {
   ratio("local: bash tool, policy off", "local: execa bash -c true");
   ratio("bwrap: bash tool, policy on", "bwrap: execa bwrap … bash -c true");
   ratio("local: bash tool, policy on, no tracking cgroup", "local: execa bash -c true");
-  ratio("local: LocalRunner alone", "local: execa bash -c true");
+  ratio("local: LocalRunner alone (own pid namespace)", "local: execa bash -c true");
+  ratio("local: LocalRunner alone, cold (warmStart false)", "local: execa bash -c true");
+  ratio("local: LocalRunner alone (own pid namespace)", "local: LocalRunner alone, cold (warmStart false)");
   ratio("bwrap: BubblewrapRunner alone", "bwrap: execa bwrap … bash -c true");
   rmSync(dir, { recursive: true, force: true });
 });
