@@ -30,6 +30,11 @@ export interface AgentOptions {
   readonly pidNamespace?: boolean;
   /** Whether the local runner starts its warm chains from the spawner process (default: the runner's). */
   readonly spawner?: boolean;
+  /**
+   * Run `true` first and wait until a chain is ready, so that `command` is warm-started (a LocalRunner
+   * with the pid namespace): it then runs in a chain made ahead, by the spawner when there is one.
+   */
+  readonly warmFirst?: boolean;
   /** Start it through `sh -c '…; true'`, so an ancestor holds the same environment. */
   readonly throughShell?: boolean;
 }
@@ -44,6 +49,15 @@ export function startAgent(options: AgentOptions): ChildProcess {
     const { BubblewrapRunner } = await import(${JSON.stringify(src("runners/bubblewrap.ts"))});
     const { sandboxPolicy } = await import(${JSON.stringify(src("sandbox/policy.ts"))});
     const runner = ${options.runner === "bwrap" ? "new BubblewrapRunner()" : `new LocalRunner({ pidNamespace: ${options.pidNamespace ?? true}${options.spawner === undefined ? "" : `, spawner: ${options.spawner}`} })`};
+    const request = {
+      cwd: ${JSON.stringify(options.cwd)},
+      writableRoots: [${JSON.stringify(options.cwd)}],
+      timeoutMs: 120000,
+    };
+    if (${options.warmFirst === true}) {
+      await (await runner.start({ ...request, command: "true" }, sandboxPolicy())).done;
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+    }
     const running = await runner.start({
       command: ${JSON.stringify(options.command)},
       cwd: ${JSON.stringify(options.cwd)},

@@ -307,6 +307,44 @@ describe.each(modes)("LocalRunner warm start, chains $mode", ({ spawner, skip })
       expect(await waitFor(() => waitingChains().every((pid) => before.has(pid)), 10_000)).toBe(true);
     });
 
+    it("a SIGKILL of the agent ends a warm-started command's whole tree, setsid and double forks included", async () => {
+      const marker = `BRIDLE_WARM_${process.pid}_agent_killed_${spawner}`;
+      const agent = startAgent({
+        runner: "local",
+        command: `export ${marker}=1; setsid sleep 300 & (sleep 300 &); sleep 300 & echo ready; sleep 300`,
+        cwd: dir,
+        env: { PATH: process.env.PATH },
+        spawner,
+        warmFirst: true,
+      });
+      const { stdout } = await readUntil(agent, /ready/);
+      expect(stdout).toContain("ready");
+      expect(await waitFor(() => processesWith(marker).length >= 4, 10_000)).toBe(true);
+      // Warm-started: an ancestor of the command's processes is the chain's init, whose command line holds
+      // the boot script (a cold start's init holds the command itself).
+      const ancestors = (pid: number): string[] => {
+        const lines: string[] = [];
+        for (let at = pid, depth = 0; at > 1 && depth < 6; depth++) {
+          try {
+            lines.push(readFileSync(`/proc/${at}/cmdline`, "latin1"));
+            at = Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${at}/status`, "latin1"))?.[1] ?? 0);
+          } catch {
+            break;
+          }
+        }
+        return lines;
+      };
+      const warmStarted = processesWith(marker).some((pid) =>
+        ancestors(pid).some((line) => line.includes("read -r -d '' dir <&3")),
+      );
+      expect(warmStarted).toBe(true);
+      agent.kill("SIGKILL");
+      const gone = await waitFor(() => processesWith(marker).length === 0, 10_000);
+      const left = processesWith(marker);
+      for (const pid of left) process.kill(pid, "SIGKILL");
+      expect(gone, `left running: ${left.join(" ")}`).toBe(true);
+    });
+
     it("warmStart: false starts every command cold", async () => {
       const before = new Set(waitingChains());
       const cold = new LocalRunner({ warmStart: false, spawner });
