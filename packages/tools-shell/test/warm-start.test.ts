@@ -150,6 +150,21 @@ describe.each(modes)("LocalRunner warm start, chains $mode", ({ spawner, skip })
       }
     });
 
+    it("the namespace's init adds nothing to the stderr of a command killed by a signal, cold or warm", async () => {
+      const cold = new LocalRunner({ warmStart: false });
+      const warm = await primed();
+      try {
+        for (let i = 0; i < 12; i++) {
+          for (const runner of [cold, warm]) {
+            const ran = await run(runner, i % 2 ? "kill -KILL $$" : "sleep 5 & kill -SEGV $$");
+            expect(ran.stderr).toBe("");
+          }
+        }
+      } finally {
+        await warm.close();
+      }
+    });
+
     it("runs in a folder whose name needs quoting, like a cold start", async () => {
       const odd = join(dir, "a b\n'c\"$(x)");
       await mkdir(odd, { recursive: true });

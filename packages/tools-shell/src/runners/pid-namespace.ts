@@ -11,7 +11,10 @@ const IS_ROOT = process.getuid?.() === 0;
  */
 function init(report: boolean): string {
   return [
+    // The init's own notices (dash reports a child killed by a signal, sometimes, as "Killed") are not the
+    // command's output: once the command has its stderr, the init's goes nowhere.
     '"$@" & child=$!',
+    "exec 2>/dev/null",
     'trap "kill -TERM $child 2>/dev/null" TERM INT HUP',
     // `wait` returns early when a trapped signal arrives: wait again until the command is really gone.
     report
