@@ -218,7 +218,7 @@ describe("bridle tools list", () => {
       /^profile: generic \(qwen2\.5-coder:7b is not a model family Bridle recognises/m,
     );
     expect(local.stdout).toMatch(/^edit format: hashline \(/m);
-    expect(local.stdout).toMatch(/^edit_file \{path, edits\}/m);
+    expect(local.stdout).toMatch(/^edit_file \{path, edits, verbatim\?\}/m);
 
     const claude = await runCli(
       ["tools", "list", "--provider", "anthropic", "--model", "claude-opus-4-1", "--cwd", repo],
