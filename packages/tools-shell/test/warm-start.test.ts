@@ -65,14 +65,34 @@ async function run(
   };
 }
 
-/** Pids of the chains waiting for a command: their init's command line holds the warm start's script. */
+/** The parent of a process, or 0 once it is gone. */
+function parentOf(pid: number): number {
+  try {
+    return Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "latin1"))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** Whether this test process started `pid` (directly, or through the spawner or a chain). */
+function ours(pid: number): boolean {
+  for (let at = parentOf(pid), depth = 0; at > 1 && depth < 6; at = parentOf(at), depth++)
+    if (at === process.pid) return true;
+  return false;
+}
+
+/**
+ * Pids of this process's chains waiting for a command: their processes' command lines hold the warm
+ * start's script (other test files, run at the same time, have chains of their own).
+ */
 function waitingChains(): number[] {
   const found: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, "latin1");
-      if (cmdline.includes("read -r -d '' dir <&3") && !cmdline.includes("vitest")) found.push(Number(entry));
+      if (cmdline.includes("read -r -d '' dir <&3") && !cmdline.includes("vitest") && ours(Number(entry)))
+        found.push(Number(entry));
     } catch {
       // gone
     }
@@ -80,12 +100,17 @@ function waitingChains(): number[] {
   return found;
 }
 
-/** A runner whose next chain is ready: one command has run and the chain after it has started. */
+/**
+ * A runner whose chains are ready: one command has run, and both chains started after it are waiting
+ * (each is three processes by then: unshare, the namespace's init and the bash reading fd 3).
+ */
 async function primedRunner(options: LocalRunnerOptions): Promise<LocalRunner> {
   const runner = new LocalRunner(options);
   const before = new Set(waitingChains());
   await run(runner, "true");
-  expect(await waitFor(() => waitingChains().some((pid) => !before.has(pid)), 10_000)).toBe(true);
+  expect(await waitFor(() => waitingChains().filter((pid) => !before.has(pid)).length >= 6, 10_000)).toBe(
+    true,
+  );
   return runner;
 }
 
@@ -339,10 +364,9 @@ describe.each(modes)("LocalRunner warm start, chains $mode", ({ spawner, skip })
       // the boot script (a cold start's init holds the command itself).
       const ancestors = (pid: number): string[] => {
         const lines: string[] = [];
-        for (let at = pid, depth = 0; at > 1 && depth < 6; depth++) {
+        for (let at = pid, depth = 0; at > 1 && depth < 6; at = parentOf(at), depth++) {
           try {
             lines.push(readFileSync(`/proc/${at}/cmdline`, "latin1"));
-            at = Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${at}/status`, "latin1"))?.[1] ?? 0);
           } catch {
             break;
           }

@@ -153,9 +153,7 @@ export class LocalRunner implements CommandRunner {
       limits.ulimits.length === 0 &&
       WarmStart.fits(request)
     ) {
-      const spawner = this.#spawner ? shellSpawner() : undefined;
-      const warmPrefix = isolated && spawner ? pidNamespacePrefix({ reportStatus: true }) : prefix;
-      this.#warm ??= new WarmStart(warmPrefix, this.#warmIdleMs, spawner);
+      this.#warm ??= new WarmStart(prefix, this.#warmIdleMs, this.#spawner ? shellSpawner() : undefined);
       const running = await this.#warm.run(request, commandEnv(policy));
       if (running) return running;
     }

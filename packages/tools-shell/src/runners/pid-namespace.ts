@@ -9,21 +9,15 @@ const IS_ROOT = process.getuid?.() === 0;
  * only when it has a handler, and the namespace dies with it: so a small shell that forwards SIGTERM
  * to the command and waits, rather than the command itself (a bash without a TERM trap would ignore it).
  */
-function init(report: boolean): string {
-  return [
-    // The init's own notices (dash reports a child killed by a signal, sometimes, as "Killed") are not the
-    // command's output: once the command has its stderr, the init's goes nowhere.
-    '"$@" & child=$!',
-    "exec 2>/dev/null",
-    'trap "kill -TERM $child 2>/dev/null" TERM INT HUP',
-    // `wait` returns early when a trapped signal arrives: wait again until the command is really gone.
-    report
-      ? // A warm start's init also writes the status to fd 3, the agent's end of which reads it: the
-        // agent learns it without waiting for word from the process that started the chain.
-        'while :; do wait "$child"; status=$?; kill -0 "$child" 2>/dev/null || { echo "$status" >&3; exit "$status"; }; done'
-      : 'while :; do wait "$child"; status=$?; kill -0 "$child" 2>/dev/null || exit "$status"; done',
-  ].join("\n");
-}
+const INIT = [
+  // The init's own notices (dash reports a child killed by a signal, sometimes, as "Killed") are not the
+  // command's output: once the command has its stderr, the init's goes nowhere.
+  '"$@" & child=$!',
+  "exec 2>/dev/null",
+  'trap "kill -TERM $child 2>/dev/null" TERM INT HUP',
+  // `wait` returns early when a trapped signal arrives: wait again until the command is really gone.
+  'while :; do wait "$child"; status=$?; kill -0 "$child" 2>/dev/null || exit "$status"; done',
+].join("\n");
 
 export interface PidNamespaceProbe {
   readonly available: boolean;
@@ -35,10 +29,8 @@ export interface PidNamespaceProbe {
  * `unshare`; as another user than root it needs unprivileged user namespaces). `setpriv --pdeathsig`
  * makes the whole tree die with the agent even when the agent is killed with SIGKILL: unshare gets
  * SIGKILL, `--kill-child` passes it on to the namespace's init, and the kernel ends every process inside.
- * `reportStatus` (for a warm start, whose fd 3 is a socket to the agent): the init writes the command's
- * exit status there, as a line, before it exits with it.
  */
-export function pidNamespacePrefix(options: { readonly reportStatus?: boolean } = {}): string[] {
+export function pidNamespacePrefix(): string[] {
   return [
     ...deathSignalPrefix(),
     systemProgram("unshare"),
@@ -50,7 +42,7 @@ export function pidNamespacePrefix(options: { readonly reportStatus?: boolean } 
     "--",
     "/bin/sh",
     "-c",
-    init(options.reportStatus ?? false),
+    INIT,
     "sh",
   ];
 }

@@ -21,7 +21,8 @@ function spawnerEntry(): string | undefined {
 
 /**
  * A started command as `supervise` watches it: output on stdout/stderr, "exit" when the spawner saw its
- * first process end, "close" once its output pipes have closed too.
+ * first process end (reaped: with it, its pid namespace is gone), "close" once its output pipes have
+ * closed too.
  */
 export class RemoteChild extends EventEmitter {
   #exit: [number | null, NodeJS.Signals | null] | undefined;
@@ -43,17 +44,6 @@ export class RemoteChild extends EventEmitter {
         this.#closed();
       });
     }
-    // A chain whose init reports the status (pidNamespacePrefix's reportStatus) writes it here as a line
-    // before it exits with it: the exit the spawner would report, known one hop sooner. An init that is
-    // killed writes nothing, and the spawner's word decides.
-    let text = "";
-    request.setEncoding("latin1");
-    request.on("data", (chunk: string) => {
-      text += chunk;
-      const line = /^(\d{1,3})\n/.exec(text);
-      if (line) this.ended(Number(line[1]), null);
-      else if (text.length > 8) request.removeAllListeners("data");
-    });
   }
 
   /** The spawner reported the end (or died, taking the chain with it). */
