@@ -1,6 +1,5 @@
 import { type ChildProcess, fork } from "node:child_process";
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { builtEntry } from "../built-entry.js";
 import type { HostReply, HostRequest } from "./host-protocol.js";
 import type { PolicyResult } from "./types.js";
 
@@ -12,10 +11,8 @@ const REPLY_TIMEOUT_MS = 30_000;
  * source (tests run in place, so they reach it only when they ask for a policy process explicitly).
  */
 function hostEntry(): string {
-  for (const candidate of ["./policy-host.js", "../../dist/policy-host.js"]) {
-    const path = fileURLToPath(new URL(candidate, import.meta.url));
-    if (existsSync(path)) return path;
-  }
+  const entry = builtEntry("policy-host.js");
+  if (entry) return entry;
   throw new Error("the policy process (dist/policy-host.js) is missing; build @bridle/tools-shell");
 }
 

@@ -27,19 +27,19 @@ export interface LocalRunnerOptions {
    */
   readonly pidNamespace?: boolean;
   /**
-   * Start the next command's isolation chain (setpriv, unshare, the namespace's init) ahead of time, while
-   * the model is thinking, so a command waits only for its own shell. Each command still gets a chain of
-   * its own; the one started ahead is used once. Default true; it applies to commands of up to 4 KiB with
-   * no process or memory limit, the others start as before.
+   * Start the next commands' isolation chains (setpriv, unshare, the namespace's init; two are kept
+   * waiting) ahead of time, while the model is thinking, so a command waits only for its own shell. Each
+   * command still gets a chain of its own, used once. Default true; it applies to commands of up to 4 KiB
+   * with no process or memory limit, the others start as before.
    */
   readonly warmStart?: boolean;
   /** How long a chain started ahead waits for a command before it is stopped (default 120000 ms). */
   readonly warmIdleMs?: number;
   /**
-   * Start the chains ahead from a small spawner process of this package's own, which relays their output,
-   * instead of from this process: a fork costs a large process's main thread milliseconds (more the more
-   * memory it holds). Default true where the package is built (dist/shell-spawner.js); else chains start
-   * here.
+   * Start the chains ahead from a small spawner process of this package's own, which hands their pipes to
+   * this process, instead of from this process: a fork costs a large process's main thread milliseconds
+   * (more the more memory it holds). Default true where the package is built (dist/shell-spawner.js);
+   * else chains start here.
    */
   readonly spawner?: boolean;
 }
@@ -54,6 +54,7 @@ export class LocalRunner implements CommandRunner {
   readonly #track: boolean;
   readonly #pidNamespace: boolean;
   #probe: Promise<PidNamespaceProbe> | undefined;
+  #prefix: Promise<string[]> | undefined;
   readonly #warmStart: boolean;
   readonly #warmIdleMs: number;
   readonly #spawner: boolean;
@@ -69,8 +70,8 @@ export class LocalRunner implements CommandRunner {
   }
 
   /**
-   * Stop the chain started ahead for the next command, if any, and start none again; resolves once none
-   * is being started. Commands still run after it, each started cold.
+   * Stop the chains started ahead, and start none again; resolves once none is being started. Commands
+   * still run after it, each started cold.
    */
   async close(): Promise<void> {
     this.#closed = true;
@@ -139,13 +140,21 @@ export class LocalRunner implements CommandRunner {
     ];
   }
 
+  /** What goes in front of every command: its pid namespace where it can have one, else setpriv alone. */
+  #chainPrefix(): Promise<string[]> {
+    this.#prefix ??= (async () => {
+      if ((await this.probe()).available) return pidNamespacePrefix();
+      const deathSignal = await probePrefix(deathSignalPrefix(), "setpriv --pdeathsig");
+      return deathSignal.available ? deathSignalPrefix() : [];
+    })();
+    return this.#prefix;
+  }
+
   async start(request: CommandRequest, policy: SandboxPolicy): Promise<RunningCommand> {
     const limits = await setupLimits(policy, {
       track: this.#track && !(await this.#namespaceTracks(policy)),
     });
-    const isolated = (await this.probe()).available;
-    const deathSignal = (await probePrefix(deathSignalPrefix(), "setpriv --pdeathsig")).available;
-    const prefix = isolated ? pidNamespacePrefix() : deathSignal ? deathSignalPrefix() : [];
+    const prefix = await this.#chainPrefix();
     if (
       this.#warmStart &&
       !this.#closed &&

@@ -1,23 +1,11 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { EventEmitter } from "node:events";
-import { existsSync } from "node:fs";
 import { Socket } from "node:net";
 import { isAbsolute } from "node:path";
-import { fileURLToPath } from "node:url";
+import { builtEntry } from "../built-entry.js";
 import { systemProgram } from "./pid-namespace.js";
+import { killGroup } from "./process-tree.js";
 import type { SpawnerReply, SpawnerRequest } from "./spawner-protocol.js";
-
-/**
- * The built spawner process: beside the bundle in dist/, or dist/ of this package when running from
- * source; undefined when it was not built (the runner then starts chains itself).
- */
-function spawnerEntry(): string | undefined {
-  for (const candidate of ["./shell-spawner.js", "../../dist/shell-spawner.js"]) {
-    const path = fileURLToPath(new URL(candidate, import.meta.url));
-    if (existsSync(path)) return path;
-  }
-  return undefined;
-}
 
 /**
  * A started command as `supervise` watches it: output on stdout/stderr, "exit" when the spawner saw its
@@ -109,11 +97,6 @@ export class ShellSpawner {
       this.#busy(+1);
       this.#send(child, { type: "prepare", id, argv: [...argv], env });
     });
-  }
-
-  /** The spawner's pid while it runs (tests and diagnostics). */
-  get pid(): number | undefined {
-    return this.#child?.pid;
   }
 
   #send(child: ChildProcess, request: SpawnerRequest): void {
@@ -249,13 +232,7 @@ export class ShellSpawner {
     if (this.#child !== child) return;
     this.#child = undefined;
     for (const [id, entry] of [...this.#entries]) {
-      if (entry.pid > 0) {
-        try {
-          process.kill(-entry.pid, "SIGKILL");
-        } catch {
-          // gone
-        }
-      }
+      if (entry.pid > 0) killGroup(entry.pid, "SIGKILL");
       this.#end(id, entry, null, "SIGKILL");
     }
   }
@@ -270,7 +247,9 @@ let shared: ShellSpawner | null | undefined;
 /** The process-wide spawner, or undefined when its entry was not built. */
 export function shellSpawner(): ShellSpawner | undefined {
   if (shared === undefined) {
-    const entry = spawnerEntry();
+    // Beside the bundle in dist/, or dist/ of this package from source; not built, the runner starts
+    // its chains itself.
+    const entry = builtEntry("shell-spawner.js");
     shared = entry ? new ShellSpawner(entry) : null;
   }
   return shared ?? undefined;

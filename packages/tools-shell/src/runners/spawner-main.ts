@@ -9,6 +9,7 @@ import type { SpawnerReply, SpawnerRequest } from "./spawner-protocol.js";
 // Chains started and not yet ended, by request id: their process group ids.
 const chains = new Map<number, number>();
 
+// process-tree.ts has the same few lines; importing them would bundle @bridle/core into this process.
 function killGroup(pid: number): void {
   try {
     process.kill(-pid, "SIGKILL");

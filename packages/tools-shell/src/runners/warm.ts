@@ -28,13 +28,76 @@ const POOL = 2;
 interface Slot {
   readonly envKey: string;
   readonly timer: NodeJS.Timeout;
-  /** The chain started in this process, or by the spawner process. */
-  readonly local?: ChildProcess;
-  readonly remote?: RemoteChain;
+  readonly chain: LocalChain | RemoteChain;
+}
+
+/** A chain started in this process, waiting for its command on fd 3 (the spawner's are RemoteChains). */
+class LocalChain {
+  onLost: (() => void) | undefined;
+  readonly #child: ChildProcess;
+  #state: "waiting" | "running" | "gone" = "waiting";
+
+  private constructor(child: ChildProcess) {
+    this.#child = child;
+    // A waiting chain must not keep this process alive.
+    child.unref();
+    for (const stream of this.#streams()) refStream(stream, false);
+    child.once("exit", () => this.#died());
+    child.once("error", () => this.#died());
+  }
+
+  /** Start one; undefined when it could not be started. */
+  static start(argv: readonly string[], env: Record<string, string>): LocalChain | undefined {
+    const child = startGroup(argv, { cwd: "/", env, requestPipe: true });
+    if (child.pid !== undefined) return new LocalChain(child);
+    child.on("error", () => {});
+    return undefined;
+  }
+
+  get waiting(): boolean {
+    return this.#state === "waiting" && this.#child.exitCode === null && this.#child.signalCode === null;
+  }
+
+  /** Give it its request (the bytes its fd 3 reads); the command is then the returned process. */
+  run(request: string): ChildProcess {
+    this.#state = "running";
+    const child = this.#child;
+    child.removeAllListeners("exit");
+    child.removeAllListeners("error");
+    child.ref();
+    for (const stream of this.#streams()) refStream(stream, true);
+    const pipe = child.stdio[3];
+    // EPIPE here means the chain died just now: the command ends as that death says, through "close".
+    pipe?.on("error", () => {});
+    if (pipe && "end" in pipe) pipe.end(request);
+    return child;
+  }
+
+  discard(): void {
+    if (this.#state !== "waiting") return;
+    this.#state = "gone";
+    const pid = this.#child.pid;
+    if (pid !== undefined) {
+      killGroup(pid, "SIGKILL");
+      untrack(pid);
+    }
+    this.#child.on("error", () => {});
+    for (const stream of this.#streams()) stream?.destroy();
+  }
+
+  #died(): void {
+    if (this.#state !== "waiting") return;
+    this.discard();
+    this.onLost?.();
+  }
+
+  #streams() {
+    return [this.#child.stdout, this.#child.stderr, this.#child.stdio[3]];
+  }
 }
 
 /**
- * One command started ahead of time, up to the point where it needs to know what to run: the isolation
+ * Commands started ahead of time, up to the point where they need to know what to run: the isolation
  * chain a runner puts in front of every command (pid namespace, fresh /proc, parent-death signal) costs
  * several process starts, and they happen while the model is thinking instead of between its answer and
  * the command's output. Every command still gets its own chain, made for it alone: a waiting chain is
@@ -99,21 +162,9 @@ export class WarmStart {
       return undefined;
     }
     const bytes = `${request.cwd}\0${request.command}\0`;
-    const running = slot.remote
-      ? supervise(slot.remote.run(bytes), request, { started: Date.now(), file: SHELL })
-      : this.#runLocal(slot.local as ChildProcess, request, bytes);
+    const running = supervise(slot.chain.run(bytes), request, { started: Date.now(), file: SHELL });
     void running.done.then(fill, fill);
     return running;
-  }
-
-  #runLocal(child: ChildProcess, request: CommandRequest, bytes: string): RunningCommand {
-    child.ref();
-    for (const stream of [child.stdout, child.stderr, child.stdio[3]]) refStream(stream, true);
-    const pipe = child.stdio[3];
-    // EPIPE here means the chain died just now: the command ends as that death says, through "close".
-    pipe?.on("error", () => {});
-    if (pipe && "end" in pipe) pipe.end(bytes);
-    return supervise(child, request, { started: Date.now(), file: SHELL });
   }
 
   /** Stop the waiting chains and start none again; resolves once none is being started. */
@@ -128,15 +179,8 @@ export class WarmStart {
     while (this.#slots.length > 0) {
       const slot = this.#slots.shift() as Slot;
       clearTimeout(slot.timer);
-      let usable = slot.envKey === envKey;
-      if (slot.remote) {
-        slot.remote.onLost = undefined;
-        usable &&= slot.remote.waiting;
-      } else if (slot.local) {
-        slot.local.removeAllListeners("exit");
-        slot.local.removeAllListeners("error");
-        usable &&= slot.local.exitCode === null && slot.local.signalCode === null;
-      }
+      slot.chain.onLost = undefined;
+      const usable = slot.envKey === envKey && slot.chain.waiting;
       if (usable) return slot;
       discard(slot);
     }
@@ -159,23 +203,17 @@ export class WarmStart {
           remote.discard();
           return;
         }
-        const slot: Slot = { envKey, remote, timer: this.#idle(() => slot) };
+        const slot: Slot = { envKey, chain: remote, timer: this.#idle(() => slot) };
         remote.onLost = () => this.#lost(slot);
         this.#slots.push(slot);
       });
       this.#starting.add(starting);
       return true;
     }
-    const child = startGroup(this.#argv, { cwd: "/", env, requestPipe: true });
-    if (child.pid === undefined) {
-      child.on("error", () => {});
-      return false;
-    }
-    child.unref();
-    for (const stream of [child.stdout, child.stderr, child.stdio[3]]) refStream(stream, false);
-    const slot: Slot = { envKey, local: child, timer: this.#idle(() => slot) };
-    child.once("exit", () => this.#lost(slot));
-    child.once("error", () => this.#lost(slot));
+    const chain = LocalChain.start(this.#argv, env);
+    if (!chain) return false;
+    const slot: Slot = { envKey, chain, timer: this.#idle(() => slot) };
+    chain.onLost = () => this.#lost(slot);
     this.#slots.push(slot);
     return true;
   }
@@ -197,18 +235,7 @@ export class WarmStart {
 
 function discard(slot: Slot): void {
   clearTimeout(slot.timer);
-  if (slot.remote) {
-    slot.remote.discard();
-    return;
-  }
-  const child = slot.local as ChildProcess;
-  const pid = child.pid;
-  if (pid !== undefined) {
-    killGroup(pid, "SIGKILL");
-    untrack(pid);
-  }
-  child.on("error", () => {});
-  for (const stream of [child.stdout, child.stderr, child.stdio[3]]) stream?.destroy();
+  slot.chain.discard();
 }
 
 function refStream(stream: unknown, ref: boolean): void {

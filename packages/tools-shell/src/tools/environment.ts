@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { BridleError, ToolFailure, type Workspace } from "@bridle/core";
@@ -112,17 +112,6 @@ export class ShellEnvironment {
 
   /** The folder a command starts in: an existing directory inside the workspace. */
   async cwd(workspace: Workspace, cwd: string | undefined): Promise<string> {
-    if (cwd === undefined || cwd === ".") {
-      // The usual case, the workspace root, with the checks resolveExisting makes, in two system calls
-      // on this thread instead of round trips to the thread pool; any doubt takes the full path below.
-      try {
-        const real = realpathSync.native(workspace.root);
-        if ((await workspace.contains(real)) && !workspace.isSecret(real) && statSync(real).isDirectory())
-          return real;
-      } catch {
-        // reported by the full resolution
-      }
-    }
     const resolved = await workspace.resolveExisting(cwd ?? ".");
     if (!(await stat(resolved)).isDirectory())
       throw new ToolFailure("InvalidInput", `cwd ${cwd} is not a directory`);
