@@ -91,7 +91,7 @@ function waitingChains(): number[] {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, "latin1");
-      if (cmdline.includes("read -r -d '' dir <&3") && !cmdline.includes("vitest") && ours(Number(entry)))
+      if (cmdline.includes("read -r _b_dn _b_cn <&3") && !cmdline.includes("vitest") && ours(Number(entry)))
         found.push(Number(entry));
     } catch {
       // gone
@@ -102,13 +102,13 @@ function waitingChains(): number[] {
 
 /**
  * A runner whose chains are ready: one command has run, and both chains started after it are waiting
- * (each is three processes by then: unshare, the namespace's init and the bash reading fd 3).
+ * (each is two processes by then: unshare and the namespace's init, reading fd 3).
  */
 async function primedRunner(options: LocalRunnerOptions): Promise<LocalRunner> {
   const runner = new LocalRunner(options);
   const before = new Set(waitingChains());
   await run(runner, "true");
-  expect(await waitFor(() => waitingChains().filter((pid) => !before.has(pid)).length >= 6, 10_000)).toBe(
+  expect(await waitFor(() => waitingChains().filter((pid) => !before.has(pid)).length >= 4, 10_000)).toBe(
     true,
   );
   return runner;
@@ -234,6 +234,26 @@ describe.each(modes)("LocalRunner warm start, chains $mode", ({ spawner, skip })
         const second = await run(warm, "ps -e -o pid=,comm= | grep -c sleep || true");
         expect(first.stdout.trim()).toMatch(/^\d+$/);
         expect(second.stdout.trim()).toBe("0");
+      } finally {
+        await warm.close();
+      }
+    });
+
+    it("a warm-started command has ended only once its namespace is gone: nothing it left runs on", async () => {
+      const warm = await primed();
+      try {
+        for (let i = 0; i < 6; i++) {
+          const marker = `BRIDLE_WARM_${process.pid}_left_${i}`;
+          // Detached, its own session, output elsewhere, a double fork: none holds the command's pipes.
+          const ran = await run(
+            warm,
+            `export ${marker}=1; setsid sleep 30 >/dev/null 2>&1 < /dev/null &
+            ( (sleep 30 >/dev/null 2>&1 &) ); exit ${40 + i}`,
+          );
+          expect(ran.exitCode).toBe(40 + i);
+          // No waiting: the end of the run is the end of every process it started.
+          expect(processesWith(marker)).toEqual([]);
+        }
       } finally {
         await warm.close();
       }
@@ -374,7 +394,7 @@ describe.each(modes)("LocalRunner warm start, chains $mode", ({ spawner, skip })
         return lines;
       };
       const warmStarted = processesWith(marker).some((pid) =>
-        ancestors(pid).some((line) => line.includes("read -r -d '' dir <&3")),
+        ancestors(pid).some((line) => line.includes("read -r _b_dn _b_cn <&3")),
       );
       expect(warmStarted).toBe(true);
       agent.kill("SIGKILL");

@@ -5,6 +5,7 @@ import {
   type PidNamespaceProbe,
   pidNamespacePrefix,
   probePrefix,
+  warmChainArgv,
 } from "./pid-namespace.js";
 import { launch, SHELL } from "./process-tree.js";
 import type { CommandRequest, CommandRunner, RunningCommand } from "./runner.js";
@@ -29,8 +30,8 @@ export interface LocalRunnerOptions {
   /**
    * Start the next commands' isolation chains (setpriv, unshare, the namespace's init; two are kept
    * waiting) ahead of time, while the model is thinking, so a command waits only for its own shell. Each
-   * command still gets a chain of its own, used once. Default true; it applies to commands of up to 4 KiB
-   * with no process or memory limit, the others start as before.
+   * command still gets a chain of its own, used once. Default true; it applies, where commands get their
+   * own pid namespace, to commands of up to 4 KiB with no process or memory limit; the others start cold.
    */
   readonly warmStart?: boolean;
   /** How long a chain started ahead waits for a command before it is stopped (default 120000 ms). */
@@ -54,7 +55,7 @@ export class LocalRunner implements CommandRunner {
   readonly #track: boolean;
   readonly #pidNamespace: boolean;
   #probe: Promise<PidNamespaceProbe> | undefined;
-  #prefix: Promise<string[]> | undefined;
+  #prefix: Promise<{ cold: string[]; warm: string[] | undefined }> | undefined;
   readonly #warmStart: boolean;
   readonly #warmIdleMs: number;
   readonly #spawner: boolean;
@@ -140,12 +141,15 @@ export class LocalRunner implements CommandRunner {
     ];
   }
 
-  /** What goes in front of every command: its pid namespace where it can have one, else setpriv alone. */
-  #chainPrefix(): Promise<string[]> {
+  /**
+   * What goes in front of every command: its pid namespace where it can have one, else setpriv alone;
+   * and, with a namespace, the chain a warm start keeps waiting.
+   */
+  #chainPrefix(): Promise<{ cold: string[]; warm: string[] | undefined }> {
     this.#prefix ??= (async () => {
-      if ((await this.probe()).available) return pidNamespacePrefix();
+      if ((await this.probe()).available) return { cold: pidNamespacePrefix(), warm: warmChainArgv(SHELL) };
       const deathSignal = await probePrefix(deathSignalPrefix(), "setpriv --pdeathsig");
-      return deathSignal.available ? deathSignalPrefix() : [];
+      return { cold: deathSignal.available ? deathSignalPrefix() : [], warm: undefined };
     })();
     return this.#prefix;
   }
@@ -156,16 +160,17 @@ export class LocalRunner implements CommandRunner {
     });
     const prefix = await this.#chainPrefix();
     if (
+      prefix.warm &&
       this.#warmStart &&
       !this.#closed &&
       !limits.cgroup &&
       limits.ulimits.length === 0 &&
       WarmStart.fits(request)
     ) {
-      this.#warm ??= new WarmStart(prefix, this.#warmIdleMs, this.#spawner ? shellSpawner() : undefined);
+      this.#warm ??= new WarmStart(prefix.warm, this.#warmIdleMs, this.#spawner ? shellSpawner() : undefined);
       const running = await this.#warm.run(request, commandEnv(policy));
       if (running) return running;
     }
-    return launch(request, policy, { argv: [...prefix, SHELL, "-c", request.command], ...limits });
+    return launch(request, policy, { argv: [...prefix.cold, SHELL, "-c", request.command], ...limits });
   }
 }

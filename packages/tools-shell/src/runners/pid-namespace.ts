@@ -5,19 +5,73 @@ import { execa } from "execa";
 const IS_ROOT = process.getuid?.() === 0;
 
 /**
- * pid 1 of the command's namespace. The kernel delivers a signal from outside to a namespace's init
- * only when it has a handler, and the namespace dies with it: so a small shell that forwards SIGTERM
- * to the command and waits, rather than the command itself (a bash without a TERM trap would ignore it).
+ * pid 1 of the command's namespace, after `start` has started the command in the background. The kernel
+ * delivers a signal from outside to a namespace's init only when it has a handler, and the namespace
+ * dies with it: so a small shell that forwards SIGTERM to the command and waits, rather than the command
+ * itself (a bash without a TERM trap would ignore it). Its variables are set after the command started,
+ * so they never reach its environment.
  */
-const INIT = [
-  // The init's own notices (dash reports a child killed by a signal, sometimes, as "Killed") are not the
-  // command's output: once the command has its stderr, the init's goes nowhere.
-  '"$@" & child=$!',
-  "exec 2>/dev/null",
-  'trap "kill -TERM $child 2>/dev/null" TERM INT HUP',
-  // `wait` returns early when a trapped signal arrives: wait again until the command is really gone.
-  'while :; do wait "$child"; status=$?; kill -0 "$child" 2>/dev/null || exit "$status"; done',
-].join("\n");
+function init(start: readonly string[], reportStatus: boolean): string {
+  return [
+    ...start,
+    // The init's own notices (dash reports a child killed by a signal, sometimes, as "Killed") are not the
+    // command's output: once the command has its stderr, the init's goes nowhere.
+    "exec 2>/dev/null",
+    'trap "kill -TERM $child; hit=1" TERM INT HUP',
+    // `wait` returns early when a trapped signal arrives: then wait again until the command is really gone.
+    'while :; do hit=; wait "$child"; status=$?; [ -n "$hit" ] && kill -0 "$child" || break; done',
+    // A warm start learns the status here, without waiting for the spawner (see spawner-client.ts).
+    ...(reportStatus ? [`printf '%d\\n' "$status" >&3`] : []),
+    'exit "$status"',
+  ].join("\n");
+}
+
+/**
+ * The names a warm start's init sets before the command starts: a command whose environment has one of
+ * them starts cold, or it would see the init's value instead of its own.
+ */
+export const WARM_INIT_NAMES: ReadonlySet<string> = new Set([
+  "_b_dn",
+  "_b_cn",
+  "_b_v",
+  "_b_k",
+  "_b_l",
+  "_b_dir",
+  "_b_cmd",
+  "_b_old",
+]);
+
+/**
+ * A warm start's init waits, in its fresh namespace, for its request on fd 3: a line with the number of
+ * lines of the working folder and of the command, then those lines. It moves to the folder (putting
+ * OLDPWD back as it was: a cold start has no `cd`), starts `shell -c COMMAND` without fd 3, and reports
+ * the status there when it ends. A request it cannot read ends it with status 125.
+ */
+function warmStart(shell: string): string[] {
+  return [
+    'IFS=" " read -r _b_dn _b_cn <&3 || exit 125',
+    'case "$_b_dn $_b_cn" in *[!0-9\\ ]*|" "*|*" ") exit 125;; esac',
+    "_b_lines() {",
+    "  _b_v=; _b_k=0",
+    '  while [ "$_b_k" -lt "$1" ]; do',
+    "    IFS= read -r _b_l <&3 || exit 125",
+    '    if [ "$_b_k" = 0 ]; then _b_v=$_b_l; else _b_v="$_b_v',
+    '$_b_l"; fi',
+    "    _b_k=$((_b_k + 1))",
+    "  done",
+    "}",
+    '_b_lines "$_b_dn"; _b_dir=$_b_v; _b_lines "$_b_cn"; _b_cmd=$_b_v',
+    'if [ -n "${OLDPWD+x}" ]; then _b_old=$OLDPWD; cd -- "$_b_dir" || exit 125; OLDPWD=$_b_old',
+    'else cd -- "$_b_dir" || exit 125; unset OLDPWD; fi',
+    `${shell} -c "$_b_cmd" 3<&- & child=$!`,
+  ];
+}
+
+/** The request a warm start's init reads (see warmStart). */
+export function warmRequest(cwd: string, command: string): string {
+  const lines = (text: string) => text.split("\n").length;
+  return `${lines(cwd)} ${lines(command)}\n${cwd}\n${command}\n`;
+}
 
 export interface PidNamespaceProbe {
   readonly available: boolean;
@@ -31,6 +85,18 @@ export interface PidNamespaceProbe {
  * SIGKILL, `--kill-child` passes it on to the namespace's init, and the kernel ends every process inside.
  */
 export function pidNamespacePrefix(): string[] {
+  return namespaceChain(init(['"$@" & child=$!'], false));
+}
+
+/**
+ * A chain started ahead of its command (see warm.ts): the same namespace, whose init waits for the
+ * command on fd 3 and runs it with `shell`.
+ */
+export function warmChainArgv(shell: string): string[] {
+  return namespaceChain(init(warmStart(shell), true));
+}
+
+function namespaceChain(script: string): string[] {
   return [
     ...deathSignalPrefix(),
     systemProgram("unshare"),
@@ -42,7 +108,7 @@ export function pidNamespacePrefix(): string[] {
     "--",
     "/bin/sh",
     "-c",
-    INIT,
+    script,
     "sh",
   ];
 }

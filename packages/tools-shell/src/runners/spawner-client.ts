@@ -8,14 +8,16 @@ import { killGroup } from "./process-tree.js";
 import type { SpawnerReply, SpawnerRequest } from "./spawner-protocol.js";
 
 /**
- * A started command as `supervise` watches it: output on stdout/stderr, "exit" when the spawner saw its
- * first process end (reaped: with it, its pid namespace is gone), "close" once its output pipes have
- * closed too.
+ * A started command as `supervise` watches it: output on stdout/stderr, "exit" once it has ended, and
+ * "close" once its output pipes have closed too. It has ended when the spawner reports its first
+ * process reaped or, sooner, when the namespace's init has written the command's status on the request
+ * pipe and every pipe has closed: the chain's first process holds them all until it exits, and it
+ * exits only after the init, whose end ends every process in the namespace.
  */
 export class RemoteChild extends EventEmitter {
   #exit: [number | null, NodeJS.Signals | null] | undefined;
-  #open = 2;
-  readonly #request: Socket;
+  #open = 3;
+  #status = "";
 
   constructor(
     readonly pid: number,
@@ -24,14 +26,17 @@ export class RemoteChild extends EventEmitter {
     request: Socket,
   ) {
     super();
-    this.#request = request;
-    for (const stream of [stdout, stderr]) {
+    for (const stream of [stdout, stderr, request]) {
       stream.on("error", () => {});
       stream.once("close", () => {
         this.#open -= 1;
         this.#closed();
       });
     }
+    request.setEncoding("latin1");
+    request.on("data", (chunk: string) => {
+      if (this.#status.length < 16) this.#status += chunk;
+    });
   }
 
   /** The spawner reported the end (or died, taking the chain with it). */
@@ -43,8 +48,13 @@ export class RemoteChild extends EventEmitter {
   }
 
   #closed(): void {
-    if (!this.#exit || this.#open !== 0) return;
-    this.#request.destroy();
+    if (this.#open !== 0) return;
+    if (!this.#exit) {
+      const reported = /^(\d{1,3})\n$/.exec(this.#status);
+      if (!reported) return;
+      this.ended(Number(reported[1]), null);
+      return;
+    }
     this.emit("close", ...this.#exit);
   }
 }

@@ -1,25 +1,12 @@
 import type { ChildProcess } from "node:child_process";
 import { statSync } from "node:fs";
+import type { Duplex } from "node:stream";
+import { WARM_INIT_NAMES, warmRequest } from "./pid-namespace.js";
 import { killGroup, SHELL, startGroup, supervise, untrack } from "./process-tree.js";
 import type { CommandRequest, RunningCommand } from "./runner.js";
 import type { RemoteChain, ShellSpawner } from "./spawner-client.js";
 
-/**
- * What a warm start runs at the end of its isolation chain: a bash that waits for its command on fd 3
- * (the working folder and the command, each NUL-terminated), closes fd 3, moves there and becomes
- * `bash -c COMMAND`. Its own variables are not exported, so the command's environment is the one the
- * chain was started with, as for a cold start; `cd` sets OLDPWD, which a cold start does not have, so it
- * is put back as it was.
- */
-const BOOT = [
-  "IFS= read -r -d '' dir <&3 && IFS= read -r -d '' cmd <&3 || exit 125",
-  "exec 3<&-",
-  'if [ -v OLDPWD ]; then old=$OLDPWD; cd -- "$dir" || exit 125; OLDPWD=$old; unset old',
-  'else cd -- "$dir" || exit 125; unset OLDPWD; fi',
-  `exec ${SHELL} -c "$cmd"`,
-].join("\n");
-
-// bash reads a pipe a byte at a time (about 0.25 µs each): past this a cold start costs less.
+// The init reads its request a byte at a time (a read each): past this a cold start costs less.
 const MAX_REQUEST_BYTES = 4096;
 // Chains kept waiting: with two, the one a command takes was started a command earlier, so commands
 // that follow each other at once (a scripted or a fast model) still find theirs ready.
@@ -66,10 +53,12 @@ class LocalChain {
     child.removeAllListeners("error");
     child.ref();
     for (const stream of this.#streams()) refStream(stream, true);
-    const pipe = child.stdio[3];
+    const pipe = child.stdio[3] as Duplex | null;
     // EPIPE here means the chain died just now: the command ends as that death says, through "close".
     pipe?.on("error", () => {});
-    if (pipe && "end" in pipe) pipe.end(request);
+    pipe?.end(request);
+    // What the init reports there (the status) is known here from "exit"; read on, so the pipe closes.
+    pipe?.resume();
     return child;
   }
 
@@ -114,9 +103,9 @@ export class WarmStart {
   readonly #starting = new Set<Promise<void>>();
   #closed = false;
 
-  /** `prefix`: the isolation chain's argv, which ends by exec'ing its arguments. */
-  constructor(prefix: readonly string[], idleMs: number, spawner?: ShellSpawner) {
-    this.#argv = [...prefix, SHELL, "-c", BOOT];
+  /** `argv`: the isolation chain, whose init waits for its request on fd 3 (warmChainArgv). */
+  constructor(argv: readonly string[], idleMs: number, spawner?: ShellSpawner) {
+    this.#argv = argv;
     this.#idleMs = idleMs;
     this.#spawner = spawner;
   }
@@ -134,6 +123,7 @@ export class WarmStart {
    * start, which reports it as it always has.
    */
   async run(request: CommandRequest, env: Record<string, string>): Promise<RunningCommand | undefined> {
+    for (const name in env) if (WARM_INIT_NAMES.has(name)) return undefined;
     const envKey = JSON.stringify(env);
     // A chain the spawner is starting is ready within milliseconds: sooner than a cold start.
     if (this.#slots.length === 0 && this.#starting.size > 0) {
@@ -161,8 +151,10 @@ export class WarmStart {
       setImmediate(fill);
       return undefined;
     }
-    const bytes = `${request.cwd}\0${request.command}\0`;
-    const running = supervise(slot.chain.run(bytes), request, { started: Date.now(), file: SHELL });
+    const running = supervise(slot.chain.run(warmRequest(request.cwd, request.command)), request, {
+      started: Date.now(),
+      file: SHELL,
+    });
     void running.done.then(fill, fill);
     return running;
   }
