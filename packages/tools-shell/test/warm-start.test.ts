@@ -100,6 +100,40 @@ function waitingChains(): number[] {
   return found;
 }
 
+/** This process's spawner: the node process running dist/shell-spawner.js. */
+function spawnerProcesses(): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, "latin1").split("\0");
+      if (argv[0] === process.execPath && argv.some((word) => word.endsWith("shell-spawner.js")))
+        if (ours(Number(entry))) found.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
+
+/** Zombie children of any of `parents`. */
+function zombiesOf(parents: ReadonlySet<number>): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // After the command name in parentheses: state, then the parent's pid.
+      const fields = readFileSync(`/proc/${entry}/stat`, "latin1")
+        .replace(/^.*\) /s, "")
+        .split(" ");
+      if (fields[0] === "Z" && parents.has(Number(fields[1]))) found.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return found;
+}
+
 /**
  * A runner whose chains are ready: one command has run, and both chains started after it are waiting
  * (each is two processes by then: unshare and the namespace's init, reading fd 3).
@@ -255,6 +289,55 @@ describe.each(modes)("LocalRunner warm start, chains $mode", ({ spawner, skip })
           expect(processesWith(marker)).toEqual([]);
         }
       } finally {
+        await warm.close();
+      }
+    });
+
+    it.skipIf(!spawner)(
+      "a SIGKILL of the spawner ends every command it started, namespaces and all",
+      async () => {
+        const warm = await primed();
+        try {
+          const marker = `BRIDLE_WARM_${process.pid}_spawner_killed`;
+          const running = await warm.start(
+            {
+              command: `export ${marker}=1; setsid sleep 30 >/dev/null 2>&1 & (sleep 30 &); sleep 30`,
+              cwd: dir,
+              writableRoots: [dir],
+              timeoutMs: 30_000,
+            },
+            sandboxPolicy(),
+          );
+          expect(await waitFor(() => processesWith(marker).length >= 3, 10_000)).toBe(true);
+          const [spawnerPid] = spawnerProcesses();
+          expect(spawnerPid).toBeDefined();
+          process.kill(spawnerPid as number, "SIGKILL");
+          const exit = await running.done;
+          expect(exit.signal).toBe("SIGKILL");
+          expect(await waitFor(() => processesWith(marker).length === 0, 10_000)).toBe(true);
+          // A spawner is started again for the next commands.
+          expect((await run(warm, "echo again")).stdout).toBe("again\n");
+        } finally {
+          await warm.close();
+        }
+      },
+    );
+
+    it.skipIf(!spawner)("chains the spawner started and lost leave no zombie behind", async () => {
+      const warm = await primed();
+      const name = "BRIDLE_WARM_ZOMBIE_VALUE";
+      try {
+        const policy = sandboxPolicy({ allowed_env: ["PATH", name] });
+        // Each change of environment kills the waiting chains (their unshare and init at once).
+        for (let i = 0; i < 8; i++) {
+          process.env[name] = String(i);
+          expect((await run(warm, `echo "$${name}"`, { policy })).stdout).toBe(`${i}\n`);
+        }
+        const parents = new Set(spawnerProcesses().flatMap((pid) => [pid, parentOf(pid)]));
+        expect(parents.size).toBeGreaterThan(0);
+        expect(await waitFor(() => zombiesOf(parents).length === 0, 10_000)).toBe(true);
+      } finally {
+        delete process.env[name];
         await warm.close();
       }
     });

@@ -10,7 +10,7 @@ import {
 import { launch, SHELL } from "./process-tree.js";
 import type { CommandRequest, CommandRunner, RunningCommand } from "./runner.js";
 import { shellSpawner } from "./spawner-client.js";
-import { WarmStart } from "./warm.js";
+import { type WarmChains, WarmStart } from "./warm.js";
 
 export interface LocalRunnerOptions {
   /**
@@ -55,7 +55,7 @@ export class LocalRunner implements CommandRunner {
   readonly #track: boolean;
   readonly #pidNamespace: boolean;
   #probe: Promise<PidNamespaceProbe> | undefined;
-  #prefix: Promise<{ cold: string[]; warm: string[] | undefined }> | undefined;
+  #prefix: Promise<{ cold: string[]; warm: WarmChains | undefined }> | undefined;
   readonly #warmStart: boolean;
   readonly #warmIdleMs: number;
   readonly #spawner: boolean;
@@ -145,9 +145,15 @@ export class LocalRunner implements CommandRunner {
    * What goes in front of every command: its pid namespace where it can have one, else setpriv alone;
    * and, with a namespace, the chain a warm start keeps waiting.
    */
-  #chainPrefix(): Promise<{ cold: string[]; warm: string[] | undefined }> {
+  #chainPrefix(): Promise<{ cold: string[]; warm: WarmChains | undefined }> {
     this.#prefix ??= (async () => {
-      if ((await this.probe()).available) return { cold: pidNamespacePrefix(), warm: warmChainArgv(SHELL) };
+      if ((await this.probe()).available) {
+        const warm = {
+          local: warmChainArgv(SHELL, { deathSignal: true }),
+          spawned: warmChainArgv(SHELL, { deathSignal: false }),
+        };
+        return { cold: pidNamespacePrefix(), warm };
+      }
       const deathSignal = await probePrefix(deathSignalPrefix(), "setpriv --pdeathsig");
       return { cold: deathSignal.available ? deathSignalPrefix() : [], warm: undefined };
     })();

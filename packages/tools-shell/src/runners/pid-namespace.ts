@@ -61,6 +61,7 @@ function warmStart(shell: string): string[] {
     "  done",
     "}",
     '_b_lines "$_b_dn"; _b_dir=$_b_v; _b_lines "$_b_cn"; _b_cmd=$_b_v',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion (is OLDPWD set?)
     'if [ -n "${OLDPWD+x}" ]; then _b_old=$OLDPWD; cd -- "$_b_dir" || exit 125; OLDPWD=$_b_old',
     'else cd -- "$_b_dir" || exit 125; unset OLDPWD; fi',
     `${shell} -c "$_b_cmd" 3<&- & child=$!`,
@@ -85,25 +86,39 @@ export interface PidNamespaceProbe {
  * SIGKILL, `--kill-child` passes it on to the namespace's init, and the kernel ends every process inside.
  */
 export function pidNamespacePrefix(): string[] {
-  return namespaceChain(init(['"$@" & child=$!'], false));
+  return namespaceChain(init(['"$@" & child=$!'], false), { deathSignal: true, mountProc: true });
 }
 
 /**
  * A chain started ahead of its command (see warm.ts): the same namespace, whose init waits for the
- * command on fd 3 and runs it with `shell`.
+ * command on fd 3 and runs it with `shell`. Without `deathSignal` (a chain the spawner starts: the
+ * spawner's own namespace ends it with the spawner) it has no setpriv in front.
  */
-export function warmChainArgv(shell: string): string[] {
-  return namespaceChain(init(warmStart(shell), true));
+export function warmChainArgv(shell: string, options: { readonly deathSignal: boolean }): string[] {
+  return namespaceChain(init(warmStart(shell), true), { deathSignal: options.deathSignal, mountProc: true });
 }
 
-function namespaceChain(script: string): string[] {
+/**
+ * What the spawner process runs behind (spawner-client.ts): a pid namespace of its own, whose init is
+ * the same forwarding shell. When the spawner ends, however it ends, the kernel ends every process in
+ * that namespace, every chain it started and their namespaces included; and the init reaps whatever is
+ * left to it. Its /proc stays the agent's, so the spawner can tell the agent's numbers for its chains.
+ */
+export function spawnerNamespacePrefix(): string[] {
+  return namespaceChain(init(['"$@" & child=$!'], false), { deathSignal: true, mountProc: false });
+}
+
+function namespaceChain(
+  script: string,
+  options: { readonly deathSignal: boolean; readonly mountProc: boolean },
+): string[] {
   return [
-    ...deathSignalPrefix(),
+    ...(options.deathSignal ? deathSignalPrefix() : []),
     systemProgram("unshare"),
     "--pid",
     "--fork",
     "--kill-child",
-    "--mount-proc",
+    ...(options.mountProc ? ["--mount-proc"] : []),
     ...(IS_ROOT ? [] : ["--map-current-user"]),
     "--",
     "/bin/sh",

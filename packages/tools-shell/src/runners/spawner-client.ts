@@ -3,7 +3,7 @@ import { EventEmitter } from "node:events";
 import { Socket } from "node:net";
 import { isAbsolute } from "node:path";
 import { builtEntry } from "../built-entry.js";
-import { systemProgram } from "./pid-namespace.js";
+import { spawnerNamespacePrefix, systemProgram } from "./pid-namespace.js";
 import { killGroup } from "./process-tree.js";
 import type { SpawnerReply, SpawnerRequest } from "./spawner-protocol.js";
 
@@ -117,16 +117,14 @@ export class ShellSpawner {
   }
 
   #start(): ChildProcess {
-    // setpriv ties its life to this process even through a SIGKILL (the channel's end alone has been
-    // seen to leave it running); it keeps the environment and the channel's descriptor.
-    const setpriv = systemProgram("setpriv");
+    // It runs as pid 2 of a pid namespace of its own, behind setpriv, which ties its life to this process
+    // even through a SIGKILL (the channel's end alone has been seen to leave it running): every chain it
+    // starts is in that namespace and ends with it, so the chains need no setpriv of their own. The chain
+    // keeps the environment and the channel's descriptor.
+    const [execPath, ...prefix] = spawnerNamespacePrefix();
     const child = fork(this.#entry, [], {
-      ...(isAbsolute(setpriv)
-        ? {
-            execPath: setpriv,
-            execArgv: ["--pdeathsig", "KILL", "--", process.execPath, "--optimize-for-size"],
-          }
-        : { execArgv: ["--optimize-for-size"] }),
+      execPath,
+      execArgv: [...prefix, process.execPath, "--optimize-for-size"],
       serialization: "advanced",
       stdio: ["ignore", "ignore", "ignore", "ipc"],
       // It starts commands with the environment each request gives: it needs none of the agent's.
@@ -260,7 +258,9 @@ export function shellSpawner(): ShellSpawner | undefined {
     // Beside the bundle in dist/, or dist/ of this package from source; not built, the runner starts
     // its chains itself.
     const entry = builtEntry("shell-spawner.js");
-    shared = entry ? new ShellSpawner(entry) : null;
+    // Its namespace needs setpriv and unshare from the system's folders (a chain it starts has no setpriv).
+    const chain = ["setpriv", "unshare"].every((name) => isAbsolute(systemProgram(name)));
+    shared = entry && chain ? new ShellSpawner(entry) : null;
   }
   return shared ?? undefined;
 }

@@ -12,6 +12,12 @@ const MAX_REQUEST_BYTES = 4096;
 // that follow each other at once (a scripted or a fast model) still find theirs ready.
 const POOL = 2;
 
+/** The argv of a chain whose init waits for its request on fd 3 (warmChainArgv): started here, or by the spawner. */
+export interface WarmChains {
+  readonly local: readonly string[];
+  readonly spawned: readonly string[];
+}
+
 interface Slot {
   readonly envKey: string;
   readonly timer: NodeJS.Timeout;
@@ -103,9 +109,8 @@ export class WarmStart {
   readonly #starting = new Set<Promise<void>>();
   #closed = false;
 
-  /** `argv`: the isolation chain, whose init waits for its request on fd 3 (warmChainArgv). */
-  constructor(argv: readonly string[], idleMs: number, spawner?: ShellSpawner) {
-    this.#argv = argv;
+  constructor(chains: WarmChains, idleMs: number, spawner?: ShellSpawner) {
+    this.#argv = spawner ? chains.spawned : chains.local;
     this.#idleMs = idleMs;
     this.#spawner = spawner;
   }
