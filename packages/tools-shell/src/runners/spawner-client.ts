@@ -93,19 +93,36 @@ export class ShellSpawner {
   readonly #entries = new Map<number, Entry>();
   // Chains being started or running: while there are any, the channel keeps this process alive.
   #pending = 0;
+  // What the running spawner was last sent (it was started afresh when these are undefined).
+  #lastArgv: readonly string[] | undefined;
+  #lastEnv: string | undefined;
 
   constructor(entry: string) {
     this.#entry = entry;
   }
 
   /** Start a chain; undefined when the spawner cannot (the caller starts commands itself). */
-  prepare(argv: readonly string[], env: Record<string, string>): Promise<RemoteChain | undefined> {
+  prepare(
+    argv: readonly string[],
+    env: Record<string, string>,
+    envKey = JSON.stringify(env),
+  ): Promise<RemoteChain | undefined> {
     const child = this.#child ?? this.#start();
     const id = this.#next++;
     return new Promise((resolve) => {
       this.#entries.set(id, { state: "preparing", pid: 0, resolve, pipes: {} });
       this.#busy(+1);
-      this.#send(child, { type: "prepare", id, argv: [...argv], env });
+      // The spawner keeps the last argv and environment: most chains repeat both.
+      const sameArgv = this.#lastArgv === argv;
+      const sameEnv = this.#lastEnv === envKey;
+      this.#lastArgv = argv;
+      this.#lastEnv = envKey;
+      this.#send(child, {
+        type: "prepare",
+        id,
+        ...(sameArgv ? {} : { argv: [...argv] }),
+        ...(sameEnv ? {} : { env }),
+      });
     });
   }
 
@@ -136,6 +153,8 @@ export class ShellSpawner {
     child.unref();
     child.channel?.unref();
     this.#child = child;
+    this.#lastArgv = undefined;
+    this.#lastEnv = undefined;
     return child;
   }
 

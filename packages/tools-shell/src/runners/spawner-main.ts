@@ -8,6 +8,9 @@ import { readFileSync, readlinkSync } from "node:fs";
 import type { Socket } from "node:net";
 import type { SpawnerReply, SpawnerRequest } from "./spawner-protocol.js";
 
+// The argv and environment of the last prepare: a prepare that repeats them leaves them out.
+const last: { argv: readonly string[]; env: Record<string, string> } = { argv: [], env: {} };
+
 // Chains started and not yet ended, by request id: their process group ids, as this process numbers them.
 const chains = new Map<number, number>();
 
@@ -101,8 +104,11 @@ function prepare(id: number, argv: readonly string[], env: Record<string, string
 }
 
 process.on("message", (message: SpawnerRequest) => {
-  if (message.type === "prepare") prepare(message.id, message.argv, message.env);
-  else {
+  if (message.type === "prepare") {
+    last.argv = message.argv ?? last.argv;
+    last.env = message.env ?? last.env;
+    prepare(message.id, last.argv, last.env);
+  } else {
     const pid = chains.get(message.id);
     if (pid !== undefined) killGroup(pid);
   }

@@ -4,8 +4,10 @@ export type SpawnerRequest =
   | {
       readonly type: "prepare";
       readonly id: number;
-      readonly argv: readonly string[];
-      readonly env: Record<string, string>;
+      /** Omitted when it is the previous prepare's (most are: a runner starts one kind of chain). */
+      readonly argv?: readonly string[];
+      /** Omitted when it is the previous prepare's. */
+      readonly env?: Record<string, string>;
     }
   /** Kill a prepared chain that will not be used. */
   | { readonly type: "discard"; readonly id: number };

@@ -193,7 +193,7 @@ export class WarmStart {
 
   #prepare(env: Record<string, string>, envKey: string): boolean {
     if (this.#spawner) {
-      const starting: Promise<void> = this.#spawner.prepare(this.#argv, env).then((remote) => {
+      const starting: Promise<void> = this.#spawner.prepare(this.#argv, env, envKey).then((remote) => {
         this.#starting.delete(starting);
         if (!remote) return;
         if (this.#closed || this.#slots.length >= POOL) {
