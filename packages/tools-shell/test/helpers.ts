@@ -43,10 +43,19 @@ export async function failure(promise: Promise<unknown>): Promise<ToolFailure> {
   throw new Error("expected a ToolFailure");
 }
 
+/**
+ * Whether `pid` still runs. A zombie does not: a command has ended once its chain's first process has
+ * exited, before whoever started it (the spawner) has collected its status.
+ */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+  } catch {
+    return false;
+  }
+  try {
+    // After the command name in parentheses, the state.
+    return readFileSync(`/proc/${pid}/stat`, "latin1").replace(/^.*\) /s, "")[0] !== "Z";
   } catch {
     return false;
   }
