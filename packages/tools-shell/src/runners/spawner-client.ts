@@ -93,6 +93,8 @@ export class ShellSpawner {
   readonly #entries = new Map<number, Entry>();
   // Chains being started or running: while there are any, the channel keeps this process alive.
   #pending = 0;
+  // It said every chain would fail (its /proc cannot number them): commands then start cold.
+  #unusable = false;
   // What the running spawner was last sent (it was started afresh when these are undefined).
   #lastArgv: readonly string[] | undefined;
   #lastEnv: string | undefined;
@@ -107,6 +109,7 @@ export class ShellSpawner {
     env: Record<string, string>,
     envKey = JSON.stringify(env),
   ): Promise<RemoteChain | undefined> {
+    if (this.#unusable) return Promise.resolve(undefined);
     const child = this.#child ?? this.#start();
     const id = this.#next++;
     return new Promise((resolve) => {
@@ -189,6 +192,7 @@ export class ShellSpawner {
         return;
       }
       case "failed":
+        if (reply.always) this.#unusable = true;
         this.#busy(-1);
         this.#entries.delete(reply.id);
         destroyPipes(entry);

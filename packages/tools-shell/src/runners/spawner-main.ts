@@ -25,16 +25,17 @@ const self = (() => {
 
 /**
  * The number the agent knows a child of this process by: /proc lists this process's children in the
- * agent's numbering, and each one's NSpid line ends with its number here. Undefined when /proc cannot
- * tell (the agent must then not be given a number it would signal the wrong process with).
+ * agent's numbering, and each one's NSpid line ends with its number here. Undefined when /proc does
+ * not tell (the agent must then not be given a number it would signal the wrong process with); null
+ * when it never will (no /proc/PID/task/TID/children in this kernel).
  */
-function agentPid(pid: number): number | undefined {
-  if (self === undefined) return undefined;
+function agentPid(pid: number): number | undefined | null {
+  if (self === undefined) return null;
   let children: string[];
   try {
     children = readFileSync(`/proc/${self}/task/${self}/children`, "latin1").trim().split(" ");
   } catch {
-    return undefined;
+    return null;
   }
   for (const child of children) {
     try {
@@ -78,11 +79,12 @@ function prepare(id: number, argv: readonly string[], env: Record<string, string
       return;
     }
     const known = agentPid(pid);
-    if (known === undefined) {
+    if (known === undefined || known === null) {
       killGroup(pid);
       child.on("error", () => {});
       for (const stream of child.stdio) stream?.destroy();
-      send({ type: "failed", id, error: "the chain's number in the agent's /proc could not be found" });
+      const error = "the chain's number in the agent's /proc could not be found";
+      send({ type: "failed", id, error, ...(known === null ? { always: true } : {}) });
       return;
     }
     chains.set(id, pid);

@@ -17,7 +17,13 @@ export type SpawnerReply =
   /** Sent with the chain's end of a pipe as the message's handle: its stdout, stderr or request (fd 3). */
   | { readonly type: "pipe"; readonly id: number; readonly pipe: "stdout" | "stderr" | "request" }
   | { readonly type: "ready"; readonly id: number; readonly pid: number }
-  | { readonly type: "failed"; readonly id: number; readonly error: string }
+  | {
+      readonly type: "failed";
+      readonly id: number;
+      readonly error: string;
+      /** Every chain would fail so: the agent stops asking. */
+      readonly always?: boolean;
+    }
   /** The chain's first process ended, as its parent saw it. */
   | {
       readonly type: "exit";
