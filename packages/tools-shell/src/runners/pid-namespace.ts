@@ -27,21 +27,6 @@ function init(start: readonly string[], reportStatus: boolean): string {
 }
 
 /**
- * The names a warm start's init sets before the command starts: a command whose environment has one of
- * them starts cold, or it would see the init's value instead of its own.
- */
-export const WARM_INIT_NAMES: ReadonlySet<string> = new Set([
-  "_b_dn",
-  "_b_cn",
-  "_b_v",
-  "_b_k",
-  "_b_l",
-  "_b_dir",
-  "_b_cmd",
-  "_b_old",
-]);
-
-/**
  * A warm start's init waits, in its fresh namespace, for its request on fd 3: a line with the number of
  * lines of the working folder and of the command, then those lines. It moves to the folder (putting
  * OLDPWD back as it was: a cold start has no `cd`), starts `shell -c COMMAND` without fd 3, and reports
@@ -68,11 +53,24 @@ function warmStart(shell: string): string[] {
   ];
 }
 
+/**
+ * The names a warm start's init sets before the command starts (all `_b_…`, read off its script): a
+ * command whose environment has one of them starts cold, or it would see the init's value instead of its own.
+ */
+export const WARM_INIT_NAMES: ReadonlySet<string> = new Set(
+  warmStart("")
+    .join("\n")
+    .match(/\b_b_\w+/g),
+);
+
 /** The request a warm start's init reads (see warmStart). */
 export function warmRequest(cwd: string, command: string): string {
   const lines = (text: string) => text.split("\n").length;
   return `${lines(cwd)} ${lines(command)}\n${cwd}\n${command}\n`;
 }
+
+/** The init of a namespace whose command is its arguments: a cold start's, and the spawner's. */
+const FORWARD = init(['"$@" & child=$!'], false);
 
 export interface PidNamespaceProbe {
   readonly available: boolean;
@@ -86,7 +84,7 @@ export interface PidNamespaceProbe {
  * SIGKILL, `--kill-child` passes it on to the namespace's init, and the kernel ends every process inside.
  */
 export function pidNamespacePrefix(): string[] {
-  return namespaceChain(init(['"$@" & child=$!'], false), { deathSignal: true, mountProc: true });
+  return namespaceChain(FORWARD, { deathSignal: true, mountProc: true });
 }
 
 /**
@@ -105,7 +103,7 @@ export function warmChainArgv(shell: string, options: { readonly deathSignal: bo
  * left to it. Its /proc stays the agent's, so the spawner can tell the agent's numbers for its chains.
  */
 export function spawnerNamespacePrefix(): string[] {
-  return namespaceChain(init(['"$@" & child=$!'], false), { deathSignal: true, mountProc: false });
+  return namespaceChain(FORWARD, { deathSignal: true, mountProc: false });
 }
 
 function namespaceChain(
