@@ -134,7 +134,8 @@ describe.skipIf(skip)("judging in a policy process", () => {
     const script = `
       import { CommandPolicy } from ${JSON.stringify(dist)};
       const policy = new CommandPolicy();
-      const result = await policy.check("cat src/a.ts", ${JSON.stringify(dir)});
+      // Quoted, so the line needs the parser (a line of plain words is judged in place).
+      const result = await policy.check("cat 'src/a.ts'", ${JSON.stringify(dir)});
       const { readFileSync } = await import("node:fs");
       const children = readFileSync("/proc/self/task/" + process.pid + "/children", "utf8").trim();
       console.log(JSON.stringify({ decision: result.decision, children }));

@@ -1,5 +1,6 @@
 import { Workspace } from "@bridle/core";
-import { type Decomposition, decompose, type WalkBudget } from "./decompose.js";
+import type { Parser } from "web-tree-sitter";
+import { type Decomposition, decompose, plainDecompose, type WalkBudget } from "./decompose.js";
 import { loadBashParser, withTree } from "./grammar.js";
 import { policyHost } from "./host-client.js";
 import { judgesInPlace } from "./isolation.js";
@@ -44,7 +45,15 @@ export class CommandPolicy {
    */
   async check(command: string, workspace: Workspace | string, cwd?: string): Promise<PolicyResult> {
     try {
-      if (judgesInPlace(this.options.isolation)) return await this.#check(command, workspace, cwd);
+      // A line of plain words needs no grammar (plainDecompose): it is judged here, without a parse and
+      // without a round trip to the policy process, unless the policy process was asked for.
+      if (this.options.isolation !== "process") {
+        const plain = this.#judge(command, workspace, cwd, undefined);
+        if (plain) return plain;
+      }
+      if (judgesInPlace(this.options.isolation)) {
+        return this.#judge(command, workspace, cwd, await loadBashParser()) as PolicyResult;
+      }
       const ws = typeof workspace === "string" ? new Workspace(workspace) : workspace;
       const { isolation: _, ...options } = this.options;
       return await policyHost().check({
@@ -65,8 +74,16 @@ export class CommandPolicy {
     }
   }
 
-  async #check(command: string, workspace: Workspace | string, cwd?: string): Promise<PolicyResult> {
-    const parser = await loadBashParser();
+  /**
+   * The verdict on `command`; without a parser, undefined when some part of it (the line, or a script
+   * it runs) is not plain words.
+   */
+  #judge(
+    command: string,
+    workspace: Workspace | string,
+    cwd: string | undefined,
+    parser: Parser | undefined,
+  ): PolicyResult | undefined {
     const ws = typeof workspace === "string" ? new Workspace(workspace) : workspace;
     const budget = this.options.budget ?? {};
     const maxLength = budget.maxLength ?? 16_384;
@@ -95,10 +112,18 @@ export class CommandPolicy {
       commands: 0,
       exhausted: undefined,
     };
+    // Set when a script needed the parser this judgement does not have: its verdict is then thrown away.
+    let unparsed = false;
     const parse = (script: string, depth: number, foundIn: readonly string[]): Decomposition => {
       if (depth > walk.maxDepth) {
         walk.exhausted = `nesting deeper than ${walk.maxDepth} levels`;
         return { commands: [], issues: [] };
+      }
+      const plain = plainDecompose(script, walk, depth, foundIn);
+      if (plain) return plain;
+      if (!parser) {
+        unparsed = true;
+        return { commands: [], issues: ["not judged: the line needs the parser"] };
       }
       return (
         withTree(parser, script, (root) => decompose(root, walk, depth, foundIn)) ?? {
@@ -124,6 +149,7 @@ export class CommandPolicy {
     };
     const issues: string[] = [];
     judgeDecomposition(parse(command, 0, []), state, issues);
+    if (unparsed) return undefined;
     if (walk.exhausted) {
       issues.unshift(`the command is too complex to judge (${walk.exhausted}); it needs approval`);
     }

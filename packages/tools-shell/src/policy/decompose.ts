@@ -123,6 +123,64 @@ export function decompose(
   return out;
 }
 
+// A plain word: letters, digits and marks that bash gives no meaning of their own.
+const PLAIN_WORD = /^[A-Za-z0-9_./,:=+-]+$/;
+// A plain command name starts with a letter, a digit, `_`, `.` or `/`, and has no `=` (an assignment)
+// and no `+`: the grammar misreads `x+:`, and a line after a name `-`, when another word has an `=`.
+const PLAIN_NAME = /^[A-Za-z0-9_./][A-Za-z0-9_./,:-]*$/;
+// Plain words the grammar does not read as a simple command's: bash's reserved words, and the builtins
+// it gives nodes of their own (declaration_command, unset_command).
+const NOT_PLAIN = new Set([
+  "case",
+  "coproc",
+  "do",
+  "done",
+  "elif",
+  "else",
+  "esac",
+  "fi",
+  "for",
+  "function",
+  "if",
+  "in",
+  "select",
+  "then",
+  "time",
+  "until",
+  "while",
+  "declare",
+  "typeset",
+  "export",
+  "readonly",
+  "local",
+  "unset",
+  "unsetenv",
+  // The grammar reads it as a test operator even outside [[ ]].
+  "==",
+]);
+
+/**
+ * What `decompose` makes of a line that is one simple command of plain words separated by spaces, made
+ * without a parser; undefined for any other line, which is left to the parser, whose reading is the
+ * reference. The two are held to the same answer on generated lines, every pair of plain characters and
+ * every reserved word next to each of them (test/plain-lines.test.ts).
+ */
+export function plainDecompose(
+  script: string,
+  budget: WalkBudget,
+  depth: number,
+  foundIn: readonly string[],
+): Decomposition | undefined {
+  const words = script.split(" ").filter((word) => word !== "");
+  const name = words[0];
+  if (name === undefined || !PLAIN_NAME.test(name)) return undefined;
+  for (const word of words) if (!PLAIN_WORD.test(word) || NOT_PLAIN.has(word)) return undefined;
+  const out: Decomposition = { commands: [], issues: [] };
+  const w: Walk = { out, budget, levels: 0, cdChain: [], cdHeads: 0, inLoop: false };
+  push(w, { words: words.map(staticWord), assignments: [], redirects: [], foundIn, depth });
+  return out;
+}
+
 // Syntax nesting the walk follows before it gives up (a 16 KiB command can nest thousands of groups).
 const MAX_LEVELS = 200;
 

@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { stat } from "node:fs/promises";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { BridleError, ToolFailure, type Workspace } from "@bridle/core";
 import { CommandPolicy } from "../policy/check.js";
@@ -110,10 +109,13 @@ export class ShellEnvironment {
     return cwd;
   }
 
-  /** The folder a command starts in: an existing directory inside the workspace. */
+  /**
+   * The folder a command starts in: an existing directory inside the workspace. Its stat is synchronous,
+   * as the workspace's resolution is: a thread-pool round trip would cost more than the call.
+   */
   async cwd(workspace: Workspace, cwd: string | undefined): Promise<string> {
     const resolved = await workspace.resolveExisting(cwd ?? ".");
-    if (!(await stat(resolved)).isDirectory())
+    if (!statSync(resolved).isDirectory())
       throw new ToolFailure("InvalidInput", `cwd ${cwd} is not a directory`);
     return resolved;
   }
