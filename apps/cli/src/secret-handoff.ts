@@ -53,7 +53,7 @@ export function handOffSecrets(env: NodeJS.ProcessEnv = process.env): string | u
   try {
     writeFileSync(file, JSON.stringify(secrets), { mode: 0o600, flag: "wx" });
     clean[CHANNEL] = file;
-    // process.execArgv keeps the V8 flags of the bin's shebang (--optimize-for-size).
+    // process.execArgv keeps the V8 flags of the bin's shebang (its heap sizes).
     process.execve(
       process.execPath,
       [process.execPath, ...process.execArgv, ...process.argv.slice(1)],

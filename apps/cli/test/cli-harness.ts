@@ -1,15 +1,23 @@
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { FakeProviderServer, type FakeTurn, openaiResponsesFormat } from "@bridle/testing";
 
 export const CLI = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
 /**
- * The flags the bin's shebang passes to node. Optimize for size: V8 collects garbage sooner; a 500-turn
- * session peaks at ~105 MB instead of ~190 MB for ~5% more wall time. (The command policy judges in a
- * process of its own with the flag its bash grammar needs: see @bridle/tools-shell's README.)
+ * The flags the bin's shebang passes to node, read off the built bin so the tests start it as its users
+ * do (see tsup.config.ts and the README's note on memory).
  */
-export const NODE_FLAGS = ["--optimize-for-size"];
+export const NODE_FLAGS: readonly string[] = (() => {
+  let first = "";
+  try {
+    first = readFileSync(CLI, "utf8").split("\n", 1)[0] ?? "";
+  } catch {
+    // Not built: every test that runs the bin fails on its absence, which says more than a flag would.
+  }
+  return (/^#!.*\bnode\b(.*)$/.exec(first)?.[1] ?? "").split(/\s+/).filter((flag) => flag.startsWith("--"));
+})();
 
 export interface CliRun {
   readonly code: number | null;
