@@ -4,6 +4,7 @@ import type { CliFlags } from "../args.js";
 import { type CodingChoice, DEFAULT_CODING, HandoffReporter, splitCodingFlags } from "../coding.js";
 import { composeAgent } from "../compose.js";
 import { loadSettings, type Settings } from "../config.js";
+import { OrderedOutput } from "../ordered-output.js";
 import { settleProvider } from "../provider-choice.js";
 import { HumanRenderer } from "../render.js";
 import { RunView } from "../run-view.js";
@@ -49,7 +50,9 @@ export async function runWithSettings(
       : denyWithoutTerminal;
   const coding = options.coding ?? DEFAULT_CODING;
   const agent = await composeAgent(settings, approver, coding);
-  const handoff = new HandoffReporter(coding, process.stderr);
+  // A run's lines, in order; batched per event-loop turn when no person reads stderr (see OrderedOutput).
+  const output = new OrderedOutput(process.stdout, process.stderr, { coalesce: !process.stderr.isTTY });
+  const handoff = new HandoffReporter(coding, output.stderr);
   const tracing = await openTracing(options.tracing ?? {}, settings.cwd);
   try {
     const session = await openSession(agent.store, {
@@ -62,13 +65,13 @@ export async function runWithSettings(
     const onSigint = () => {
       interrupts++;
       if (interrupts > 1) process.exit(130);
-      process.stderr.write("\ninterrupted: stopping the run (Ctrl-C again to quit at once)\n");
+      output.stderr.write("\ninterrupted: stopping the run (Ctrl-C again to quit at once)\n");
       controller.abort();
     };
     process.on("SIGINT", onSigint);
     const renderer = new HumanRenderer({
-      stdout: process.stdout,
-      stderr: process.stderr,
+      stdout: output.stdout,
+      stderr: output.stderr,
       terminal: Boolean(process.stderr.isTTY),
       cost: agent.cost,
     });
@@ -77,8 +80,8 @@ export async function runWithSettings(
       history: session.history,
       json: settings.json,
       renderer,
-      stdout: process.stdout,
-      stderr: process.stderr,
+      stdout: output.stdout,
+      stderr: output.stderr,
       terminal: Boolean(process.stderr.isTTY),
     });
     try {
@@ -94,14 +97,18 @@ export async function runWithSettings(
       });
       for await (const event of stream) {
         view.show(event);
-        options.observe?.(event);
+        if (options.observe) {
+          // The observer writes to the streams itself: what the run wrote before goes out first.
+          output.flush();
+          options.observe(event);
+        }
         handoff.observe(event, { showPlan: !settings.json });
       }
       const result = await stream.result;
       // --keep-tasks: the tasks the run left running finish before the process ends (their events show).
       if (settings.keepTasks) await agent.kit.settle();
       await handoff.finish({ quiet: false });
-      if (!settings.json) process.stderr.write(`session: ${session.id}\n`);
+      if (!settings.json) output.stderr.write(`session: ${session.id}\n`);
       const exitCode = result.stopReason === "completed" ? 0 : result.stopReason === "aborted" ? 130 : 1;
       return { exitCode, sessionId: session.id };
     } finally {
@@ -110,6 +117,7 @@ export async function runWithSettings(
       process.off("SIGINT", onSigint);
     }
   } finally {
+    output.close();
     await tracing.close();
     await agent.close();
   }
