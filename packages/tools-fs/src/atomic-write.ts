@@ -40,7 +40,13 @@ export async function replaceFile(
   if (existing && !existing.isFile()) throw changedUnder(options.shown);
   const tempName = `.${name}.${randomBytes(6).toString("hex")}.bridle-tmp`;
   const temp = within(dir, tempName);
-  const handle = await open(temp, TEMP_FLAGS, existing ? existing.mode & 0o7777 : 0o644);
+  // ENOENT from the folder's descriptor path (here and at the rename): the held folder was removed since
+  // it was opened, by another process swapping it.
+  const handle = await open(temp, TEMP_FLAGS, existing ? existing.mode & 0o7777 : 0o644).catch(
+    (error: unknown) => {
+      throw isErrno(error, "ENOENT") ? changedUnder(options.shown) : error;
+    },
+  );
   let renamed = false;
   try {
     try {
@@ -61,7 +67,9 @@ export async function replaceFile(
     await assertDescriptorInside(workspace, dir.handle, dir.real, options.shown).then((real) => {
       if (real !== dir.real) throw changedUnder(options.shown);
     });
-    await rename(temp, target);
+    await rename(temp, target).catch((error: unknown) => {
+      throw isErrno(error, "ENOENT") ? changedUnder(options.shown) : error;
+    });
     renamed = true;
     return await lstat(target, { bigint: true });
   } finally {

@@ -2,7 +2,7 @@ import { constants } from "node:fs";
 import { open, readFile, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { isErrno, ToolFailure } from "@bridle/core";
-import { type HeldDir, within } from "./descriptor.js";
+import { changedUnder, type HeldDir, within } from "./descriptor.js";
 
 // One queue per real path, shared by every toolkit in the process: two mutating calls on one file
 // (parallel runs, or a hashline edit beside an exact edit) never interleave their read-check-write.
@@ -66,6 +66,8 @@ export async function lockAcross(
         if ((await readFile(path, "utf8").catch(() => "")) === token) await unlink(path).catch(() => {});
       };
     } catch (error) {
+      // ENOENT: the held folder was removed since it was opened (another process swapped it).
+      if (isErrno(error, "ENOENT")) throw changedUnder(shown);
       if (!isErrno(error, "EEXIST")) throw error;
     }
     if (await isStale(path)) {

@@ -1,11 +1,13 @@
 import { spawnSync } from "node:child_process";
-import { readdir, readFile, realpath, unlink, utimes, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, realpath, rmdir, unlink, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { ToolFailure, Workspace } from "@bridle/core";
 import { tempWorkspace } from "@bridle/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { withFileLock } from "../src/file-lock.js";
+import { replaceFile } from "../src/atomic-write.js";
+import { holdDir } from "../src/descriptor.js";
+import { lockAcross, withFileLock } from "../src/file-lock.js";
 import {
   decodeText,
   encodeText,
@@ -180,6 +182,35 @@ describe("the cross-process lock", () => {
     await unlink(lock);
     await waiting;
     expect(await readFile(join(dir, "a.txt"), "utf8")).toBe("b");
+  });
+});
+
+describe("a held folder removed by another process", () => {
+  it("is a Conflict to retry, whether it goes before the lock or before the new file is written", async () => {
+    const dir = await tempDir();
+    const workspace = new Workspace(dir);
+    const folder = join(dir, "d");
+    await mkdir(folder);
+    const real = await realpath(folder);
+    // The folder is held through its descriptor, then removed (as a swap by another process does).
+    const beforeLock = await holdDir(workspace, real, "d");
+    await rmdir(folder);
+    await expect(lockAcross(beforeLock, "new.txt", "d/new.txt")).rejects.toMatchObject({
+      kind: "Conflict",
+      message: expect.stringMatching(/changed while it was being opened/),
+    });
+    await beforeLock.handle.close();
+    await mkdir(folder);
+    const beforeWrite = await holdDir(workspace, await realpath(folder), "d");
+    await rmdir(folder);
+    const written = replaceFile(workspace, beforeWrite, "new.txt", Buffer.from("x"), {
+      shown: "d/new.txt",
+      expected: undefined,
+    });
+    await expect(written).rejects.toBeInstanceOf(ToolFailure);
+    await expect(written).rejects.toMatchObject({ kind: "Conflict" });
+    await beforeWrite.handle.close();
+    expect(await readdir(dir)).toEqual([]);
   });
 });
 
