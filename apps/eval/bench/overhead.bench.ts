@@ -1,5 +1,5 @@
 // Whole shell sessions of Bridle and of pi's coding agent (installed into ~/.cache/bridle-bench/pi when
-// missing), side by side; the harness's own figures per tool turn are printed as a table at the end.
+// missing), interleaved; the harness's own figures per tool turn are printed as a table at the end.
 import { bench, describe } from "vitest";
 import { measureSession, type SessionFigures } from "../src/overhead/measure.js";
 import {
@@ -17,26 +17,26 @@ const agents = availableAgents({
 }).filter((agent) => agent.script !== undefined);
 const sessions: SessionFigures[] = [];
 
-/** The table of every session so far, printed once the last agent's bench is done. */
+/** The table of every session so far, printed once the bench is done. */
 function printTable(): void {
   process.stderr.write(`\n${formatOverhead(summarizeOverhead(sessions), TURNS)}\n\n`);
 }
 
 describe(`one-shot session of ${TURNS} shell tool turns on a loopback model`, () => {
-  agents.forEach((agent, index) => {
-    bench(
-      agent.name,
-      async () => {
-        sessions.push(await measureSession(agent, { toolTurns: TURNS }));
+  // One iteration runs one session of each agent in turn, so a change in the machine's load falls on both
+  // (the shared machines swing), and the table compares sessions run side by side.
+  bench(
+    agents.map((agent) => agent.name).join(" then "),
+    async () => {
+      for (const agent of agents) sessions.push(await measureSession(agent, { toolTurns: TURNS }));
+    },
+    {
+      iterations: 5,
+      warmupIterations: 1,
+      time: 0,
+      teardown: (_task, mode) => {
+        if (mode === "run") printTable();
       },
-      {
-        iterations: 5,
-        warmupIterations: 1,
-        time: 0,
-        teardown: (_task, mode) => {
-          if (mode === "run" && index === agents.length - 1) printTable();
-        },
-      },
-    );
-  });
+    },
+  );
 });

@@ -86,22 +86,38 @@ export function startAgent(options: AgentOptions): ChildProcess {
   return spawn(file as string, args, { env: options.env, stdio: ["ignore", "pipe", "pipe"] });
 }
 
-/** Everything the process writes to stdout until `until` matches (or it exits). */
+/**
+ * Everything the process writes until `until` matches on stdout (or it exits). A match on stderr (the
+ * agent's `exit …` line, written just before it ends) waits for stdout to end as well, for 5 s at most:
+ * the two are separate pipes, and what the command printed can arrive after the line that says it ended.
+ */
 export function readUntil(child: ChildProcess, until: RegExp): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     let stdout = "";
     let stderr = "";
+    let stdoutEnded = child.stdout === null;
+    let grace: NodeJS.Timeout | undefined;
+    const done = () => {
+      clearTimeout(grace);
+      resolve({ stdout, stderr });
+    };
     const check = () => {
-      if (until.test(stdout) || until.test(stderr)) resolve({ stdout, stderr });
+      if (until.test(stdout) || (until.test(stderr) && stdoutEnded)) done();
+      // A process that goes on after the line (the failure some tests look for) is waited for 5 s at most.
+      else if (until.test(stderr)) grace ??= setTimeout(done, 5_000);
     };
     child.stdout?.on("data", (chunk: Buffer) => {
       stdout += chunk.toString("utf8");
+      check();
+    });
+    child.stdout?.on("end", () => {
+      stdoutEnded = true;
       check();
     });
     child.stderr?.on("data", (chunk: Buffer) => {
       stderr += chunk.toString("utf8");
       check();
     });
-    child.on("close", () => resolve({ stdout, stderr }));
+    child.on("close", done);
   });
 }
