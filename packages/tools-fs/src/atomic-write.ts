@@ -2,7 +2,14 @@ import { randomBytes } from "node:crypto";
 import { type BigIntStats, constants } from "node:fs";
 import { lstat, open, rename, unlink } from "node:fs/promises";
 import { isErrno, ToolFailure, type Workspace } from "@bridle/core";
-import { assertDescriptorInside, changedUnder, type HeldDir, openInDir, within } from "./descriptor.js";
+import {
+  assertDescriptorInside,
+  changedUnder,
+  type HeldDir,
+  openInDir,
+  raced,
+  within,
+} from "./descriptor.js";
 import { type FileSnapshot, sameContent, snapshotOf } from "./snapshot.js";
 
 export interface ReplaceOptions {
@@ -40,12 +47,11 @@ export async function replaceFile(
   if (existing && !existing.isFile()) throw changedUnder(options.shown);
   const tempName = `.${name}.${randomBytes(6).toString("hex")}.bridle-tmp`;
   const temp = within(dir, tempName);
-  // ENOENT from the folder's descriptor path (here and at the rename): the held folder was removed since
-  // it was opened, by another process swapping it.
-  const handle = await open(temp, TEMP_FLAGS, existing ? existing.mode & 0o7777 : 0o644).catch(
-    (error: unknown) => {
-      throw isErrno(error, "ENOENT") ? changedUnder(options.shown) : error;
-    },
+  // Through the folder's descriptor path (here and at the rename): ENOENT means the held folder was
+  // removed since it was opened, by another process swapping it.
+  const handle = await raced(
+    options.shown,
+    open(temp, TEMP_FLAGS, existing ? existing.mode & 0o7777 : 0o644),
   );
   let renamed = false;
   try {
@@ -67,9 +73,7 @@ export async function replaceFile(
     await assertDescriptorInside(workspace, dir.handle, dir.real, options.shown).then((real) => {
       if (real !== dir.real) throw changedUnder(options.shown);
     });
-    await rename(temp, target).catch((error: unknown) => {
-      throw isErrno(error, "ENOENT") ? changedUnder(options.shown) : error;
-    });
+    await raced(options.shown, rename(temp, target));
     renamed = true;
     return await lstat(target, { bigint: true });
   } finally {

@@ -2,7 +2,7 @@ import { constants } from "node:fs";
 import { open, readFile, stat, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { isErrno, ToolFailure } from "@bridle/core";
-import { changedUnder, type HeldDir, within } from "./descriptor.js";
+import { type HeldDir, raced, within } from "./descriptor.js";
 
 // One queue per real path, shared by every toolkit in the process: two mutating calls on one file
 // (parallel runs, or a hashline edit beside an exact edit) never interleave their read-check-write.
@@ -55,7 +55,8 @@ export async function lockAcross(
   for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
     signal?.throwIfAborted();
     try {
-      const handle = await open(path, LOCK_FLAGS, 0o644);
+      // ENOENT here means the held folder was removed since it was opened (another process swapped it).
+      const handle = await raced(shown, open(path, LOCK_FLAGS, 0o644));
       try {
         await handle.writeFile(token);
       } finally {
@@ -66,8 +67,6 @@ export async function lockAcross(
         if ((await readFile(path, "utf8").catch(() => "")) === token) await unlink(path).catch(() => {});
       };
     } catch (error) {
-      // ENOENT: the held folder was removed since it was opened (another process swapped it).
-      if (isErrno(error, "ENOENT")) throw changedUnder(shown);
       if (!isErrno(error, "EEXIST")) throw error;
     }
     if (await isStale(path)) {

@@ -112,7 +112,7 @@ export class CommandPolicy {
       commands: 0,
       exhausted: undefined,
     };
-    // Set when a script needed the parser this judgement does not have: its verdict is then thrown away.
+    // Set when a script needed the parser this judgement does not have.
     let unparsed = false;
     const parse = (script: string, depth: number, foundIn: readonly string[]): Decomposition => {
       if (depth > walk.maxDepth) {
@@ -132,6 +132,9 @@ export class CommandPolicy {
         }
       );
     };
+    // The line itself first: one that needs the parser this judgement lacks is left before any other work.
+    const top = parse(command, 0, []);
+    if (unparsed) return undefined;
     const state: JudgeState = {
       workspace: ws,
       realRoots: realRootsOf(ws),
@@ -148,7 +151,8 @@ export class CommandPolicy {
       parseScript: parse,
     };
     const issues: string[] = [];
-    judgeDecomposition(parse(command, 0, []), state, issues);
+    judgeDecomposition(top, state, issues);
+    // A nested script (bash -c) needed the parser: this verdict is thrown away.
     if (unparsed) return undefined;
     if (walk.exhausted) {
       issues.unshift(`the command is too complex to judge (${walk.exhausted}); it needs approval`);
