@@ -11,9 +11,9 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { homedir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { join } from "node:path";
 import { BridleError } from "./errors.js";
+import { userConfigFolder } from "./protected-paths.js";
 import { isErrno } from "./workspace.js";
 
 /** The file, in the user's Bridle config folder, that holds the key approval envelopes are sealed with. */
@@ -38,7 +38,7 @@ export interface ApprovalSecretOptions {
  * Two processes generating it at once agree on one key.
  */
 export function loadOrCreateApprovalSecret(options: ApprovalSecretOptions = {}): string {
-  const dir = options.dir ?? defaultConfigDir();
+  const dir = options.dir ?? userConfigFolder();
   const path = join(dir, APPROVAL_SECRET_FILE);
   for (let attempt = 0; attempt < 3; attempt++) {
     const existing = readSecret(path);
@@ -63,12 +63,6 @@ export function loadOrCreateApprovalSecret(options: ApprovalSecretOptions = {}):
     }
   }
   throw new BridleError("approval_secret_invalid", `${path} keeps disappearing while it is being created`);
-}
-
-function defaultConfigDir(): string {
-  // The XDG spec ignores a relative XDG_CONFIG_HOME; so do we.
-  const xdg = process.env.XDG_CONFIG_HOME;
-  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), ".config"), "bridle");
 }
 
 /** The secret in `path`, or undefined when there is no such file. Checks the file it opened, not the path. */

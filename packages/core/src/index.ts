@@ -56,6 +56,12 @@ export * from "./messages.js";
 export type * from "./model.js";
 export type { EventObserver } from "./observers.js";
 export type { OutputMode, OutputSpec, TurnResolution } from "./output.js";
+export {
+  PROTECTED_PATH_RULES,
+  type ProtectedPathRules,
+  protectedPathReason,
+  userConfigFolder,
+} from "./protected-paths.js";
 export { argumentAliases, type ParsedArguments, parseToolArguments } from "./repair.js";
 export type { ApprovalEnvelope, OpenedEnvelope } from "./resume-envelope.js";
 export type { EventSink, RunIdentity } from "./run-context.js";
@@ -101,4 +107,4 @@ export {
 export { projectTranscript, TranscriptProjection } from "./transcript.js";
 export type { RunUsage, Usage } from "./usage.js";
 export { type QueuedMessage, undeliveredMessages } from "./user-queue.js";
-export { isErrno, Workspace, type WorkspaceOptions } from "./workspace.js";
+export { isErrno, isWithin, Workspace, type WorkspaceOptions } from "./workspace.js";

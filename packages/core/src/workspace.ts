@@ -1,7 +1,8 @@
-import { lstatSync, realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { mkdir, realpath } from "node:fs/promises";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { ToolFailure } from "./errors.js";
+import { protectedPathReason, userConfigFolder } from "./protected-paths.js";
 import { isSecretPath } from "./secrets.js";
 
 export interface WorkspaceOptions {
@@ -9,6 +10,11 @@ export interface WorkspaceOptions {
   readonly roots: readonly string[];
   /** Let tools read and write secret-like paths (.env, private keys, credential files). Off by default. */
   readonly allowSecrets?: boolean;
+  /**
+   * More files or folders no tool may write, beyond the rule every workspace applies (`.git`, the agent's
+   * settings, the user's Bridle config folder): the MCP config or skills folder a trusted config names, say.
+   */
+  readonly protectedPaths?: readonly string[];
 }
 
 /**
@@ -23,14 +29,18 @@ export interface WorkspaceOptions {
 export class Workspace {
   readonly roots: readonly string[];
   readonly allowSecrets: boolean;
+  /** Absolute paths no tool may write, beside the workspace-relative rule (see `protectedPathReason`). */
+  readonly protectedPaths: readonly string[];
   #realRoots: Promise<string[]> | undefined;
   #realRoot: string | undefined;
+  #protectedPlaces: { roots: string[]; paths: string[] } | undefined;
 
   constructor(options: WorkspaceOptions | string) {
     const opts = typeof options === "string" ? { roots: [options] } : options;
     if (opts.roots.length === 0) throw new TypeError("a workspace needs at least one root");
     this.roots = opts.roots.map((root) => resolve(root));
     this.allowSecrets = opts.allowSecrets ?? false;
+    this.protectedPaths = [userConfigFolder(), ...(opts.protectedPaths ?? [])].map((path) => resolve(path));
   }
 
   /** The folder relative paths start from. */
@@ -70,18 +80,39 @@ export class Workspace {
   }
 
   /**
-   * Resolve a path to write. The nearest existing ancestor must be inside the workspace; with
-   * `createParents` the missing folders are then created. An existing target that is a symlink is
-   * followed and must itself point inside.
+   * Resolve a path to write (create, change, delete or rename onto). The nearest existing ancestor must be
+   * inside the workspace; with `createParents` the missing folders are then created. An existing target
+   * that is a symlink is followed and must itself point inside. Every writer passes here, so this is where
+   * protected paths (`protectedPathReason`, `protectedPaths`) are refused, as written and as resolved.
    */
   async resolveForWrite(path: string, options: { createParents?: boolean } = {}): Promise<string> {
-    const absolute = this.#absolute(path);
+    return this.#resolveWrite(this.#absolute(path), path, options, 0);
+  }
+
+  async #resolveWrite(
+    absolute: string,
+    path: string,
+    options: { createParents?: boolean },
+    hops: number,
+  ): Promise<string> {
     this.#assertNotSecret(absolute, path);
+    this.#assertNotProtected(absolute, path);
     const existing = lstatSync(absolute, { throwIfNoEntry: false });
     if (existing) {
-      const real = realpathSync.native(absolute);
+      let real: string;
+      try {
+        real = realpathSync.native(absolute);
+      } catch (error) {
+        // A dangling link: writing it creates its target, which is judged as the new file it will be.
+        if (!existing.isSymbolicLink() || !(isErrno(error, "ENOENT") || isErrno(error, "ENOTDIR")))
+          throw error;
+        if (hops >= 40) throw new ToolFailure("InvalidInput", `${path}: too many levels of symbolic links`);
+        const target = resolve(dirname(absolute), readlinkSync(absolute));
+        return this.#resolveWrite(target, path, options, hops + 1);
+      }
       await this.#assertInside(real, path);
       this.#assertNotSecret(real, path);
+      this.#assertNotProtected(real, path);
       if (existing.isDirectory()) throw new ToolFailure("InvalidInput", `${path} is a directory`);
       return real;
     }
@@ -90,11 +121,34 @@ export class Workspace {
     const realAncestor = realpathSync.native(ancestor);
     await this.#assertInside(realAncestor, path);
     const realParent = resolve(realAncestor, relative(ancestor, parent));
+    const target = resolve(realParent, relative(parent, absolute));
+    this.#assertNotProtected(target, path);
     if (realParent !== realAncestor) {
       if (!options.createParents) throw new ToolFailure("NotFound", `${path}: parent folder does not exist`);
       await mkdir(realParent, { recursive: true });
     }
-    return resolve(realParent, relative(parent, absolute));
+    return target;
+  }
+
+  /**
+   * Why an absolute path (as written or resolved) must not be written, or undefined. Checked against every
+   * root as given and as resolved, and against the protected absolute paths.
+   */
+  protectedReason(absolute: string): string | undefined {
+    this.#protectedPlaces ??= {
+      roots: unique([...this.roots, ...this.roots.map(realRootSync)]),
+      paths: unique([...this.protectedPaths, ...this.protectedPaths.map(realRootSync)]),
+    };
+    const { roots, paths } = this.#protectedPlaces;
+    for (const place of paths) {
+      if (isWithin(place, absolute)) return "it holds the user's Bridle settings, trust or secrets";
+    }
+    for (const root of roots) {
+      if (!isWithin(root, absolute)) continue;
+      const reason = protectedPathReason(relative(root, absolute));
+      if (reason) return reason;
+    }
+    return undefined;
   }
 
   /** Whether a real path lies inside one of the roots. */
@@ -130,6 +184,11 @@ export class Workspace {
     }
   }
 
+  #assertNotProtected(absolute: string, shown: string): void {
+    const reason = this.protectedReason(absolute);
+    if (reason) throw new ToolFailure("Denied", `${shown} is protected: ${reason}`);
+  }
+
   #roots(): Promise<string[]> {
     this.#realRoots ??= Promise.all(this.roots.map((root) => realpath(root).catch(() => root)));
     return this.#realRoots;
@@ -142,6 +201,16 @@ function realRootSync(root: string): string {
   } catch {
     return root;
   }
+}
+
+function unique(paths: string[]): string[] {
+  return [...new Set(paths)];
+}
+
+/** Whether `path` is `place` or lies under it (lexically: both are absolute and normalized). */
+export function isWithin(place: string, path: string): boolean {
+  const rel = relative(place, path);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
 function nearestExisting(path: string): string {
