@@ -246,6 +246,7 @@ describe("the other commands", () => {
       "detect_checks",
       "run_check",
       "handoff_notes",
+      "git_commit",
     ]);
     for (const tool of tools) expect(tool.inputSchema.type).toBe("object");
   });

@@ -61,6 +61,57 @@ export async function git(cwd: string, args: readonly string[], input?: string):
   return rawGit(cwd, [...overrides.flatMap((setting) => ["-c", setting]), ...args], input);
 }
 
+// What a commit adds to the neutral settings: no signing (gpg.program and its kin name programs), and
+// no hooks even where a future git reads another hooks setting.
+const COMMIT_CONFIG = ["commit.gpgSign=false", "gpg.program=", "gpg.ssh.program=", "gpg.x509.program="];
+
+/**
+ * Runs a writing git command (add, commit) with the repository's config neutralised as `git` does, no
+ * signing and no hooks, and `identity` as author and committer.
+ */
+export async function writingGit(
+  cwd: string,
+  args: readonly string[],
+  identity: GitIdentity,
+): Promise<Buffer> {
+  const settings = [...COMMIT_CONFIG, `user.name=${identity.name}`, `user.email=${identity.email}`];
+  return git(cwd, [...settings.flatMap((setting) => ["-c", setting]), ...args]);
+}
+
+export interface GitIdentity {
+  readonly name: string;
+  readonly email: string;
+}
+
+/**
+ * Who commits: the repository's own user.name and user.email where it sets them, else the user's global
+ * ones (read with `git config --global --get`, which reads files and runs nothing), else undefined.
+ */
+export async function commitIdentity(cwd: string): Promise<GitIdentity | undefined> {
+  const local = async (key: string) =>
+    (await git(cwd, ["config", "--local", "--get", key]).catch(() => Buffer.alloc(0)))
+      .toString("utf8")
+      .trim();
+  const global = (key: string) => userConfigValue(key);
+  const name = (await local("user.name")) || (await global("user.name"));
+  const email = (await local("user.email")) || (await global("user.email"));
+  if (!name || !email || /[\0\n]/.test(name + email)) return undefined;
+  return { name, email };
+}
+
+function userConfigValue(key: string): Promise<string> {
+  const env: NodeJS.ProcessEnv = { GIT_CONFIG_NOSYSTEM: "1", GIT_TERMINAL_PROMPT: "0" };
+  for (const name of ["PATH", "HOME", "XDG_CONFIG_HOME"]) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return new Promise((resolve) => {
+    execFile("git", ["config", "--global", "--get", key], { env, encoding: "utf8" }, (error, stdout) =>
+      resolve(error ? "" : stdout.trim()),
+    );
+  });
+}
+
 /**
  * The program-naming keys of the repository's configuration (every scope git reads). Read before every
  * command, since a shell command may have changed the configuration; a configuration git cannot list

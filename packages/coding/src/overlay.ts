@@ -6,6 +6,7 @@ import { CODING_INSTRUCTIONS } from "./prompt.js";
 import { reviewChanges } from "./review.js";
 import { type CodingRunState, RunRegistry } from "./run-state.js";
 import { createDetectChecksTool, createRunCheckTool } from "./tools/check-tools.js";
+import { createGitCommitTool } from "./tools/commit-tool.js";
 import { createHandoffNotesTool, createUpdatePlanTool } from "./tools/plan-tools.js";
 import { createGitDiffTool, createGitStatusTool } from "./tools/repo-tools.js";
 
@@ -191,6 +192,7 @@ export async function createCodingOverlay(options: CodingOverlayOptions): Promis
     }),
     createUpdatePlanTool(runs),
     createHandoffNotesTool(runs),
+    createGitCommitTool(runs),
   ];
   return { tools, hooks, instructions: CODING_INSTRUCTIONS };
 }
