@@ -51,7 +51,7 @@ export {
 } from "./hooks.js";
 export { type InstructionsFile, type InstructionsSettings, withInstructions } from "./instructions.js";
 export { type HarnessLimits, type HarnessLimitsInput, limitsSchema } from "./limits.js";
-export { mcpToolName } from "./mcp-tool-name.js";
+export { mcpToolName, mcpToolPrefix } from "./mcp-tool-name.js";
 export * from "./messages.js";
 export type * from "./model.js";
 export type { EventObserver } from "./observers.js";

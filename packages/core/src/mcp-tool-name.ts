@@ -16,8 +16,13 @@ function namePart(part: string): string {
  * `mcp__server__tool` finds them with it.
  */
 export function mcpToolName(server: string, tool: string): string {
-  const full = `mcp_${namePart(server)}_${namePart(tool)}`;
+  const full = `${mcpToolPrefix(server)}${namePart(tool)}`;
   if (full.length <= MAX_NAME) return full;
   const hash = createHash("sha256").update(`${server}\0${tool}`).digest("hex").slice(0, 8);
   return `${full.slice(0, MAX_NAME - hash.length - 1)}_${hash}`;
+}
+
+/** What every Bridle tool name of an MCP server's tools starts with, `mcp_{server}_`: how a reader finds the server. */
+export function mcpToolPrefix(server: string): string {
+  return `mcp_${namePart(server)}_`;
 }

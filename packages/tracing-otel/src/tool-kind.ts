@@ -1,3 +1,5 @@
+import { mcpToolPrefix } from "@bridle/core";
+
 /** What an MCP-backed tool is: its MCP method, and the server and tool when the name says. */
 export interface McpToolName {
   readonly method: "tools/call" | "resources/list" | "resources/read";
@@ -12,12 +14,6 @@ const RESOURCE_TOOLS: Readonly<Record<string, McpToolName>> = {
   mcp_read_resource: { method: "resources/read" },
 };
 
-/** As the MCP bridge sanitizes a server name for tool names. */
-function namePart(server: string): string {
-  const cleaned = server.replace(/[^A-Za-z0-9_-]/g, "_");
-  return cleaned.length === 0 ? "_" : cleaned;
-}
-
 /**
  * Reads a Bridle MCP tool name, `mcp_{server}_{tool}`. Given the configured server names, the longest one
  * that prefixes the name wins (server names may hold underscores); without them, the server part is read
@@ -30,7 +26,7 @@ export function parseMcpToolName(name: string, servers?: readonly string[]): Mcp
   if (servers?.length) {
     let best: { server: string; tool: string } | undefined;
     for (const server of servers) {
-      const prefix = `mcp_${namePart(server)}_`;
+      const prefix = mcpToolPrefix(server);
       if (
         name.length > prefix.length &&
         name.startsWith(prefix) &&
