@@ -91,7 +91,8 @@ export function ${pkg.factory}(options: ${pkg.optionsType} = {}) {
     inputSchema,
     annotations: { read_only: true, idempotent: true },
     async execute(args, ctx): Promise<{ content: string; details: ${pkg.detailsType} }> {
-      // Containment, symlinks and secret-like paths are the workspace's policy, not each tool's.
+      // Containment, symlinks and secret-like paths are the workspace's policy, not each tool's. (A tool
+      // that writes resolves with ctx.workspace.resolveForWrite, which refuses protected paths too: README.)
       const path = await ctx.workspace.resolveExisting(args.path);
       const info = await stat(path);
       if (!info.isFile()) throw new ToolFailure("InvalidInput", \`\${args.path} is not a file\`);
@@ -213,6 +214,38 @@ console.log(result.finalText);
 
 Failures the model can fix come back as tool results: \`NotFound\` (no such file), \`Denied\` (outside the
 workspace, or a secret-like path), \`InvalidInput\` (a folder, or a file over the cap).
+
+## A tool that writes
+
+Resolve every path the tool creates, changes, deletes or renames with \`ctx.workspace.resolveForWrite\`
+and write only where it points. That is where the workspace refuses, as a \`Denied\` result the model
+sees, a path outside it, a secret-like one, and the protected paths: the \`.git\` folder at any depth,
+the agent's settings (\`bridle.config.*\`, \`.bridle/\` but for its data folders) and the user's Bridle
+config folder, as written and through links. So the tool needs no rule of its own for them, and gets
+any rule added later. For example:
+
+\`\`\`ts
+import { writeFile } from "node:fs/promises";
+import { defineTool } from "@bridle/core";
+import { z } from "zod";
+
+export function createSaveNoteTool() {
+  return defineTool({
+    name: "save_note",
+    description: "Write a text file in the workspace, creating missing folders.",
+    inputSchema: z.object({
+      path: z.string().describe("File to write, relative to the workspace root"),
+      text: z.string().describe("The file's whole new content"),
+    }),
+    annotations: { destructive: true, idempotent: true },
+    async execute(args, ctx) {
+      const path = await ctx.workspace.resolveForWrite(args.path, { createParents: true });
+      await writeFile(path, args.text, { signal: ctx.signal });
+      return { content: \`Wrote \${ctx.workspace.display(path)}\` };
+    },
+  });
+}
+\`\`\`
 
 ## Develop
 

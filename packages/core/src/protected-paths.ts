@@ -18,7 +18,7 @@ export interface ProtectedPathRules {
   readonly namePrefixes: readonly string[];
   /** The agent's own folder, at any depth: protected (subagent definitions, settings) but for its data. */
   readonly agentFolder: string;
-  /** Sub-folders of the agent's folder that hold what the agent writes as data (spilled output, sessions). */
+  /** Sub-folders of the agent's folder that hold what the agent writes as data (spilled output, sessions, memory notes). */
   readonly agentDataFolders: readonly string[];
 }
 
@@ -26,7 +26,7 @@ export const PROTECTED_PATH_RULES: ProtectedPathRules = Object.freeze({
   folders: Object.freeze([".git"]),
   namePrefixes: Object.freeze(["bridle.config."]),
   agentFolder: ".bridle",
-  agentDataFolders: Object.freeze(["tool-output", "shell-output", "sessions", "traces", "tmp"]),
+  agentDataFolders: Object.freeze(["tool-output", "shell-output", "sessions", "traces", "memory", "tmp"]),
 });
 
 /**

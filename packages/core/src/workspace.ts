@@ -1,4 +1,4 @@
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { mkdir, realpath } from "node:fs/promises";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { ToolFailure } from "./errors.js";
@@ -97,7 +97,7 @@ export class Workspace {
   ): Promise<string> {
     this.#assertNotSecret(absolute, path);
     this.#assertNotProtected(absolute, path);
-    const existing = lstatSync(absolute, { throwIfNoEntry: false });
+    const existing = lstatOrNone(absolute, path);
     if (existing) {
       let real: string;
       try {
@@ -213,9 +213,21 @@ export function isWithin(place: string, path: string): boolean {
   return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
 
+/** The entry at `path`, undefined when there is none; a file where a folder should be is the caller's mistake. */
+function lstatOrNone(path: string, shown: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch (error) {
+    if (isErrno(error, "ENOTDIR")) {
+      throw new ToolFailure("NotFound", `${shown}: a part of the path is a file, not a folder`);
+    }
+    throw error;
+  }
+}
+
 function nearestExisting(path: string): string {
   let current = path;
-  while (!lstatSync(current, { throwIfNoEntry: false })) {
+  while (!lstatOrNone(current, current)) {
     const up = dirname(current);
     if (up === current) return current;
     current = up;

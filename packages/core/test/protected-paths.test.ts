@@ -69,6 +69,7 @@ describe("protectedPathReason", () => {
     ".bridle",
     ".bridle/tool-output/call-1.txt",
     ".bridle/shell-output/run.log",
+    ".bridle/memory/notes.md",
   ])("leaves %s writable", (path) => {
     expect(protectedPathReason(path)).toBeUndefined();
   });
@@ -88,6 +89,14 @@ describe("Workspace.resolveForWrite refuses protected paths", () => {
       expect(await denial(path)).toMatch(/is protected/);
     }
     expect(await ws.resolveForWrite("src/ok.ts")).toBe(join(root, "src", "ok.ts"));
+  });
+
+  it("says a path through a file is not found, instead of failing with ENOTDIR", async () => {
+    await writeFile(join(root, "src", "file.txt"), "x");
+    await expect(ws.resolveForWrite("src/file.txt/x")).rejects.toMatchObject({ kind: "NotFound" });
+    await expect(ws.resolveForWrite("src/file.txt/y/z", { createParents: true })).rejects.toMatchObject({
+      kind: "NotFound",
+    });
   });
 
   it("through a symlinked folder or file that resolves into .git", async () => {

@@ -4,7 +4,8 @@ import { isErrno, ToolFailure, type Workspace } from "@bridle/core";
 import { resolveExistingOrSuggest } from "@bridle/tools-fs";
 
 /**
- * A file the patch updates, deletes or moves, through the workspace policy. A delete or a move acts on the
+ * A file the patch updates, deletes or moves, through the workspace policy. It is judged as a write first
+ * (core refuses protected paths there, existing or not), then must exist. A delete or a move acts on the
  * path itself, so a symbolic link there is refused: following it would remove or rename the file it points
  * at, not the link the model named.
  */
@@ -13,6 +14,7 @@ export async function resolveExistingFile(
   path: string,
   actsOnLink: boolean,
 ): Promise<string> {
+  await workspace.resolveForWrite(path).catch(missingIsNotJudged);
   const real = await resolveExistingOrSuggest(workspace, path);
   if (actsOnLink && (await lstatOrUndefined(resolve(workspace.root, path)))?.isSymbolicLink()) {
     throw new ToolFailure(
@@ -37,7 +39,10 @@ export async function resolveNewFile(workspace: Workspace, path: string): Promis
       `apply_patch: nothing was changed. ${workspace.display(parent)} is a file, not a folder, so ${path} cannot be created.`,
     );
   }
-  if (parentStats !== undefined) return workspace.resolveForWrite(path);
+  // Core judges the path as a write (inside, not secret, not protected, as written and as resolved) whether
+  // or not its folders exist yet; it answers NotFound only for the missing folders, which the commit makes.
+  const judged = await workspace.resolveForWrite(path).catch(missingIsNotJudged);
+  if (judged !== undefined) return judged;
   let ancestor = dirname(parent);
   while ((await lstatOrUndefined(ancestor)) === undefined && dirname(ancestor) !== ancestor)
     ancestor = dirname(ancestor);
@@ -57,6 +62,13 @@ export async function resolveNewFile(workspace: Workspace, path: string): Promis
     );
   }
   return real;
+}
+
+/** A missing folder, or a file where a folder should be: not a verdict; the caller's own look says which. */
+function missingIsNotJudged(error: unknown): undefined {
+  if ((error instanceof ToolFailure && error.kind === "NotFound") || isErrno(error, "ENOTDIR"))
+    return undefined;
+  throw error;
 }
 
 async function lstatOrUndefined(path: string) {

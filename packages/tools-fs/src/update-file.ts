@@ -64,7 +64,7 @@ export async function updateFile<T>(
 ): Promise<T> {
   const resolved = options.create
     ? await resolveForCreate(workspace, path)
-    : await raced(path, resolveExistingOrSuggest(workspace, path));
+    : await resolveForChange(workspace, path);
   const name = basename(resolved);
   const dir = await holdDir(workspace, dirname(resolved), path);
   try {
@@ -75,6 +75,10 @@ export async function updateFile<T>(
         `${path} looks like a secret (credentials, keys, .env); access is denied`,
       );
     }
+    // The folder actually opened is judged again: one swapped for a link into .git after the resolution
+    // above would otherwise carry the write there.
+    const reason = workspace.protectedReason(real);
+    if (reason) throw new ToolFailure("Denied", `${path} is protected: ${reason}`);
     const shown = workspace.display(real);
     return await withFileLock(real, async () => {
       const release = await lockAcross(dir, name, shown, options.signal);
@@ -134,6 +138,22 @@ async function loadCurrent(
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The real path of an existing file to change. It is judged as a write first (core refuses protected
+ * paths there), so `.git/config` is Denied whether or not it exists; then it must exist, with close names
+ * offered when it does not.
+ */
+async function resolveForChange(workspace: Workspace, path: string): Promise<string> {
+  await raced(path, workspace.resolveForWrite(path).catch(missingIsNotJudged));
+  return raced(path, resolveExistingOrSuggest(workspace, path));
+}
+
+/** A missing folder, or a file where a folder should be: not a verdict, the lookup after it says which. */
+function missingIsNotJudged(error: unknown): void {
+  if ((error instanceof ToolFailure && error.kind === "NotFound") || isErrno(error, "ENOTDIR")) return;
+  throw error;
 }
 
 /**

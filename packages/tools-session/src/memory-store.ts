@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
-import { join } from "node:path";
-import { BridleError, isErrno, matchText, searchTerms } from "@bridle/core";
+import { open, readdir, readFile, realpath, rename, stat, unlink } from "node:fs/promises";
+import { basename, dirname, join, parse, resolve } from "node:path";
+import { BridleError, isErrno, matchText, searchTerms, ToolFailure, Workspace } from "@bridle/core";
 
 /** Memory keys: letters, digits, `-` and `_`, 1 to 64 characters (they name files). */
 export const MEMORY_KEY = /^[A-Za-z0-9_-]{1,64}$/;
@@ -36,12 +36,20 @@ export interface MemoryStore {
 /**
  * Memory as a folder of `<key>.md` files: readable, editable and diffable by people, safe to keep in git.
  * A write goes to a temporary file first and is renamed into place, so a note is never half-written.
+ *
+ * The folder may lie anywhere, so a write is judged by core's protected-path rule over its whole absolute
+ * path: a memory folder inside a `.git` folder, the agent's own `.bridle/` settings or the user's Bridle
+ * config folder (as written or through a link) is refused, and nothing is created there.
  */
 export class FolderMemory implements MemoryStore {
   readonly dir: string;
+  // A workspace over the file system's root: its write resolution is core's one rule, applied to every
+  // folder on the way to the note, wherever the application put the memory folder.
+  readonly #guard: Workspace;
 
   constructor(dir: string) {
     this.dir = dir;
+    this.#guard = new Workspace({ roots: [parse(resolve(dir)).root], allowSecrets: true });
   }
 
   async read(key: string): Promise<MemoryEntry | undefined> {
@@ -56,14 +64,24 @@ export class FolderMemory implements MemoryStore {
   }
 
   async write(key: string, content: string): Promise<{ readonly created: boolean }> {
-    const path = this.#path(key);
-    await mkdir(this.dir, { recursive: true });
-    const existed = await stat(path).then(
+    const path = resolve(this.#path(key));
+    // Judged before anything is made: the missing folders are created only for a path the rule allows.
+    await this.#guard.resolveForWrite(path, { createParents: true }).catch((error: unknown) => {
+      if (!(error instanceof ToolFailure) || error.kind !== "Denied") throw error;
+      throw new ToolFailure(
+        "Denied",
+        `write_memory: nothing was saved. ${error.message}. The application chose this memory folder; tell the user instead of retrying.`,
+      );
+    });
+    // The note replaces whatever entry has its name (a link there is replaced, not followed).
+    const folder = await realpath(dirname(path));
+    const target = join(folder, basename(path));
+    const existed = await stat(target).then(
       () => true,
       () => false,
     );
-    const temp = join(this.dir, `.${key}.${randomUUID()}.tmp`);
-    const handle = await open(temp, "w");
+    const temp = join(folder, `.${key}.${randomUUID()}.tmp`);
+    const handle = await open(temp, "wx");
     try {
       await handle.writeFile(content);
       await handle.sync();
@@ -71,7 +89,7 @@ export class FolderMemory implements MemoryStore {
       await handle.close();
     }
     try {
-      await rename(temp, path);
+      await rename(temp, target);
     } catch (error) {
       await unlink(temp).catch(() => {});
       throw error;

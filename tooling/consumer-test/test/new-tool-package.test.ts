@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, symlink } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -58,6 +58,23 @@ describe("pnpm new-tool", () => {
     expect(stdout).not.toMatch(/\d+ failed/);
   });
 
+  it("documents a writing tool that the workspace refuses on .git/config with no code of its own", async () => {
+    // The README's example of a tool that writes, as a contributor would copy it into the package.
+    const readme = await readFile(join(packageDir, "README.md"), "utf8");
+    const example = /## A tool that writes\n[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toContain("ctx.workspace.resolveForWrite");
+    // Nothing of the protected-path rule is in the tool itself: the workspace carries all of it.
+    expect(example).not.toMatch(/\.git|bridle\.config|\.bridle|protect/);
+    await writeFile(join(packageDir, "src", "save-note.ts"), example as string);
+    await writeFile(join(packageDir, "test", "save-note.test.ts"), SAVE_NOTE_TEST);
+    await execute(bin("tsc"), ["-p", "tsconfig.json"], { cwd: packageDir });
+    const { stdout } = await execute(bin("vitest"), ["run", "--reporter=verbose", "test/save-note.test.ts"], {
+      cwd: packageDir,
+      env: { ...process.env, NO_COLOR: "1" },
+    });
+    expect(stdout).toMatch(/Tests\s+1 passed/);
+  });
+
   it("names the package, the tool and its factory from one kebab-case name", async () => {
     const manifest = JSON.parse(await readFile(join(packageDir, "package.json"), "utf8")) as {
       name: string;
@@ -81,3 +98,40 @@ describe("pnpm new-tool", () => {
     ).rejects.toThrow(/already exists/);
   });
 });
+
+// Runs the README's writing tool through a real run: .git/config, a hook and the agent's settings are
+// refused as Denied with core's reason and keep their bytes; an ordinary file is written.
+const SAVE_NOTE_TEST = `import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Harness, textOf } from "@bridle/core";
+import { ScriptedModel, tempWorkspace } from "@bridle/testing";
+import { expect, it } from "vitest";
+import { createSaveNoteTool } from "../src/save-note.js";
+
+it("is refused on protected paths and writes an ordinary file", async () => {
+  const { dir, cleanup } = await tempWorkspace();
+  try {
+    await mkdir(join(dir, ".git", "hooks"), { recursive: true });
+    await writeFile(join(dir, ".git", "config"), "[core]\\n");
+    await writeFile(join(dir, "bridle.config.json"), "{}\\n");
+    const attack = "[core]\\n\\tfsmonitor = touch pwned\\n";
+    const calls = [".git/config", ".git/hooks/pre-commit", "bridle.config.json", "notes/a.txt"].map((path) => ({
+      name: "save_note",
+      arguments: { path, text: attack },
+    }));
+    const model = new ScriptedModel([{ toolCalls: calls }, { text: "done" }]);
+    const result = await new Harness({ model, tools: [createSaveNoteTool()], workspace: dir }).run({
+      prompt: "write",
+    });
+    const results = result.messages.filter((message) => message.role === "tool");
+    expect(results.map((message) => message.errorKind)).toEqual(["Denied", "Denied", "Denied", undefined]);
+    expect(textOf(results[0]?.content ?? [])).toContain(".git/config is protected");
+    expect(await readFile(join(dir, ".git", "config"), "utf8")).toBe("[core]\\n");
+    await expect(readFile(join(dir, ".git", "hooks", "pre-commit"))).rejects.toThrow();
+    expect(await readFile(join(dir, "bridle.config.json"), "utf8")).toBe("{}\\n");
+    expect(await readFile(join(dir, "notes", "a.txt"), "utf8")).toBe(attack);
+  } finally {
+    await cleanup();
+  }
+});
+`;
