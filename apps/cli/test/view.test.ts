@@ -208,7 +208,7 @@ describe.skipIf(skip !== undefined)(`in Chromium${skip ? ` (skipped: ${skip})` :
       let err = "";
       child.stdout.on("data", (chunk: Buffer) => {
         out += chunk.toString("utf8");
-        const url = /^(http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)$/m.exec(out)?.[1];
+        const url = /^(http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{32}\/)$/m.exec(out)?.[1];
         if (url) resolve(url);
       });
       child.stderr.on("data", (chunk: Buffer) => {

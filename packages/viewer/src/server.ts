@@ -1,7 +1,8 @@
 // `bridle view`: a read-only server on 127.0.0.1 that lists the sessions of the stores it is given and
 // shows any of them in the same page an export produces, following a running session over server-sent
-// events. It serves no files: every path is a route whose parts must be a configured store's name and a
-// session id (letters, digits, `-`, `_`), so nothing outside the stores' sessions can be named.
+// events. It serves no files: every path is this start's token and then a route whose parts must be a
+// configured store's name and a session id (letters, digits, `-`, `_`), so nothing outside the stores'
+// sessions can be named.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BridleError, type SessionStore } from "@bridle/core";
@@ -26,7 +27,10 @@ export interface ViewServerOptions extends ProjectionOptions {
 }
 
 export interface ViewServer {
-  /** The address to open, carrying this start's token. */
+  /**
+   * The address to open: `http://127.0.0.1:PORT/<token>/`. Every page and request of this start is under
+   * that path; the token is in no cookie, so no other server on 127.0.0.1 is ever sent it.
+   */
   readonly url: string;
   readonly origin: string;
   readonly port: number;
@@ -91,7 +95,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   const streams = new Set<ServerResponse>();
   let guard: Guard | undefined;
 
-  const listPage = async (): Promise<string> => {
+  const listPage = async (base: string): Promise<string> => {
     const sessions: ListedSession[] = [];
     for (const { name, store } of stores.values()) {
       for (const s of await store.list()) {
@@ -102,7 +106,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
           updatedAt: s.updatedAt,
           events: s.lastSeq + 1,
           ...(s.parent ? { parent: s.parent } : {}),
-          href: `/s/${name}/${s.id}`,
+          href: `${base}/s/${name}/${s.id}`,
         });
       }
     }
@@ -149,28 +153,29 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
-    const refusal = guard ? guard.check(request, url) : "host";
-    if (refusal) {
-      send(response, refusal === "method" ? 405 : 403, "text/plain; charset=utf-8", `refused (${refusal})\n`);
+    if (!guard) {
+      send(response, 403, "text/plain; charset=utf-8", "refused (host)\n");
       return;
     }
-    const target = route(url.pathname, stores);
+    const admitted = guard.check(request, url);
+    if (admitted.refused) {
+      const status = admitted.refused === "method" ? 405 : 403;
+      send(response, status, "text/plain; charset=utf-8", `refused (${admitted.refused})\n`);
+      return;
+    }
+    if (admitted.slash) {
+      // The address without its last slash: the list lives at `/<token>/`.
+      response.writeHead(308, { ...HEADERS, location: `${guard.base}/` });
+      response.end();
+      return;
+    }
+    const target = route(admitted.path, stores);
     if (!target) {
       send(response, 404, "text/plain; charset=utf-8", "not found\n");
       return;
     }
-    if (guard && url.searchParams.has("token")) {
-      // The printed link: keep the token in a cookie of this port, and take it out of the address bar.
-      response.writeHead(303, {
-        ...HEADERS,
-        location: url.pathname,
-        "set-cookie": `${guard.cookieName}=${guard.token}; HttpOnly; SameSite=Strict; Path=/`,
-      });
-      response.end();
-      return;
-    }
     if (target.kind === "list") {
-      send(response, 200, "text/html; charset=utf-8", await listPage());
+      send(response, 200, "text/html; charset=utf-8", await listPage(guard.base));
       return;
     }
     const { store, id } = target;
@@ -185,11 +190,11 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     const { view, bodies } = await loadProjection(store.store, id, options);
     if (target.kind === "data") send(response, 200, "application/json", JSON.stringify({ view, bodies }));
     else {
-      const base = `/api/s/${store.name}/${id}`;
+      const api = `${guard.base}/api/s/${store.name}/${id}`;
       const live = {
-        dataUrl: `${base}/data`,
-        eventsUrl: `${base}/events`,
-        sessionBase: `/s/${store.name}/`,
+        dataUrl: `${api}/data`,
+        eventsUrl: `${api}/events`,
+        sessionBase: `${guard.base}/s/${store.name}/`,
       };
       const title = `${view.session.title ?? id} · Bridle session`;
       send(
@@ -215,7 +220,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
   guard = createGuard(port);
   const origin = `http://127.0.0.1:${port}`;
   return {
-    url: `${origin}/?token=${guard.token}`,
+    url: `${origin}${guard.base}/`,
     origin,
     port,
     close: async () => {

@@ -46,6 +46,8 @@ let store: JsonlSessionStore;
 let cleanup: () => Promise<void>;
 let host: string;
 let token: string;
+/** `/<token>`: every route of this start is under it. */
+let base: string;
 
 beforeAll(async () => {
   const made = await tempWorkspace("bridle-viewer-security-");
@@ -60,7 +62,8 @@ beforeAll(async () => {
   await writeFile(join(made.dir, "secret.txt"), "TOPSECRET-ABOVE");
   server = await startViewServer({ stores: [{ name: "jsonl", store }] });
   host = `127.0.0.1:${server.port}`;
-  token = new URL(server.url).searchParams.get("token") ?? "";
+  base = new URL(server.url).pathname.replace(/\/$/, "");
+  token = base.slice(1);
 });
 afterAll(async () => {
   await server?.close();
@@ -70,24 +73,28 @@ afterAll(async () => {
 
 const ROUTES = ["/", "/s/jsonl/s1", "/api/s/jsonl/s1/data", "/api/s/jsonl/s1/events"];
 
-describe("with the right token and host", () => {
+describe("with the token in the path and the right host", () => {
   it.each(ROUTES)("%s is served", async (path) => {
-    const reply = await get(server.port, path, { host, "x-bridle-token": token });
+    const reply = await get(server.port, `${base}${path}`, { host });
     expect(reply.status).toBe(200);
     expect(reply.headers["cache-control"]).toBe("no-store");
+    expect(reply.headers["set-cookie"]).toBeUndefined();
   });
 
-  it("the printed URL sets a cookie for this port and drops the token from the address", async () => {
-    const reply = await get(server.port, `/?token=${token}`, { host });
-    expect(reply.status).toBe(303);
-    expect(reply.headers.location).toBe("/");
-    const cookie = String(reply.headers["set-cookie"]);
-    expect(cookie).toContain(`bridle_view_${server.port}=${token}`);
-    expect(cookie).toMatch(/HttpOnly/);
-    expect(cookie).toMatch(/SameSite=Strict/);
-    const next = await get(server.port, "/", { host, cookie: cookie.split(";")[0] ?? "" });
-    expect(next.status).toBe(200);
-    expect(next.body).toContain('"id":"s1"');
+  it("the printed URL is the list; its links keep the token in their paths; no cookie is set", async () => {
+    expect(server.url).toBe(`http://127.0.0.1:${server.port}/${token}/`);
+    expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    const reply = await get(server.port, new URL(server.url).pathname, { host });
+    expect(reply.status).toBe(200);
+    expect(reply.headers["set-cookie"]).toBeUndefined();
+    expect(reply.body).toContain(`"href":"/${token}/s/jsonl/s1"`);
+    const session = await get(server.port, `${base}/s/jsonl/s1`, { host });
+    expect(session.body).toContain(`"dataUrl":"/${token}/api/s/jsonl/s1/data"`);
+    expect(session.body).toContain(`"eventsUrl":"/${token}/api/s/jsonl/s1/events"`);
+    // The token alone, without the last slash, leads to the list.
+    const bare = await get(server.port, base, { host });
+    expect(bare.status).toBe(308);
+    expect(bare.headers.location).toBe(`${base}/`);
   });
 
   it("binds loopback only", async () => {
@@ -96,65 +103,59 @@ describe("with the right token and host", () => {
       .flat()
       .find((i) => i && i.family === "IPv4" && !i.internal);
     if (outside) {
-      await expect(
-        get(server.port, "/", { host, "x-bridle-token": token }, "GET", outside.address),
-      ).rejects.toThrow(/ECONNREFUSED/);
+      await expect(get(server.port, `${base}/`, { host }, "GET", outside.address)).rejects.toThrow(
+        /ECONNREFUSED/,
+      );
     }
   });
 });
 
 describe("refused", () => {
   const other = () => server.port + 1;
-  const cases: [string, () => Record<string, string>, string?][] = [
-    ["no token", () => ({ host })],
-    ["a wrong token in the header", () => ({ host, "x-bridle-token": `${token}x` })],
-    ["a token of another length", () => ({ host, "x-bridle-token": token.slice(1) })],
-    ["a wrong cookie", () => ({ host, cookie: `bridle_view_${server.port}=nope` })],
-    ["the cookie of another port", () => ({ host, cookie: `bridle_view_${other()}=${token}` })],
-    ["a foreign origin", () => ({ host, "x-bridle-token": token, origin: "http://evil.example" })],
+  // [name, path prefix, headers]: the prefix stands before each route.
+  const cases: [string, () => string, () => Record<string, string>][] = [
+    ["no token", () => "", () => ({ host })],
+    ["a wrong token", () => `${base}x`, () => ({ host })],
+    ["a token of another length", () => base.slice(0, -1), () => ({ host })],
     [
-      "another loopback port as origin",
-      () => ({ host, "x-bridle-token": token, origin: `http://127.0.0.1:${other()}` }),
+      "the token in a cookie, as an earlier version kept it",
+      () => "",
+      () => ({ host, cookie: `bridle_view_${server.port}=${token}` }),
     ],
-    [
-      "an https origin",
-      () => ({ host, "x-bridle-token": token, origin: `https://127.0.0.1:${server.port}` }),
-    ],
-    ["origin null (a sandboxed frame, a file)", () => ({ host, "x-bridle-token": token, origin: "null" })],
-    ["a cross-site fetch", () => ({ host, "x-bridle-token": token, "sec-fetch-site": "cross-site" })],
-    [
-      "a same-site fetch from another port",
-      () => ({ host, "x-bridle-token": token, "sec-fetch-site": "same-site" }),
-    ],
-    ["a rebound host name", () => ({ host: `evil.example:${server.port}`, "x-bridle-token": token })],
+    ["the token in a header only", () => "", () => ({ host, "x-bridle-token": token })],
+    ["a foreign origin", () => base, () => ({ host, origin: "http://evil.example" })],
+    ["another loopback port as origin", () => base, () => ({ host, origin: `http://127.0.0.1:${other()}` })],
+    ["an https origin", () => base, () => ({ host, origin: `https://127.0.0.1:${server.port}` })],
+    ["origin null (a sandboxed frame, a file)", () => base, () => ({ host, origin: "null" })],
+    ["a cross-site fetch", () => base, () => ({ host, "sec-fetch-site": "cross-site" })],
+    ["a same-site fetch from another port", () => base, () => ({ host, "sec-fetch-site": "same-site" })],
+    ["a rebound host name", () => base, () => ({ host: `evil.example:${server.port}` })],
     [
       "a host name with the right prefix",
-      () => ({ host: `127.0.0.1.evil.example:${server.port}`, "x-bridle-token": token }),
+      () => base,
+      () => ({ host: `127.0.0.1.evil.example:${server.port}` }),
     ],
-    ["the right host on another port", () => ({ host: `127.0.0.1:${other()}`, "x-bridle-token": token })],
-    ["no port in the host", () => ({ host: "127.0.0.1", "x-bridle-token": token })],
-    ["no host at all", () => ({ "x-bridle-token": token })],
+    ["the right host on another port", () => base, () => ({ host: `127.0.0.1:${other()}` })],
+    ["no port in the host", () => base, () => ({ host: "127.0.0.1" })],
+    ["no host at all", () => base, () => ({})],
   ];
-  for (const [name, headers] of cases) {
+  for (const [name, prefix, headers] of cases) {
     it.each(ROUTES)(`${name}: %s`, async (path) => {
-      const reply = await get(server.port, path, headers());
+      const reply = await get(server.port, `${prefix()}${path}`, headers());
       // Node itself answers 400 to an HTTP/1.1 request with no Host; everything else is the guard's 403.
       expect(reply.status).toBe(name === "no host at all" ? 400 : 403);
       expect(reply.body).not.toContain("s1");
     });
   }
 
-  it.each([
-    ["a token in the URL with a foreign origin", { origin: "http://evil.example" }],
-    ["a token in the URL for a rebound host", { host: "evil.example" }],
-  ])("%s", async (_, extra) => {
-    const reply = await get(server.port, `/?token=${token}`, { host, ...extra });
+  it("the token in the query, as an earlier version printed it", async () => {
+    const reply = await get(server.port, `/?token=${token}`, { host });
     expect(reply.status).toBe(403);
     expect(reply.headers["set-cookie"]).toBeUndefined();
   });
 
   it.each(["POST", "PUT", "DELETE", "OPTIONS"])("%s", async (method) => {
-    const reply = await get(server.port, "/", { host, "x-bridle-token": token }, method);
+    const reply = await get(server.port, `${base}/`, { host }, method);
     expect(reply.status).toBe(405);
   });
 
@@ -186,8 +187,9 @@ describe("refused", () => {
     "/favicon.ico",
   ];
   it.each(TRAVERSALS)("nothing outside the sessions: %s", async (path) => {
-    const reply = await get(server.port, path, { host, "x-bridle-token": token });
-    expect(reply.status).toBe(404);
+    const reply = await get(server.port, `${base}${path}`, { host });
+    // A `..` that climbs over the token leaves a path without it: refused before any route is looked at.
+    expect(reply.status).toBe(path.startsWith("/../") ? 403 : 404);
     expect(reply.body).not.toContain("TOPSECRET");
   });
 });

@@ -53,8 +53,8 @@ describe.skipIf(skip !== undefined)(
       const { page, blocked, violations } = await offlinePage(browser, server.origin);
       await page.goto(server.url);
       await page.waitForSelector("body[data-ready=true]");
-      // The token left the address bar for a cookie.
-      expect(page.url()).toBe(`${server.origin}/`);
+      // The token stays in the path: no cookie carries it.
+      expect(page.url()).toBe(server.url);
       const rows = await page.locator("tr.session").allInnerTexts();
       expect(rows).toHaveLength(3);
       expect(rows.join("\n")).toMatch(/jsonl\s+from-jsonl\s+kept in files/);

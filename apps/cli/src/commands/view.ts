@@ -8,6 +8,7 @@ import type { CliFlags } from "../args.js";
 import { CliError } from "../cli-error.js";
 import { openStore } from "../compose.js";
 import { loadSettings, type Settings } from "../config.js";
+import { oneLine } from "../display-text.js";
 import { viewerOptions } from "../viewer-options.js";
 
 const LOCAL_STORES = { jsonl: "jsonl", sqlite: "sessions.sqlite" } as const;
@@ -44,7 +45,7 @@ export async function viewCommand(flags: CliFlags): Promise<number> {
     throw error;
   }
   process.stderr.write(
-    `bridle view: ${stores.map((s) => s.name).join(", ")} sessions in ${settings.storeDir}; Ctrl-C stops\n`,
+    `bridle view: ${stores.map((s) => s.name).join(", ")} sessions in ${oneLine(settings.storeDir, 1_000)}; Ctrl-C stops\n`,
   );
   // The URL alone on stdout: it carries this start's token, for a browser or a script.
   process.stdout.write(`${server.url}\n`);
