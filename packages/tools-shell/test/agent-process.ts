@@ -37,6 +37,11 @@ export interface AgentOptions {
   readonly warmFirst?: boolean;
   /** Start it through `sh -c '…; true'`, so an ancestor holds the same environment. */
   readonly throughShell?: boolean;
+  /**
+   * A file the agent inherits open on fd 100 without O_CLOEXEC, as a careless parent may leave one (Node
+   * marks the descriptors up to the first gap above 15 O_CLOEXEC at start, not the ones past it).
+   */
+  readonly inheritedFile?: string;
 }
 
 /**
@@ -82,7 +87,9 @@ export function startAgent(options: AgentOptions): ChildProcess {
   ];
   const [file, ...args] = options.throughShell
     ? ["/bin/sh", "-c", '"$@"; true', "sh", ...node]
-    : (node as [string, ...string[]]);
+    : options.inheritedFile
+      ? ["/bin/bash", "-c", 'exec 100<"$0"; exec "$@"', options.inheritedFile, ...node]
+      : (node as [string, ...string[]]);
   return spawn(file as string, args, { env: options.env, stdio: ["ignore", "pipe", "pipe"] });
 }
 

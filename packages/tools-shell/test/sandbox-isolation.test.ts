@@ -155,12 +155,29 @@ describe.skipIf(!probe.available)(`the bubblewrap sandbox isolates the host${why
     },
   );
 
-  it("still lets git work in the repository, and the rest of the workspace stays writable", async () => {
+  it("lets git read the repository but not change it (commits go through git_commit), and the rest of the workspace stays writable", async () => {
+    execFileSync("git", [
+      "-C",
+      dir,
+      "-c",
+      "user.email=a@b",
+      "-c",
+      "user.name=n",
+      "commit",
+      "-q",
+      "--allow-empty",
+      "-m",
+      "first",
+    ]);
     const result = await run(
-      "echo hi > new.txt && mkdir -p dist && echo x > dist/a && git add new.txt && git -c user.email=a@b -c user.name=n commit -qm first && git log --oneline | wc -l",
+      "echo hi > new.txt && mkdir -p dist && echo x > dist/a && git status --short new.txt && git log --oneline | wc -l && git add new.txt",
     );
-    expect(result.stderr).toBe("");
-    expect(result.stdout.trim()).toBe("1");
+    expect(result.stdout).toContain("?? new.txt");
+    expect(result.stdout).toMatch(/^1$/m);
+    expect(result.stderr).toMatch(/index\.lock': Read-only file system/);
+    expect(execFileSync("git", ["-C", dir, "status", "--short", "new.txt"], { encoding: "utf8" })).toBe(
+      "?? new.txt\n",
+    );
     expect(readFileSync(join(dir, "dist", "a"), "utf8")).toBe("x\n");
   });
 

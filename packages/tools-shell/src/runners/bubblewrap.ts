@@ -1,9 +1,12 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
+import { mountScanner, treeMounts } from "../sandbox/agent-config.js";
 import { type LimitEnforcement, type SandboxPolicy, sandboxPolicy } from "../sandbox/policy.js";
-import { type SandboxView, SYSTEM_TREES, unreadableByOthers, viewArgs } from "../sandbox/view.js";
+import type { TreeScanner } from "../sandbox/tree-scan.js";
+import { type SandboxView, SYSTEM_TREES, shownTrees, unreadableByOthers, viewArgs } from "../sandbox/view.js";
 import { processLimits, setupLimits } from "./limits.js";
 import { programOnPath } from "./pid-namespace.js";
 import { launch, SHELL } from "./process-tree.js";
@@ -17,6 +20,17 @@ let packageTreesMasked: string[] | undefined;
 export interface BubblewrapOptions extends SandboxView {
   /** The bwrap binary (default: "bwrap" from the absolute folders of PATH). */
   readonly bwrap?: string;
+  /**
+   * Replace every secret-named file and folder (core's `isSecretPath`) of the workspace and of the shown
+   * parts of home with an empty one, for each command (default true; off for a workspace that allows
+   * secrets).
+   */
+  readonly maskSecrets?: boolean;
+  /**
+   * Files and folders one command's walk of the workspace and shown folders may list (default 200,000):
+   * past it the command does not run, since what was not listed cannot be masked.
+   */
+  readonly maxScanEntries?: number;
 }
 
 export interface SandboxProbe {
@@ -37,13 +51,17 @@ export class BubblewrapRunner implements CommandRunner {
   readonly name = "bubblewrap";
   readonly #bwrap: string;
   readonly #view: SandboxView;
+  readonly #maskSecrets: boolean;
+  readonly #scanner: TreeScanner;
   #masked: string[] | undefined;
   #probe: Promise<SandboxProbe> | undefined;
 
   constructor(options: BubblewrapOptions = {}) {
-    const { bwrap, ...view } = options;
+    const { bwrap, maskSecrets, maxScanEntries, ...view } = options;
     this.#bwrap = bwrap ?? programOnPath("bwrap");
     this.#view = view;
+    this.#maskSecrets = maskSecrets ?? true;
+    this.#scanner = mountScanner(maxScanEntries);
   }
 
   /** Whether a default bubblewrap sandbox runs here (it needs user namespaces, or root). */
@@ -85,8 +103,9 @@ export class BubblewrapRunner implements CommandRunner {
         limit: "filesystem",
         enforced: true,
         how:
-          "only the system trees (read-only) and the workspace (writable; bridle.config.*, .git/config, .git/hooks, .git/info read-only); " +
-          "an empty home, private /tmp and /run (no host Unix sockets)" +
+          "only the system trees (read-only) and the workspace (writable; every .git, bridle.config.* and .bridle but its data folders read-only" +
+          (this.#maskSecrets ? "; secret-named files and folders emptied" : "") +
+          "); an empty home, private /tmp and /run (no host Unix sockets)" +
           (IS_ROOT ? ", root-only files masked, no capabilities" : ", no capabilities"),
       },
       network,
@@ -114,7 +133,7 @@ export class BubblewrapRunner implements CommandRunner {
     // The pid namespace already holds every process of the command: no tracking cgroup needed.
     const limits = await setupLimits(policy, { track: false });
     const argv = [this.#bwrap, ...this.args(request, policy), "--", SHELL, "-c", request.command];
-    return launch(request, policy, { argv, ...limits });
+    return launch(request, policy, { argv: closingInherited(argv), ...limits });
   }
 
   /** The bwrap arguments for one command (exposed for inspection and tests). */
@@ -135,16 +154,63 @@ export class BubblewrapRunner implements CommandRunner {
       packageTreesMasked ??= unreadableByOthers(SYSTEM_TREES.filter((tree) => !ADMIN_TREES.includes(tree)));
       this.#masked ??= [...unreadableByOthers(ADMIN_TREES), ...packageTreesMasked];
     }
+    // Walked for each command: a `.env` or `.git` made by the previous command is mounted over by this one.
+    const found = treeMounts(this.#scanner, {
+      writableRoots: request.writableRoots,
+      shownTrees: shownTrees(this.#view),
+      protect: this.#view.protect ?? [],
+      maskSecrets: this.#maskSecrets,
+    });
     args.push(
       ...viewArgs(this.#view, {
         writableRoots: request.writableRoots,
         network: policy.network === "enabled",
         masked: this.#masked ?? [],
+        found,
       }),
     );
     args.push("--cap-drop", "ALL", "--chdir", request.cwd);
     return args;
   }
+}
+
+const O_CLOEXEC = 0o2000000;
+
+/**
+ * Descriptors above 2 that this process would pass to a program it starts: Node opens its own with
+ * O_CLOEXEC and marks those it inherited up to the first gap above fd 15, but one past that (a pipe, a
+ * socket, an open file a parent left) keeps no such flag, and neither Node's spawn nor bwrap closes it.
+ * /proc's fdinfo tells the flags.
+ */
+function inheritableDescriptors(): number[] {
+  const out: number[] = [];
+  let names: string[];
+  try {
+    names = readdirSync("/proc/self/fd");
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    const fd = Number(name);
+    if (!Number.isInteger(fd) || fd <= 2) continue;
+    try {
+      const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, "utf8"))?.[1];
+      if (flags !== undefined && (Number.parseInt(flags, 8) & O_CLOEXEC) === 0) out.push(fd);
+    } catch {
+      // closed since it was listed (the listing's own descriptor among them)
+    }
+  }
+  return out;
+}
+
+// A command gets its own three descriptors and no other: anything else the agent holds open without
+// O_CLOEXEC is closed by a shell in front of bwrap (bash: a plain sh reads only one-digit numbers).
+function closingInherited(argv: readonly string[]): string[] {
+  const shell = SHELL === "/bin/bash" ? SHELL : undefined;
+  const fds = inheritableDescriptors().filter((fd) => shell !== undefined || fd <= 9);
+  if (fds.length === 0) return [...argv];
+  const closes = fds.map((fd) => `${fd}>&-`).join(" ");
+  return [shell ?? "/bin/sh", "-c", `exec ${closes}; exec "$@"`, "close-fds", ...argv];
 }
 
 async function runProbe(runner: BubblewrapRunner): Promise<SandboxProbe> {

@@ -1,102 +1,186 @@
-import { lstatSync, readdirSync, realpathSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync, realpathSync, statSync } from "node:fs";
+import {
+  isSecretPath,
+  isWithin,
+  PROTECTED_PATH_RULES,
+  protectedPathReason,
+  userConfigFolder,
+} from "@bridle/core";
+import { type EntryKind, type ScannedEntry, TreeScanner } from "./tree-scan.js";
 
-/** Mounts that keep a workspace's agent configuration read-only. */
-export interface AgentConfigMounts {
-  /**
-   * Git folders bound onto themselves (still writable): a mount point cannot be renamed or removed, so a
-   * command cannot move `.git` aside and put a folder with its own config and hooks in its place.
-   */
-  readonly pinned: readonly string[];
-  readonly readOnly: readonly string[];
+/** One mount over a path found in a tree: read-only, writable again (inside a read-only one), or emptied. */
+export interface FoundMount {
+  readonly path: string;
+  readonly kind: "dir" | "file";
+  readonly mode: "read-only" | "writable" | "masked";
+}
+
+export interface TreeMountsRequest {
+  /** Workspace roots: core's protected-path rule and the secret rule apply. */
+  readonly writableRoots: readonly string[];
+  /** Other folders the sandbox shows (parts of home, listed folders): only the secret rule applies. */
+  readonly shownTrees: readonly string[];
+  /** More paths kept read-only (the view's `protect`): only those inside a root count. */
+  readonly protect?: readonly string[];
+  /** Mask secret-named paths (off for a workspace that allows secrets). */
+  readonly maskSecrets: boolean;
+}
+
+// How a folder's children are judged: by the rules; as the inside of the agent's folder (what is not a
+// data folder is protected); or as the inside of a read-only path (only secrets still matter there).
+type Place = "plain" | "agent-folder" | "read-only";
+
+/** The scanner `treeMounts` needs: it shows the visitor folders and the names core's rules speak of. */
+export function mountScanner(maxEntries?: number): TreeScanner {
+  return new TreeScanner({
+    ...(maxEntries === undefined ? {} : { maxEntries }),
+    interesting: (name) => classOf(name) !== 0,
+  });
 }
 
 /**
- * What in a workspace configures the agent or makes git run code, kept read-only inside the sandbox while
- * the rest of the workspace is writable:
- * - `bridle.config.*` at the root: the agent's own settings.
- * - `.git/config` and `.git/config.worktree`: `core.fsmonitor`, `core.hooksPath`, pagers, aliases,
- *   `sshCommand`, filter and diff drivers, `include.path` all run programs the next time git runs.
- * - `.git/hooks`: run by commit, merge, checkout, push.
- * - `.git/info`: `info/attributes` picks filter and diff drivers like a `.gitattributes` does, but is
- *   invisible to `git status` and to a review of the diff; `info/exclude` hides files from it. Nothing
- *   needs to write there during normal work.
- * The same for every repository git keeps under `.git/modules` (submodules).
- * Only existing paths can be mounted over: a command may still create an absent `bridle.config.*`, and
- * a symbolic link is replaceable (its target, when inside the workspace, is protected).
+ * What the sandbox mounts over the trees it shows (walked by a `mountScanner`), derived from core's rules (`protectedPathReason`,
+ * `isSecretPath`), never from a list of its own:
+ * - every protected entry of a workspace root read-only, whole: each `.git` at any depth (folder or
+ *   gitfile; its config, hooks, info, HEAD, commondir, modules, worktrees, objects/info/alternates),
+ *   `bridle.config.*` at any depth, and the user's Bridle config folder when a root holds it (masked);
+ * - each `.bridle` folder read-only but for its data folders, bound writable again, so nothing but data
+ *   can be created in it;
+ * - every secret-named file or folder of every shown tree replaced by an empty one, in folders at any
+ *   depth (but inside `.git`, which git names itself).
+ * Mounts come ordered by depth, so each lands on the one above it. Only existing paths are mounted
+ * over: see the README for what can still be created.
  */
-export function agentConfigMounts(root: string): AgentConfigMounts {
-  const found: string[] = [];
-  const pinned: string[] = [];
-  for (const name of safeList(root)) if (name.startsWith("bridle.config.")) found.push(join(root, name));
-  const git = join(root, ".git");
-  if (isDirectory(git)) gitDirConfig(git, found, pinned, 0);
-  const readOnly: string[] = [];
-  for (const path of found) {
-    const real = realInside(path, root);
-    if (real && !readOnly.includes(real)) readOnly.push(real);
+export function treeMounts(scanner: TreeScanner, request: TreeMountsRequest): FoundMount[] {
+  const found: FoundMount[] = [];
+  const shown = [...request.writableRoots, ...request.shownTrees];
+  const add = (entry: ScannedEntry, mode: FoundMount["mode"]) => {
+    const mount = mountOf(entry.path, entry.kind, mode, shown);
+    if (mount) found.push(mount);
+  };
+  scanner.scan((tree) => {
+    for (const root of request.writableRoots) {
+      tree<Place>(root, "plain", (entry, place) => {
+        const is = classOf(entry.name);
+        if (request.maskSecrets && (is & SECRET || (entry.kind === "dir" && is & SECRET_FOLDER))) {
+          add(entry, "masked");
+          return undefined;
+        }
+        // Git names what it keeps in its folder itself: nothing there is a user's secret file.
+        const into: Place | undefined = is & GIT_FOLDER ? undefined : "read-only";
+        if (place === "read-only") return into;
+        // The agent's folder is bound read-only whole, its data folders writable again.
+        if (place === "agent-folder") {
+          if (!(is & DATA_FOLDER)) return into;
+          if (entry.kind === "dir") add(entry, "writable");
+          return "plain";
+        }
+        if (is & PROTECTED) {
+          add(entry, "read-only");
+          return into;
+        }
+        if (is & AGENT_FOLDER && entry.kind === "dir") {
+          add(entry, "read-only");
+          return "agent-folder";
+        }
+        return "plain";
+      });
+    }
+    if (request.maskSecrets) {
+      for (const root of request.shownTrees) {
+        tree<true>(root, true, (entry) => {
+          const is = classOf(entry.name);
+          if (!(is & SECRET || (entry.kind === "dir" && is & SECRET_FOLDER))) return true;
+          add(entry, "masked");
+          return undefined;
+        });
+      }
+    }
+  });
+  for (const root of request.writableRoots) {
+    const config = userConfigFolder();
+    if (isWithin(root, config) && existsSync(config)) {
+      const mount = mountOf(config, "dir", "masked", shown);
+      if (mount) found.push(mount);
+    }
+    for (const path of request.protect ?? []) {
+      if (!isWithin(root, path)) continue;
+      const mount = mountOf(path, "link", "read-only", shown);
+      if (mount) found.push(mount);
+    }
   }
-  return { pinned, readOnly };
+  return sortByDepth(found);
 }
 
-// A mount follows symbolic links: mount the real file, and only when it lies in the workspace (outside,
-// the sandbox does not show it writable anyway).
-function realInside(path: string, root: string): string | undefined {
+const SECRET = 1;
+const SECRET_FOLDER = 2;
+const PROTECTED = 4;
+const GIT_FOLDER = 8;
+const AGENT_FOLDER = 16;
+const DATA_FOLDER = 32;
+const classes = new Map<string, number>();
+
+/**
+ * What core's rules say of one name, kept per name (a workspace repeats `index.ts` a thousand times).
+ * Judging the name alone is judging the path: the walk never enters a secret folder (masked whole) nor a
+ * protected one (its state says read-only), and enters the agent's folder in a state of its own, so no
+ * folder above an entry changes what the rules say of it.
+ */
+function classOf(name: string): number {
+  let is = classes.get(name);
+  if (is !== undefined) return is;
+  const lower = name.toLowerCase();
+  is =
+    (isSecretPath(name) ? SECRET : 0) |
+    // A folder whose every file is secret (`.ssh`, `.aws`).
+    (isSecretPath(`${name}/x`) ? SECRET_FOLDER : 0) |
+    (protectedPathReason(name) !== undefined ? PROTECTED : 0) |
+    (PROTECTED_PATH_RULES.folders.includes(lower) ? GIT_FOLDER : 0) |
+    (lower === PROTECTED_PATH_RULES.agentFolder ? AGENT_FOLDER : 0) |
+    (PROTECTED_PATH_RULES.agentDataFolders.includes(lower) ? DATA_FOLDER : 0);
+  if (classes.size > 100_000) classes.clear();
+  classes.set(name, is);
+  return is;
+}
+
+/**
+ * A mount follows symbolic links, so a link is mounted at its real path, and only when that lies in a
+ * tree the sandbox shows (elsewhere it is absent anyway; a dangling one would make bwrap create a file
+ * on the host to mount over).
+ */
+function mountOf(
+  path: string,
+  kind: EntryKind,
+  mode: FoundMount["mode"],
+  shown: readonly string[],
+): FoundMount | undefined {
+  if (kind !== "link") return { path, kind, mode };
   try {
     const real = realpathSync(path);
-    const rel = relative(realpathSync(root), real);
-    return rel.startsWith("..") ? undefined : real;
+    if (!shown.some((tree) => isWithin(tree, real) || isWithin(realOr(tree), real))) return undefined;
+    return { path: real, kind: statSync(real).isDirectory() ? "dir" : "file", mode };
   } catch {
     return undefined;
   }
 }
 
-const GIT_CODE = ["config", "config.worktree", "hooks", "info"];
-const GIT_MARKS = ["HEAD", "objects", "refs", ...GIT_CODE];
-
-function gitDirConfig(gitDir: string, out: string[], pinned: string[], depth: number): void {
-  pinned.push(gitDir);
-  for (const name of GIT_CODE) {
-    const path = join(gitDir, name);
-    if (exists(path)) out.push(path);
-  }
-  if (depth > 4) return;
-  // .git/modules/<name>[/modules/<name>…] holds each submodule's own git folder, nested by path.
-  const modules = join(gitDir, "modules");
-  const walk = (folder: string, level: number) => {
-    for (const name of safeList(folder)) {
-      const path = join(folder, name);
-      if (!isDirectory(path)) continue;
-      // Any trace of a git folder counts: a command could delete HEAD so that the next one would not
-      // recognise the folder, then write its config.
-      if (GIT_MARKS.some((mark) => exists(join(path, mark)))) gitDirConfig(path, out, pinned, depth + 1);
-      else if (level < 4) walk(path, level + 1);
-    }
-  };
-  if (isDirectory(modules)) walk(modules, 0);
-}
-
-function safeList(folder: string): string[] {
+function realOr(path: string): string {
   try {
-    return readdirSync(folder);
+    return realpathSync(path);
   } catch {
-    return [];
+    return path;
   }
 }
 
-function exists(path: string): boolean {
-  try {
-    lstatSync(path);
+// Nested roots are walked twice, and a link may point at a path also found itself: each mount once.
+function sortByDepth(mounts: FoundMount[]): FoundMount[] {
+  const seen = new Set<string>();
+  const unique = mounts.filter((mount) => {
+    const key = `${mount.mode} ${mount.path}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
     return true;
-  } catch {
-    return false;
-  }
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return lstatSync(path).isDirectory();
-  } catch {
-    return false;
-  }
+  });
+  const depth = (path: string) => path.split("/").length;
+  return unique.sort((a, b) => depth(a.path) - depth(b.path));
 }

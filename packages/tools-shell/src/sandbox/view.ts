@@ -9,11 +9,13 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { agentConfigMounts } from "./agent-config.js";
+import type { FoundMount } from "./agent-config.js";
+import { emptyFile } from "./empty-file.js";
 
 /**
  * What a sandboxed command sees of the host, built up from nothing: only the system trees (read-only),
- * the workspace roots (writable, their agent configuration read-only) and what the caller lists.
+ * the workspace roots (writable, their agent configuration read-only, their secrets emptied) and what
+ * the caller lists.
  * Everything else — the home folder, other users' homes, /root, /run and /var/run (the host's Unix
  * sockets: dbus, ssh-agent, docker, X11), /srv, /var, /mnt, /media — is simply absent.
  */
@@ -45,8 +47,10 @@ export const SYSTEM_TREES = [
 export interface ViewRequest {
   readonly writableRoots: readonly string[];
   readonly network: boolean;
-  /** Paths (files or folders) to replace with something empty: computed by `unreadableBy`. */
+  /** Paths (files or folders) to replace with something empty: computed by `unreadableByOthers`. */
   readonly masked?: readonly string[];
+  /** Mounts over what the trees hold (protected paths, secrets): computed by `treeMounts`, by depth. */
+  readonly found?: readonly FoundMount[];
 }
 
 /** The bwrap arguments that build the file system of one command. */
@@ -63,22 +67,19 @@ export function viewArgs(view: SandboxView, request: ViewRequest): string[] {
   if (request.network) args.push(...resolverArgs());
   // An empty home, so tools that write dot-files there work; nothing of the real one unless allowed.
   const home = homedir();
-  // A home of "/" or inside a system tree (service accounts) is not replaced: that would hide the system.
-  const ownHome =
-    isAbsolute(home) && home !== "/" && !SYSTEM_TREES.some((tree) => isInsideFolder(home, tree));
+  const ownHome = isOwnHome(home);
   if (ownHome) {
     args.push("--tmpfs", home);
     for (const path of pathEntriesIn(home)) args.push("--ro-bind", path, path);
   }
   for (const path of view.readable ?? []) if (existsSync(path)) args.push("--ro-bind", path, path);
   for (const path of view.writable ?? []) if (existsSync(path)) args.push("--bind", path, path);
-  for (const root of request.writableRoots) {
-    args.push("--bind", root, root);
-    const config = agentConfigMounts(root);
-    for (const path of config.pinned) args.push("--bind", path, path);
-    for (const path of [...config.readOnly, ...(view.protect ?? [])]) {
-      if (existsSync(path) && isInsideFolder(path, root)) args.push("--ro-bind", path, path);
-    }
+  for (const root of request.writableRoots) args.push("--bind", root, root);
+  // A read-only mount is also a mount point: it cannot be renamed or removed, so `.git` cannot be moved
+  // aside for a folder with other hooks.
+  for (const mount of request.found ?? []) {
+    if (mount.mode === "masked") args.push(...maskArgs(mount.path, mount.kind));
+    else args.push(mount.mode === "read-only" ? "--ro-bind" : "--bind", mount.path, mount.path);
   }
   // A workspace that holds the home folder (an agent started in ~) would show its credential stores again.
   const exposedHome = ownHome && request.writableRoots.some((root) => isInsideFolder(home, root));
@@ -88,10 +89,15 @@ export function viewArgs(view: SandboxView, request: ViewRequest): string[] {
   return args;
 }
 
-function maskArgs(path: string): string[] {
-  const kind = kindOf(path);
+// A home of "/" or inside a system tree (service accounts) is not replaced: that would hide the system.
+function isOwnHome(home: string): boolean {
+  return isAbsolute(home) && home !== "/" && !SYSTEM_TREES.some((tree) => isInsideFolder(home, tree));
+}
+
+function maskArgs(path: string, known?: "dir" | "file"): string[] {
+  const kind = known ?? kindOf(path);
   if (kind === "dir") return ["--tmpfs", path, "--remount-ro", path];
-  if (kind === "file") return ["--ro-bind", "/dev/null", path];
+  if (kind === "file") return ["--ro-bind", emptyFile(), path];
   return [];
 }
 
@@ -144,6 +150,23 @@ export const HOME_TOOLCHAINS = [
   ".local/share/mise",
   ".cache/bridle-toolchain",
 ];
+
+/**
+ * The host folders whose secrets are masked like the workspace's: `readable`, `writable` and the PATH
+ * folders of home the view shows, but for the toolchain managers' folders (HOME_TOOLCHAINS). Those hold
+ * programs and their public data — CA bundles named `cacert.pem` that TLS needs, test keys — and no
+ * credentials (the managers keep those elsewhere: `~/.cargo` is not one of them), while walking them
+ * lists a hundred thousand files (`~/.pyenv` with a few Pythons) for each command.
+ */
+export function shownTrees(view: SandboxView): string[] {
+  const home = homedir();
+  const toolchains = HOME_TOOLCHAINS.map((name) => join(home, name));
+  const inHome = isOwnHome(home)
+    ? pathEntriesIn(home).filter((path) => !toolchains.some((root) => isInsideFolder(path, root)))
+    : [];
+  const listed = [...(view.readable ?? []), ...(view.writable ?? [])].filter((path) => existsSync(path));
+  return [...new Set([...inHome, ...listed])];
+}
 
 /**
  * What of the home folder PATH needs: for each PATH folder there, the toolchain folder holding it (see
