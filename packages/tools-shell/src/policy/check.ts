@@ -5,7 +5,7 @@ import { loadBashParser, withTree } from "./grammar.js";
 import { policyHost } from "./host-client.js";
 import { judgesInPlace } from "./isolation.js";
 import { type JudgeState, judgeDecomposition } from "./judge.js";
-import { realRootsOf } from "./paths.js";
+import { PathCache, realRootsOf, resolveReal } from "./paths.js";
 import { ruleFor, validateRules } from "./rules.js";
 import {
   type CommandPolicyOptions,
@@ -135,14 +135,17 @@ export class CommandPolicy {
     // The line itself first: one that needs the parser this judgement lacks is left before any other work.
     const top = parse(command, 0, []);
     if (unparsed) return undefined;
+    const realRoots = realRootsOf(ws);
+    const start = cwd ?? ws.root;
     const state: JudgeState = {
       workspace: ws,
-      realRoots: realRootsOf(ws),
+      realRoots,
       mode: this.options.mode ?? "workspace-write",
       rules: this.rules,
-      cwds: new Set([cwd ?? ws.root]),
+      // bash's logical folder starts as $PWD when that names the folder, else as its real path: both.
+      cwds: new Set([start, cwd === undefined ? (realRoots[0] ?? start) : resolveReal(start)]),
       pathChecks: { left: 512 },
-      realCache: new Map(),
+      realCache: new PathCache(),
       reachBudget: { left: 20_000 },
       budget: walk,
       reports: [],

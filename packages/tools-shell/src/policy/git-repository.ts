@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join } from "node:path";
+import { discoverRepository, type FoundRepository } from "./git-discovery.js";
 
 /**
  * A repository's own configuration is data the repository brings (a cloned or unpacked `.git`), and git
@@ -203,56 +204,46 @@ function entryRisk(entry: ConfigEntry): string | undefined {
   return SUBSECTION_KEYS[section]?.has(key) ? undefined : name;
 }
 
-/** Where git finds the repository for a command run in `cwd`: its git dir and the folder above `.git`. */
-function discover(cwd: string): { gitDir: string; top: string } | undefined {
-  let dir = cwd;
-  for (let hops = 0; hops < 256; hops++) {
-    const dotGit = join(dir, ".git");
-    try {
-      const stats = statSync(dotGit);
-      if (stats.isDirectory()) return { gitDir: dotGit, top: dir };
-      const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, "utf8"));
-      if (pointer) return { gitDir: resolve(dir, pointer[1] as string), top: dir };
-    } catch {
-      // no .git here
-    }
-    if (existsSync(join(dir, "HEAD")) && existsSync(join(dir, "objects")) && existsSync(join(dir, "refs")))
-      return { gitDir: dir, top: dir };
-    const parent = dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
-  return undefined;
-}
-
-/**
- * Why git run in `cwd` could run a program the repository chose, or undefined when its config, hooks
- * and index hold nothing that does. Unreadable or unparsable files are reasons too (fail closed).
- */
 /** What a repository holds that matters to a read-only git command. */
 export interface RepositoryFacts {
   /** Why git could run a program the repository chose, if it could. */
   readonly risk: string | undefined;
   /** A tracked file the secret rule covers: diff, show, log -p and grep can print its contents. */
   readonly trackedSecret: string | undefined;
+  /** The repository git would use, when there is one. */
+  readonly repository: FoundRepository | undefined;
 }
 
 export function inspectRepository(cwd: string, isSecret: (path: string) => boolean): RepositoryFacts {
   let trackedSecret: string | undefined;
-  const risk = repositoryRisk(cwd, (path) => {
+  let repository: FoundRepository | undefined;
+  try {
+    repository = discoverRepository(cwd);
+  } catch (error) {
+    return {
+      risk: `the repository git would use could not be found (${(error as Error).message.slice(0, 80)})`,
+      trackedSecret,
+      repository,
+    };
+  }
+  const risk = repositoryRisk(repository, (path) => {
     if (trackedSecret === undefined && isSecret(path)) trackedSecret = path;
   });
-  return { risk, trackedSecret };
+  return { risk, trackedSecret, repository };
 }
 
-function repositoryRisk(cwd: string, seen: (path: string) => void): string | undefined {
-  const found = discover(cwd);
+/**
+ * Why git could run a program the repository chose, or undefined when its config, hooks and index hold
+ * nothing that does. Unreadable or unparsable files are reasons too (fail closed).
+ */
+function repositoryRisk(
+  found: FoundRepository | undefined,
+  seen: (path: string) => void,
+): string | undefined {
   if (!found) return undefined;
   const { gitDir, top } = found;
   try {
-    let common = gitDir;
-    if (existsSync(join(gitDir, "commondir")))
-      common = resolve(gitDir, readFileSync(join(gitDir, "commondir"), "utf8").trim());
+    const common = found.commonDir;
     let hooksPath: string | undefined;
     for (const file of new Set([
       join(common, "config"),

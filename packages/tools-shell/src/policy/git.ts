@@ -1,5 +1,8 @@
 import { parseArgs } from "./argv.js";
-import { inspectRepository } from "./git-repository.js";
+import { gitForm } from "./git-forms.js";
+import { historySecret } from "./git-history.js";
+import { GIT_READ_ONLY, GIT_STASH_SHOW, type GitOptions } from "./git-options.js";
+import { inspectRepository, type RepositoryFacts } from "./git-repository.js";
 import { landing } from "./paths.js";
 import type { Verdict } from "./verdict.js";
 import { type ShellWord, staticWord } from "./words.js";
@@ -68,161 +71,64 @@ const GLOBAL_KNOWN: ReadonlySet<string> = new Set([
   "--help",
 ]);
 
-// Sub-command options that write a file, read one, or run a program. git's option parser accepts any
-// unambiguous prefix (`--out=` is `--output=`, `--ext` is `--ext-diff`), so a prefix of one counts as it.
-const DANGEROUS_LONG: Record<string, "write" | "read" | "exec"> = {
-  "--output": "write",
-  "--output-directory": "write",
-  "--ext-diff": "exec",
-  "--textconv": "exec",
-  "--open-files-in-pager": "exec",
-  "--exec": "exec",
-  "--upload-pack": "exec",
-  "--receive-pack": "exec",
-  "--run": "exec",
-  "--contents": "read",
-  "--ignore-revs-file": "read",
-  "--pathspec-from-file": "read",
-};
-
-function dangerousLong(flag: string): { name: string; kind: "write" | "read" | "exec" } | undefined {
-  if (!flag.startsWith("--") || flag.length < 3) return undefined;
-  for (const [name, kind] of Object.entries(DANGEROUS_LONG))
-    if (name === flag || name.startsWith(flag)) return { name, kind };
-  return undefined;
-}
-
-// Sub-commands that only read the repository, and the flags that would make them write or run programs.
-const READ_ONLY = new Set([
-  "status",
-  "log",
-  "diff",
-  "show",
-  "blame",
-  "annotate",
-  "rev-parse",
-  "ls-files",
-  "ls-tree",
-  "cat-file",
-  "describe",
-  "shortlog",
-  "merge-base",
-  "name-rev",
-  "rev-list",
-  "grep",
-  "whatchanged",
-  "count-objects",
-  "for-each-ref",
-  "show-ref",
-  "show-branch",
-  "version",
-  "diff-tree",
-  "diff-files",
-  "diff-index",
-  "check-ignore",
-  "check-attr",
-]);
-
-const SUBCOMMAND_VALUES = new Set([
-  "--output",
-  "--contents",
-  "--ignore-revs-file",
-  "--pathspec-from-file",
-  "--output-directory",
-  "-n",
-  "--max-count",
-  "-U",
-  "--unified",
-  "--format",
-  "--pretty",
-  "--author",
-  "--since",
-  "--until",
-  "--grep",
+// Options that make log and its kin print file contents (a patch, a pickaxe search over contents).
+const CONTENT_FLAGS = new Set([
+  ...PATCH_FLAGS,
+  "-L",
   "-S",
   "-G",
-  "--diff-filter",
-  "-L",
-  "-e",
-  "--date",
+  "--pickaxe-regex",
+  "--pickaxe-all",
+  "--find-object",
+  "--word-diff",
+  "--color-words",
+  "--cc",
+  "-c",
+  "--dd",
   "-m",
-  "--abbrev",
-  "-A",
-  "-B",
-  "-C",
-  "--skip",
-  "--sort",
-  "--contains",
-  "--merged",
-  "--no-merged",
-  "--points-at",
+  "--diff-merges",
+  "--remerge-diff",
+  "--textconv",
+  "--binary",
 ]);
+// --stat, --numstat, --name-only and --raw print names, counts and object ids, never contents: allowed.
 
-// Listing forms of sub-commands that otherwise change things.
-function listingOnly(sub: string, flags: readonly string[], positionals: number): boolean {
-  switch (sub) {
-    case "branch":
-      return (
-        positionals === 0 &&
-        flags.every((f) =>
-          [
-            "-a",
-            "--all",
-            "-r",
-            "--remotes",
-            "-v",
-            "-vv",
-            "--verbose",
-            "--list",
-            "-l",
-            "--show-current",
-            "--contains",
-            "--merged",
-            "--no-merged",
-            "--sort",
-            "--color",
-            "--no-color",
-            "--format",
-            "--points-at",
-            "--column",
-            "--no-column",
-          ].includes(f),
-        )
-      );
-    case "tag":
-      return (
-        flags.every((f) =>
-          ["-l", "--list", "-n", "--sort", "--contains", "--merged", "--points-at", "--format"].includes(f),
-        ) &&
-        (positionals === 0 || flags.includes("-l") || flags.includes("--list"))
-      );
-    case "remote":
-      return positionals === 0 && flags.every((f) => f === "-v" || f === "--verbose");
-    case "config":
-      return (
-        flags.some((f) =>
-          ["--get", "--get-all", "--get-regexp", "--list", "-l", "--show-origin", "--show-scope"].includes(f),
-        ) &&
-        !flags.some((f) =>
-          [
-            "--add",
-            "--unset",
-            "--unset-all",
-            "--replace-all",
-            "--edit",
-            "-e",
-            "--rename-section",
-            "--remove-section",
-          ].includes(f),
-        )
-      );
-    case "stash":
-      return false;
-    case "worktree":
-      return false;
-    default:
-      return false;
+// Sub-commands that print what history holds whatever their options.
+const HISTORY_READERS = new Set(["show", "cat-file", "blame", "annotate", "diff-tree", "archive", "bundle"]);
+
+/**
+ * Whether `git SUB` with these options and operands prints file contents from history (a commit, a
+ * stash, an object), where a secret deleted from the index may still be.
+ */
+function readsHistory(sub: string, flags: readonly string[], operands: number): boolean {
+  if (HISTORY_READERS.has(sub)) return true;
+  if (sub === "diff" || sub === "diff-index")
+    return operands > 0 || flags.some((f) => ["--cached", "--staged", "--merge-base"].includes(f));
+  if (sub === "grep") {
+    const patternGiven = flags.some((f) => f === "-e" || f === "-f");
+    return flags.includes("--cached") || operands > (patternGiven ? 0 : 1);
   }
+  if (sub === "stash-show") return true;
+  return flags.some((f) => CONTENT_FLAGS.has(f));
+}
+
+/**
+ * git takes any unambiguous prefix of a long option (`--out=` is `--output=`). A prefix of an option that
+ * names a file or runs a program is spelled out as that option, so its value is found and judged; any
+ * other unknown spelling is left as it is, and asks.
+ */
+function spelledOut(words: readonly ShellWord[], options: GitOptions): ShellWord[] {
+  const dangerous = [...(options.writes ?? []), ...(options.reads ?? []), ...(options.exec ?? [])].filter(
+    (flag) => flag.startsWith("--"),
+  );
+  return words.map((word) => {
+    if (word.kind === "dynamic" || !word.value.startsWith("--") || word.value === "--") return word;
+    const eq = word.value.indexOf("=");
+    const flag = eq === -1 ? word.value : word.value.slice(0, eq);
+    if (options.table.known.has(flag)) return word;
+    const full = dangerous.find((name) => name.startsWith(flag));
+    return full ? { ...word, value: full + (eq === -1 ? "" : word.value.slice(eq)) } : word;
+  });
 }
 
 /** Judge a git invocation: global options first (-C, -c, --git-dir), then the sub-command. */
@@ -233,6 +139,7 @@ export function judgeGit(
   unsaveable: () => void,
 ): void {
   const global = parseArgs(words, { values: GLOBAL_VALUES, stopAtPositional: true });
+  // Each -C is taken from where the one before it left git: `-C a -C b` is a/b.
   let repository: ShellWord | undefined;
   for (const { flag, value } of global.flags) {
     if (!GLOBAL_KNOWN.has(flag)) verdict.hard.push(`git ${flag} is not a global option the policy knows`);
@@ -244,50 +151,94 @@ export function judgeGit(
       verdict.hard.push(`git ${flag} picks a repository whose config the policy has not checked`);
       if (value) verdict.paths.push({ word: value, access: "read", names: true });
     } else if (flag === "-C" && value) {
-      verdict.paths.push({ word: value, access: "read", names: true });
-      repository = value;
+      repository =
+        repository === undefined || value.value.startsWith("/")
+          ? value
+          : {
+              ...value,
+              kind: repository.kind === "static" ? value.kind : repository.kind,
+              value: `${repository.value}/${value.value}`,
+            };
+      verdict.paths.push({ word: repository, access: "read", names: true });
     }
   }
-  const [subWord, ...rest] = global.rest;
+  const [subWord, ...afterSub] = global.rest;
   if (!subWord) return;
   if (subWord.kind !== "static") {
     verdict.hard.push(`the git sub-command "${subWord.text}" is not static`);
     return;
   }
-  const sub = subWord.value;
-  // Abbreviations of the options that take a file are spelled out first, so their value is found.
-  const spelled = rest.map((word) => {
-    if (word.kind === "dynamic" || !word.value.startsWith("--") || word.value.includes("=")) return word;
-    const danger = dangerousLong(word.value);
-    return danger && danger.kind !== "exec" ? { ...word, value: danger.name } : word;
-  });
-  const args = parseArgs(spelled, { values: SUBCOMMAND_VALUES });
-  const flags = args.flags.map((f) => f.flag);
-  for (const { flag, value } of args.flags) {
-    const danger = dangerousLong(flag);
-    if (danger?.kind === "exec" || flag === "-O")
-      verdict.hard.push(`git ${sub} ${flag} runs another program`);
-    else if (danger && value)
-      verdict.paths.push({ word: value, access: danger.kind === "write" ? "write" : "read" });
-    else if (danger) verdict.hard.push(`git ${sub} ${flag} names a file the policy cannot see`);
-    if (sub === "blame" && flag === "-S" && value) verdict.paths.push({ word: value, access: "read" });
-  }
-  if (
-    !READ_ONLY.has(sub) &&
-    !listingOnly(sub, flags, args.positionals.length) &&
-    !(sub === "stash" && ["list", "show"].includes(rest[0]?.value ?? ""))
-  ) {
-    verdict.soft.push(`git ${sub} is not a read-only git command`);
+  let sub = subWord.value;
+  let rest = afterSub;
+  const form = gitForm(sub, rest);
+  if (form && !form.read) {
+    verdict.soft.push(form.why);
     unsaveable();
     return;
   }
+  let options: GitOptions | undefined;
+  if (form?.read) {
+    for (const word of form.paths) verdict.paths.push({ word, access: "read" });
+  } else if (sub === "stash") {
+    // gitForm let only `stash list` (log's options) and `stash show` (diff's) through.
+    options = rest[0]?.value === "show" ? GIT_STASH_SHOW : GIT_READ_ONLY.log;
+    if (rest[0]?.value === "show") sub = "stash-show";
+    rest = rest.slice(1);
+  } else if (sub === "reflog") {
+    // `git reflog [show|list|exists] [log options] [REF]`; gitForm refused expire and delete.
+    if (["show", "list", "exists"].includes(rest[0]?.value ?? "")) rest = rest.slice(1);
+    options = GIT_READ_ONLY.log;
+  } else {
+    options = GIT_READ_ONLY[sub];
+    if (!options) {
+      verdict.soft.push(`git ${sub} is not a read-only git command`);
+      unsaveable();
+      return;
+    }
+  }
   const facts = repositoryFacts(repository, context);
   if (facts.risk) verdict.hard.push(facts.risk);
+  if (!options) return;
+  const table = options.table;
+  const args = parseArgs(spelledOut(rest, options), {
+    values: new Set(table.values),
+    optional: new Set(table.optional),
+  });
+  const flags = args.flags.map((f) => f.flag);
+  for (const { flag, value } of args.flags) {
+    if (!table.known.has(flag) && !/^-[0-9]+$/.test(flag)) {
+      verdict.hard.push(`git ${sub} ${flag} is not an option the policy knows (git accepts abbreviations)`);
+      continue;
+    }
+    if (options.exec?.includes(flag)) verdict.hard.push(`git ${sub} ${flag} runs another program`);
+    if (options.reads?.includes(flag) && value) verdict.paths.push({ word: value, access: "read" });
+    if (options.writes?.includes(flag) && value) verdict.paths.push({ word: value, access: "write" });
+    if ((options.reads?.includes(flag) || options.writes?.includes(flag)) && !value)
+      verdict.hard.push(`git ${sub} ${flag} names a file the policy cannot see`);
+  }
   const showsContents =
     SHOWS_CONTENTS.has(sub) ||
+    sub === "stash-show" ||
     ((sub === "log" || sub === "whatchanged") && flags.some((flag) => PATCH_FLAGS.includes(flag)));
   if (showsContents && facts.trackedSecret)
     verdict.hard.push(`the repository tracks ${facts.trackedSecret}, a secret git ${sub} can print`);
+  if (facts.repository && !facts.risk && readsHistory(sub, flags, args.positionals.length)) {
+    const held = historySecret(facts.repository, (path) => context.workspace.isSecret(path));
+    if (held && "path" in held)
+      verdict.hard.push(`the repository's history holds ${held.path}, a secret git ${sub} can print`);
+    else if (held) verdict.hard.push(`git ${sub} reads history, and ${held.unknown}`);
+  }
+  // An object id (not REV:PATH) or a batch may name an object no commit or index reaches any more (a
+  // secret staged once, then removed): neither the index nor the history check sees its name.
+  const contentBatch = flags.some((f) => f === "--batch" || f === "--batch-command");
+  const metadataOnly = flags.some((f) => ["-t", "-s", "-e", "--batch-check"].includes(f));
+  if (sub === "cat-file" && (contentBatch || !metadataOnly)) {
+    const byPath = args.positionals.length > 0 && args.positionals.every((word) => word.value.includes(":"));
+    if (!byPath || contentBatch)
+      verdict.hard.push(
+        "git cat-file prints objects by id, which may hold a secret no commit reaches any more",
+      );
+  }
   if (flags.includes("--no-index"))
     for (const word of args.positionals) verdict.paths.push({ word, access: "read", recursive: true });
   // Revisions and paths share the operand slots; every operand is checked as a path, which revisions pass.
@@ -310,21 +261,28 @@ export function judgeGit(
       verdict.paths.push({ word, access: "read", recursive: true });
 }
 
-function repositoryFacts(
-  repository: ShellWord | undefined,
-  context: GitContext,
-): { risk: string | undefined; trackedSecret: string | undefined } {
+/**
+ * The repository git would use from every folder the shell may be in (git starts from the real folder),
+ * judged as one: the first risk found, any tracked secret, and the repository when there is one.
+ */
+function repositoryFacts(repository: ShellWord | undefined, context: GitContext): RepositoryFacts {
   let trackedSecret: string | undefined;
+  let found: RepositoryFacts["repository"];
   for (const cwd of context.cwds) {
-    if (cwd === null)
+    if (cwd === null || (repository && repository.kind !== "static"))
       return {
         risk: "git runs in a folder the policy cannot know, so its repository's config is unchecked",
         trackedSecret,
+        repository: undefined,
       };
-    const start = repository ? landing(cwd, repository.value, context.realCache) : cwd;
+    const start = landing(cwd, repository ? repository.value : ".", context.realCache);
     const facts = inspectRepository(start, (path) => context.workspace.isSecret(path));
     if (facts.risk) return facts;
     trackedSecret ??= facts.trackedSecret;
+    // Several folders, several repositories: each history is checked when it is read.
+    if (found && facts.repository && found.commonDir !== facts.repository.commonDir)
+      return { risk: "git may run in more than one repository here", trackedSecret, repository: undefined };
+    found ??= facts.repository;
   }
-  return { risk: undefined, trackedSecret };
+  return { risk: undefined, trackedSecret, repository: found };
 }

@@ -1,9 +1,11 @@
 import { basename } from "node:path";
 import { parseArgs } from "./argv.js";
+import { cdLandings } from "./cd.js";
 import type { Decomposition, RawCommand, WalkBudget } from "./decompose.js";
 import { judgeFind } from "./find.js";
 import { judgeGit } from "./git.js";
-import { checkPath, landing, type PathContext } from "./paths.js";
+import { recordLinks } from "./links.js";
+import { checkPath, type PathContext } from "./paths.js";
 import { canonicalArgs, matchingRule } from "./rules.js";
 import {
   type CommandSpec,
@@ -71,13 +73,14 @@ function judgeRaw(raw: RawCommand, state: JudgeState, issues: string[]): void {
   const before = [...state.cwds];
   const effective = new Set<string | null>();
   for (const start of before) {
-    let cwd = start;
+    let cwds: (string | null)[] = [start];
     for (const target of chain)
-      cwd =
+      cwds = cwds.flatMap((cwd) =>
         cwd === null && !target.value.startsWith("/")
-          ? null
-          : landing(cwd ?? "/", target.value, state.realCache);
-    effective.add(cwd);
+          ? [null]
+          : cdLandings(cwd ?? "/", target.value, false, state.realCache),
+      );
+    for (const cwd of cwds) effective.add(cwd);
   }
   state.cwds.clear();
   for (const cwd of effective) state.cwds.add(cwd);
@@ -168,9 +171,10 @@ function judgeArgv(
       if (wrapper.shellFlags?.includes(flag)) verdict.hard.push(`${name} ${flag} starts a shell`);
     }
     for (const { flag, value } of args.flags) {
-      if (name === "env" && (flag === "-u" || flag === "--unset") && value) {
-        const risk = variableRisk(value.value);
-        if (risk || value.kind === "dynamic") verdict.hard.push(risk ?? `env unsets "${value.text}"`);
+      if (wrapper.envFlags?.includes(flag)) {
+        const risk = value && value.kind !== "dynamic" ? variableRisk(value.value) : undefined;
+        if (risk || !value || value.kind === "dynamic")
+          verdict.hard.push(risk ?? `${name} ${flag} sets a variable the policy cannot see`);
       }
       if (value && wrapper.writePathFlags?.includes(flag))
         verdict.paths.push({ word: value, access: "write" });
@@ -221,6 +225,7 @@ function judgeArgv(
   const argv = [name, ...args.map(shown)];
   judgeCommand(name, args, extraArgs, verdict, state, stdin);
   finish(argv, wrappers, foundIn, verdict, state);
+  recordLinks(name, args, state.cwds, state.realCache);
   judgeInner(verdict, foundIn, depth, state, issues);
 }
 
@@ -267,12 +272,7 @@ function judgeCommand(
   } else if (name === "popd") {
     verdict.cd = null;
   } else if (name === "cd" || name === "pushd") {
-    const target = args.find((word) => !word.value.startsWith("-") || word.kind === "dynamic");
-    if (!target || target.value === "-" || target.kind !== "static") verdict.cd = null;
-    else {
-      verdict.cd = target;
-      verdict.paths.push({ word: target, access: "read", names: true });
-    }
+    judgeCd(args, verdict);
   } else if (name === "find") {
     judgeFind(args, verdict);
   } else {
@@ -284,6 +284,29 @@ function judgeCommand(
   const spec = READ_ONLY[name];
   if (extraArgs && spec?.kind !== "none")
     verdict.hard.push(`xargs adds arguments read from its input to ${name}; they cannot be checked`);
+}
+
+/**
+ * cd and pushd: `-L` (the default) and `-P` choose bash's logical or the kernel's walk (cd.ts); any other
+ * option (`-e`, `-@`), pushd's stack rotations (`+N`), `-` and words not static leave the folder unknown.
+ */
+function judgeCd(args: readonly ShellWord[], verdict: Verdict): void {
+  let physical = false;
+  let i = 0;
+  for (; i < args.length; i++) {
+    const word = args[i] as ShellWord;
+    if (word.kind !== "static" || !/^-[LP]+$/.test(word.value)) break;
+    physical = word.value.at(-1) === "P";
+  }
+  if (args[i]?.value === "--") i++;
+  const target = args[i];
+  if (!target || args.length > i + 1 || target.kind !== "static" || /^[-+]/.test(target.value)) {
+    verdict.cd = null;
+    return;
+  }
+  verdict.cd = target;
+  verdict.cdPhysical = physical;
+  verdict.paths.push({ word: target, access: "read", names: true });
 }
 
 /** Commands and scripts a judged command runs in turn: judged after it, each where it was found. */
@@ -384,8 +407,18 @@ function judgeShell(
  * A command the policy has no spec for: it asks, and a saved allow rule may lift that, but never for
  * words it cannot see or paths that leave the workspace (checked as reads, the least a command does).
  */
+// Options of any program that take a file of file names (tar's and rsync's --files-from), and the
+// short spellings of known programs; cpio -o and -p take the names on standard input, always.
+const LIST_OPTION = /^--(?:files0?-from|file-list|filelist)(?:=|$)/;
+const LIST_SHORT: Record<string, RegExp> = {
+  tar: /^-[A-Za-z]*T/,
+  bsdtar: /^-[A-Za-z]*T/,
+  zip: /^-[A-Za-z]*@/,
+};
+
 function judgeUnknown(name: string, args: readonly ShellWord[], verdict: Verdict): void {
   verdict.soft.push(`${name} is not in the read-only allowlist`);
+  if (name === "cpio") verdict.hard.push("cpio reads the names of the files it copies from its input");
   for (const word of args) {
     if (word.kind === "dynamic") {
       verdict.hard.push(`"${word.text}" is not static`);
@@ -394,6 +427,10 @@ function judgeUnknown(name: string, args: readonly ShellWord[], verdict: Verdict
     // Its options are unknown, so every word may name a file it reads (`curl -T id_rsa`, `-o/etc/x`):
     // operands, `--flag=VALUE` values and what follows a short flag's letter are all judged as reads.
     const text = word.value;
+    if (LIST_OPTION.test(text) || LIST_SHORT[name]?.test(text) || (text.startsWith("@") && text.length > 1))
+      verdict.hard.push(
+        `${name} ${text}: its file names (or options) come from a file the policy cannot see`,
+      );
     let value = text;
     if (text.startsWith("--")) value = text.includes("=") ? text.slice(text.indexOf("=") + 1) : "";
     else if (text.startsWith("-")) value = text.slice(2);
@@ -423,8 +460,15 @@ function applySpec(
     }
     if (spec.execFlags?.includes(flag)) verdict.hard.push(`${name} ${flag} runs other programs`);
     const path = second ?? value;
-    if (path && spec.readPathFlags?.includes(flag)) verdict.paths.push({ word: path, access: "read" });
+    if (path && (spec.readPathFlags?.includes(flag) || spec.listFlags?.includes(flag)))
+      verdict.paths.push({ word: path, access: "read" });
+    if (spec.listFlags?.includes(flag))
+      verdict.hard.push(
+        `${name} ${flag} reads the names of the files it opens from ${path?.text ?? "a list"}, which the policy cannot see`,
+      );
     if (path && spec.writePathFlags?.includes(flag)) verdict.paths.push({ word: path, access: "write" });
+    if (path && spec.recursivePathFlags?.includes(flag))
+      verdict.paths.push({ word: path, access: "read", recursive: true });
     if (spec.recursiveFlags?.includes(flag)) recursive = true;
     if ((flag === "-d" || flag === "--directories") && value?.value === "recurse") recursive = true;
     if (spec.namesFlags?.includes(flag)) names = true;
@@ -434,7 +478,12 @@ function applySpec(
   if (spec.kind !== "none") {
     // A recursive search with no folder named searches the current one (grep -r, rg).
     const searched = recursive && operands.length === 0 && !writes ? [staticWord(".")] : operands;
-    for (const word of searched) {
+    for (const [index, word] of searched.entries()) {
+      if (index === spec.outputOperand) {
+        verdict.paths.push({ word, access: "write" });
+        verdict.soft.push(`${name} writes its operand ${word.text}`);
+        continue;
+      }
       verdict.paths.push({ word, access: writes ? "write" : "read", names: names && !writes });
       if (recursive && !names) verdict.paths.push({ word, access: "read", recursive: true });
     }
@@ -462,7 +511,14 @@ function finish(
     if (verdict.cd === null) state.cwds.add(null);
     else
       for (const cwd of [...state.cwds])
-        if (cwd !== null) state.cwds.add(landing(cwd, verdict.cd.value, state.realCache));
+        if (cwd !== null)
+          for (const landed of cdLandings(
+            cwd,
+            verdict.cd.value,
+            verdict.cdPhysical === true,
+            state.realCache,
+          ))
+            state.cwds.add(landed);
   }
   const reasons: string[] = [];
   let decision: Decision = "allow";

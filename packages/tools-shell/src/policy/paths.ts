@@ -1,6 +1,7 @@
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { dirname, isAbsolute, join, normalize, relative, sep } from "node:path";
 import type { Workspace } from "@bridle/core";
+import type { ClassRule } from "./examples.js";
 import { expandGlob, globMayMatchSecret, reachBelow } from "./reach.js";
 import type { PathUse, PolicyMode } from "./types.js";
 import type { PathClaim, Verdict } from "./verdict.js";
@@ -36,26 +37,46 @@ export function realRootsOf(workspace: Workspace): string[] {
   });
 }
 
+/**
+ * The resolved paths of one check, and the links its command line makes before later commands use them
+ * (links.ts): by the real path where each link will be, the text it holds.
+ */
+export class PathCache extends Map<string, string> {
+  readonly links = new Map<string, string>();
+
+  /** Record a link a command makes; what was resolved before it may now resolve elsewhere. */
+  addLink(at: string, target: string): void {
+    this.links.set(at, target);
+    this.clear();
+  }
+}
+
+/** Where a link made earlier in the line leads when the policy cannot say: a place outside every workspace. */
+export const UNFOLLOWED = "/(a link made earlier in this line that the policy does not follow)";
+
 /** Resolve symlinks of the longest existing prefix: a path not yet created still lands where its parents point. */
 export function resolveReal(path: string, cache?: Map<string, string>): string {
   const known = cache?.get(path);
   if (known !== undefined) return known;
+  const links = cache instanceof PathCache && cache.links.size > 0 ? cache.links : undefined;
   let real: string;
   try {
     // One syscall when the whole path exists; the kernel applies `..` after symlinks, as the shell will.
-    real = realpathSync.native(path);
+    // Links the line makes first are not on disk yet: then every component is walked.
+    real = links ? walkComponents(path, links) : realpathSync.native(path);
   } catch {
-    real = walkComponents(path);
+    real = walkComponents(path, links);
   }
   cache?.set(path, real);
   return real;
 }
 
 /**
- * Resolve a path that does not fully exist, one component at a time: symlinks (dangling ones included)
- * are followed where they stand, and `..` applies to the real folder reached so far, never lexically.
+ * Resolve a path that does not fully exist, one component at a time: symlinks (dangling ones included,
+ * and those the line makes first) are followed where they stand, and `..` applies to the real folder
+ * reached so far, never lexically.
  */
-function walkComponents(path: string): string {
+function walkComponents(path: string, links?: ReadonlyMap<string, string>): string {
   const pending = path.split("/");
   let current = "/";
   let hops = 0;
@@ -67,6 +88,12 @@ function walkComponents(path: string): string {
       continue;
     }
     const next = join(current, part);
+    const made = links?.get(next);
+    if (made !== undefined && hops++ < 40) {
+      pending.unshift(...made.split("/"));
+      if (made.startsWith("/")) current = "/";
+      continue;
+    }
     let stats: ReturnType<typeof lstatSync> | undefined;
     try {
       stats = lstatSync(next);
@@ -142,13 +169,15 @@ export function checkPath(claim: PathClaim, context: PathContext, verdict: Verdi
     const secret = !claim.names && (context.workspace.isSecret(absolute) || context.workspace.isSecret(real));
     if (!claim.recursive) uses.push({ path: word.text, resolved: real, access, inside, secret });
     const shown = relative(context.realRoots[0] ?? "/", real) || ".";
+    const guarded = access === "write" && inside ? protectedReason(context, absolute, real) : undefined;
     if (secret) verdict.deny.push(`${word.text} looks like a secret (credentials, keys, .env)`);
     else if (!inside && access === "write")
       verdict.deny.push(`writes ${word.text} (${real}), outside the workspace`);
     else if (!inside) verdict.hard.push(`reads ${word.text} (${real}), outside the workspace`);
-    else if (access === "write" && agentConfiguration(relative(context.realRoots[0] ?? "/", real)))
+    else if (guarded) verdict.hard.push(`writes ${word.text}, which is protected: ${guarded}`);
+    else if ((claim.recursive || glob) && linksBelow(context.realCache, real))
       verdict.hard.push(
-        `writes ${word.text}, configuration git or the agent obeys (hooks, .git/config, bridle.config)`,
+        `${word.text} reaches a link made earlier in this line, which a pattern or a recursive read would follow unchecked`,
       );
     else if (claim.recursive) {
       const reach = reachBelow(real, context, claim.only);
@@ -173,10 +202,36 @@ export function checkPath(claim: PathClaim, context: PathContext, verdict: Verdi
   }
 }
 
-// Files in the workspace that make programs run code later: git's own folder, the agent's config.
-function agentConfiguration(path: string): boolean {
-  const parts = path.split(sep);
-  return parts.includes(".git") || /^bridle\.config\./.test(parts.at(-1) ?? "");
+function linksBelow(cache: Map<string, string>, folder: string): boolean {
+  if (!(cache instanceof PathCache)) return false;
+  for (const at of cache.links.keys()) if (at === folder || at.startsWith(`${folder}/`)) return true;
+  return false;
+}
+
+/** Writes to what core's protected-path rule names ask, whichever command and spelling writes them. */
+export const PROTECTED_RULE: ClassRule = {
+  why: "writes to core's protected paths (git's folder, the agent's configuration) ask",
+  examples: [
+    ["echo x > .git/config", "ask"],
+    ["touch .git/HEAD", "ask"],
+    ["cp src/a.ts .git/commondir", "ask"],
+    ["mkdir -p .git/modules/x", "ask"],
+    ["echo x >> .git/objects/info/alternates", "ask"],
+    ["tee .GIT/hooks/pre-commit < src/a.ts", "ask"],
+    ["cd src && echo x > ../.git/info/exclude", "block"],
+    ["echo x > evil/.git/config", "ask"],
+    ["echo '{}' > bridle.config.json", "ask"],
+    ["mkdir -p .bridle/agents && echo x > .bridle/agents/a.md", "ask"],
+    ["mkdir -p .bridle/tmp && echo x > .bridle/tmp/x", "allow"],
+    ["echo x > notes.txt", "allow"],
+    ["cd up/.. && echo x > .git/config", "ask"],
+  ],
+};
+
+// Core's one protected-path rule (git's folder, the agent's configuration, the user's config folder),
+// as the command would name the path and as the kernel resolves it.
+function protectedReason(context: PathContext, absolute: string, real: string): string | undefined {
+  return context.workspace.protectedReason(normalize(absolute)) ?? context.workspace.protectedReason(real);
 }
 
 /**

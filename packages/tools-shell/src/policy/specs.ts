@@ -1,4 +1,5 @@
 import { type ParsedArgs, parseArgs } from "./argv.js";
+import type { ClassRule } from "./examples.js";
 import { type OptionTable, optionTable } from "./options.js";
 
 /**
@@ -14,7 +15,17 @@ export interface CommandSpec {
   /** `-NUM` is a count (head -5, grep -3). */
   readonly numeric?: boolean;
   readonly readPathFlags?: readonly string[];
+  /**
+   * Flags whose value is a file holding the names of the files it reads (`--files0-from`, `file -f`):
+   * the names are data the policy does not see when it judges (the list may be written earlier in the
+   * same line, or be standard input), so these ask; the list file itself is judged as a read.
+   */
+  readonly listFlags?: readonly string[];
   readonly writePathFlags?: readonly string[];
+  /** Flags whose value is a folder it reads below (jq's module path). */
+  readonly recursivePathFlags?: readonly string[];
+  /** The operand at this index (from 0) is a file it writes, not one it reads (uniq IN OUT). */
+  readonly outputOperand?: number;
   /** Flags that make it modify files. */
   readonly writeFlags?: readonly string[];
   /** Flags that make it run other programs. */
@@ -38,6 +49,64 @@ export interface CommandSpec {
   readonly hardCheck?: (args: ParsedArgs) => string | undefined;
   readonly singleDashLong?: boolean;
 }
+
+/**
+ * Options whose value is a file of file names: the names are not judged (they are data, possibly written
+ * earlier in the same line), so the command asks. `grep -f` reads patterns, not names: its file is a read.
+ */
+export const FILE_LIST_RULE: ClassRule = {
+  why: "an option that takes a file of file names asks; the list file itself is judged as a read",
+  examples: [
+    ["printf '.env\\0' > l0 && sort --files0-from=l0", "block"],
+    ["sort --files0-from l0 < /dev/null", "block"],
+    ["wc --files0-from=- < list.txt", "block"],
+    ["du --files0-from=list.txt", "block"],
+    ["file -f list.txt", "block"],
+    ["file --files-from=list.txt", "block"],
+    ["tar -cf x.tar -T list.txt", "block"],
+    ["tar -cf x.tar --files-from=list.txt", "block"],
+    ["rsync --files-from=list.txt . x", "block"],
+    ["cpio -o < list.txt", "block"],
+    ["strings @list.txt", "block"],
+    ["find . -files0-from list.txt", "block"],
+    ["xargs -a list.txt cat", "block"],
+    ["grep -f list.txt src/a.ts", "allow"],
+    ["grep --file=list.txt -rn src", "allow"],
+    ["grep -f .env src/a.ts", "deny"],
+  ],
+};
+
+/**
+ * Every option value that names a file is judged as a path, however it is written: `--opt=value`,
+ * `--opt value`, an abbreviation, `-ovalue` and bundled short options (`-uo FILE`).
+ */
+export const OPTION_PATH_RULE: ClassRule = {
+  why: "option values that name files are judged as paths in every spelling",
+  examples: [
+    ["sort -o ../outside/w src/a.ts", "deny"],
+    ["sort -o../outside/w src/a.ts", "deny"],
+    ["sort -uo ../outside/w src/a.ts", "deny"],
+    ["sort --output=../outside/w src/a.ts", "deny"],
+    ["sort --outp=../outside/w src/a.ts", "block"],
+    ["sort -T ../outside src/a.ts", "deny"],
+    ["uniq src/a.ts ../outside/w", "deny"],
+    ["uniq src/a.ts out.txt", "ask"],
+    ["jq -n --rawfile x .env '$x'", "deny"],
+    ["jq -n --slurpfile x ../outside/canary.txt '$x'", "block"],
+    ["jq -L .. -n 1", "block"],
+    ["jq --library-path=.. -n 1", "block"],
+    ["jq -n 'import \"data\" as $d; $d'", "block"],
+    ["jq -n 'include \"x\"; 1'", "block"],
+    ["jq -f planted.jq data.json", "block"],
+    ["jq .n data.json", "allow"],
+    ["date -r ../outside/canary.txt", "block"],
+    ["date --reference=.env", "deny"],
+    ["diff --from-file=../outside/canary.txt src/a.ts", "block"],
+    ["tree -o ../outside/w src", "deny"],
+    ["touch -r ../outside/canary.txt src/a.ts", "block"],
+    ["hexdump -f ../outside/canary.txt src/a.ts", "block"],
+  ],
+};
 
 const MATCH_CONTEXT_LONG = "max-count= after-context= before-context= context=";
 
@@ -113,7 +182,7 @@ export const READ_ONLY: Record<string, CommandSpec> = {
   wc: {
     kind: "read",
     options: optionTable("cmlLw", `bytes chars lines files0-from= max-line-length words total= ${HELP}`),
-    readPathFlags: ["--files0-from"],
+    listFlags: ["--files0-from"],
   },
   nl: {
     kind: "read",
@@ -186,7 +255,8 @@ export const READ_ONLY: Record<string, CommandSpec> = {
        count-links max-depth= null separate-dirs si summarize threshold= time=? time-style= exclude=
        exclude-from= files0-from= one-file-system ${HELP}`,
     ),
-    readPathFlags: ["-X", "--exclude-from", "--files0-from"],
+    readPathFlags: ["-X", "--exclude-from"],
+    listFlags: ["--files0-from"],
   },
   df: {
     kind: "read",
@@ -211,7 +281,8 @@ export const READ_ONLY: Record<string, CommandSpec> = {
        mime-encoding keep-going list dereference no-dereference magic-file= no-buffer no-pad
        preserve-date raw special-files uncompress uncompress-noreport print0 parameter= compile ${HELP}`,
     ),
-    readPathFlags: ["-m", "--magic-file", "-f", "--files-from"],
+    readPathFlags: ["-m", "--magic-file"],
+    listFlags: ["-f", "--files-from"],
     writeFlags: ["-C", "--compile"],
   },
   diff: {
@@ -295,6 +366,11 @@ export const READ_ONLY: Record<string, CommandSpec> = {
       "adfn:t:e:ws:",
       `all data print-file-name bytes= radix= encoding= include-all-whitespace output-separator= ${HELP}`,
     ),
+    // binutils reads more options and file names from `@FILE`.
+    hardCheck: (args) =>
+      args.positionals.some((word) => word.value.startsWith("@"))
+        ? "strings @FILE reads options and file names from a file the policy cannot see"
+        : undefined,
   },
   md5sum: HASH,
   sha1sum: HASH,
@@ -328,11 +404,14 @@ export const READ_ONLY: Record<string, CommandSpec> = {
       "cnrjasSeCMRhVf:L:",
       `compact-output null-input raw-output join-output ascii-output slurp sort-keys exit-status
        color-output monochrome-output raw-input raw-output0 tab indent= stream stream-errors seq
-       unbuffered arg=2 argjson=2 slurpfile=2 rawfile=2 from-file= args jsonargs ${HELP}`,
+       unbuffered arg=2 argjson=2 slurpfile=2 rawfile=2 from-file= library-path= args jsonargs ${HELP}`,
     ),
-    readPathFlags: ["-f", "--from-file", "-L", "--rawfile", "--slurpfile"],
+    readPathFlags: ["-f", "--from-file", "--rawfile", "--slurpfile"],
+    // A module folder (-L) is read below: `import "x" as $d;` loads any x.json in it.
+    recursivePathFlags: ["-L", "--library-path"],
     patternFirst: true,
     patternFlags: ["-f", "--from-file"],
+    hardCheck: jqCheck,
   },
   sort: {
     kind: "read",
@@ -343,7 +422,8 @@ export const READ_ONLY: Record<string, CommandSpec> = {
        batch-size= check=? compress-program= debug files0-from= key= merge output= stable buffer-size=
        field-separator= temporary-directory= parallel= unique zero-terminated ${HELP}`,
     ),
-    readPathFlags: ["--files0-from", "--random-source"],
+    readPathFlags: ["--random-source"],
+    listFlags: ["--files0-from"],
     writePathFlags: ["-o", "--output", "-T", "--temporary-directory"],
     execFlags: ["--compress-program"],
   },
@@ -355,7 +435,7 @@ export const READ_ONLY: Record<string, CommandSpec> = {
        check-chars= group=? ${HELP}`,
     ),
     // uniq's second operand is its output file.
-    check: (args) => (args.positionals.length > 1 ? "uniq writes its second operand" : undefined),
+    outputOperand: 1,
   },
   sed: {
     kind: "read",
@@ -569,6 +649,23 @@ export const DENIED: Record<string, string> = {
   visudo: "changes privileges",
   crontab: "installs scheduled jobs",
 };
+
+/**
+ * jq reads files its program names (`import "x" as $d;`, `include "x";`) from its module path, which is
+ * not an operand; and a program file (-f) may do the same unseen.
+ */
+function jqCheck(args: ParsedArgs): string | undefined {
+  if (args.flags.some((f) => f.flag === "-f" || f.flag === "--from-file"))
+    return "jq -f runs a program file, which may load modules and data files the policy cannot see";
+  const program = args.positionals[0];
+  if (program && program.kind !== "static") return "the jq program is not static";
+  if (
+    program &&
+    /\b(?:import|include|modulemeta|get_search_list|input_filename)\b|\$__prog/.test(program.value)
+  )
+    return "the jq program loads modules or data files from its search path";
+  return undefined;
+}
 
 function sedCheck(args: ParsedArgs): string | undefined {
   if (args.flags.some((f) => f.flag === "-f" || f.flag === "--file"))

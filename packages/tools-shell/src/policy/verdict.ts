@@ -28,6 +28,8 @@ export interface Verdict {
   readonly notes: string[];
   /** For `cd`: where it goes (null when unknown). */
   cd: ShellWord | null | undefined;
+  /** For `cd -P`: the kernel's walk, not bash's logical one. */
+  cdPhysical?: boolean;
 }
 
 export function emptyVerdict(): Verdict {

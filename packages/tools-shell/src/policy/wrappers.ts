@@ -1,3 +1,4 @@
+import type { ClassRule } from "./examples.js";
 import { type OptionTable, optionTable } from "./options.js";
 
 /** Commands that run the rest of their arguments as another command. */
@@ -18,7 +19,38 @@ export interface WrapperSpec {
   readonly writePathFlags?: readonly string[];
   /** Flags that start an interactive shell instead of a command (sudo -s). */
   readonly shellFlags?: readonly string[];
+  /**
+   * Flags whose value names a variable it sets or unsets in the environment of what it runs (env -u,
+   * xargs --process-slot-var): judged like an assignment, since PATH or BASH_ENV set this way chooses
+   * what runs as surely as `PATH=… cmd` does.
+   */
+  readonly envFlags?: readonly string[];
 }
+
+/**
+ * The class "a program that sets the environment of the program it runs": every way to do it is a
+ * redefinition (judged by variables.ts like `NAME=value cmd`), with examples the rule table checks.
+ */
+export const ENVIRONMENT_SETTERS: ClassRule = {
+  why: "assignments (env NAME=…), unsets (env -u) and variables a wrapper sets for what it runs are redefinitions",
+  examples: [
+    ["echo x | xargs --process-slot-var=PATH echo", "ask"],
+    ["echo x | xargs --process-slot-var PATH echo", "ask"],
+    ["echo x | xargs --process-slot-var=COLUMNS echo", "allow"],
+    ["env PATH=. ls", "ask"],
+    ["env -u PATH ls", "ask"],
+    ["env --unset=BASH_ENV bash -c ls", "ask"],
+    ["env -S 'ls -la'", "ask"],
+    ["env -C /tmp ls", "ask"],
+    ["env --chdir=src ls", "ask"],
+    ["env LC_ALL=C sort src/a.ts", "allow"],
+    ["find src -name a.ts -exec env BASH_ENV=planted.sh bash -c ls {} +", "ask"],
+    ["timeout 5 env GIT_DIR=evil/.git git status", "ask"],
+    ["nice -n 5 env PAGER=cat ls", "allow"],
+    ["stdbuf -oL env LD_PRELOAD=x.so ls", "ask"],
+    ["xargs -a list.txt --process-slot-var=BASH_ENV bash -c ls", "block"],
+  ],
+};
 
 const HELP = "help version";
 
@@ -31,6 +63,7 @@ export const WRAPPERS: Record<string, WrapperSpec> = {
     ),
     assignments: true,
     opaqueFlags: ["-S", "--split-string", "-C", "--chdir"],
+    envFlags: ["-u", "--unset"],
   },
   sudo: {
     options: optionTable(
@@ -74,6 +107,7 @@ export const WRAPPERS: Record<string, WrapperSpec> = {
       `null arg-file= delimiter= eof=? replace=? max-lines=? max-args= max-procs= max-chars= interactive
        verbose exit no-run-if-empty show-limits process-slot-var= open-tty ${HELP}`,
     ),
+    envFlags: ["--process-slot-var"],
   },
 };
 
