@@ -5,7 +5,8 @@
 import { readdir, realpath } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { readRegularFile } from "./bounded-read.js";
-import { decideWorkspaceTrust, displayText, type TrustIo } from "./trust.js";
+import { displayText } from "./display-text.js";
+import { decideWorkspaceTrust, type TrustIo } from "./trust.js";
 import { TrustStore } from "./trust-store.js";
 
 export interface AgentFile {

@@ -1,4 +1,5 @@
 import type { ApprovalDecision, ApprovalRequest, Approver } from "@bridle/core";
+import { displayText } from "./display-text.js";
 import { summarizeArguments } from "./render.js";
 
 /** --yes: every call that needs approval runs. */
@@ -6,21 +7,29 @@ export const approveEverything: Approver = {
   decide: async () => ({ approved: true }),
 };
 
-/** No terminal and no --yes: nobody can answer, so the call is denied and the script never hangs. */
+/**
+ * No terminal and no --yes: nobody can answer, so the call is denied and the script never hangs. A
+ * request to leave the sandbox is told what it can do instead: the model, not the user, reads it.
+ */
 export const denyWithoutTerminal: Approver = {
-  decide: async () => ({
+  decide: async (request) => ({
     approved: false,
-    reason: "no terminal to ask for approval; rerun with --yes to approve such calls",
+    reason: request.scope?.escalation
+      ? "running a command outside the sandbox needs a person's approval and nobody can answer here (no terminal, no --yes); run it inside the sandbox (leave out sandbox_permissions), or finish and say what must run outside it and why"
+      : "no terminal to ask for approval; rerun with --yes to approve such calls",
   }),
 };
 
 /**
  * Asks on the terminal. `ask` shows a question and resolves with the answer (the interactive session
- * supplies its own line reader so prompts and approvals share one input). "a" approves this tool for the
- * rest of the session.
+ * supplies its own line reader so prompts and approvals share one input). "a" approves, for the rest of
+ * the session, what the call's scope names (`ApprovalRequest.scope`: for bash the one command's rule,
+ * `npm test`), or the whole tool when the tool names no narrower scope; where the scope offers no
+ * "always" (a shell, an interpreter, a compound line, a run outside the sandbox) it is not offered.
  */
 export class TerminalApprover implements Approver {
   readonly #ask: (question: string, signal: AbortSignal) => Promise<string>;
+  /** Tool names, or a tool name and its scope's key joined by a NUL. */
   readonly #alwaysAllowed = new Set<string>();
 
   constructor(ask: (question: string, signal: AbortSignal) => Promise<string>) {
@@ -34,11 +43,23 @@ export class TerminalApprover implements Approver {
 
   async decide(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
     const name = request.toolCall.name;
-    if (this.#alwaysAllowed.has(name)) return { approved: true };
-    const question = `Allow ${name} ${summarizeArguments(request.toolCall.arguments)}? [y]es / [n]o / [a]lways for ${name}: `;
+    const scope = request.scope;
+    // No scope: the tool offers nothing narrower, so "always" is the tool's. A scope without `always`: none.
+    const remembered = scope ? (scope.always ? `${name}\u0000${scope.always.key}` : undefined) : name;
+    if (remembered !== undefined && this.#alwaysAllowed.has(remembered)) return { approved: true };
+    const label = scope ? scope.always?.label : name;
+    const escalation = scope?.escalation
+      ? `Run OUTSIDE the sandbox (reason given: "${displayText(scope.escalation.justification, 200)}"): `
+      : "Allow ";
+    const choices =
+      remembered !== undefined && label !== undefined
+        ? `[y]es / [n]o / [a]lways for ${displayText(label, 80)}`
+        : `[y]es / [n]o${scope?.note ? ` (${displayText(scope.note, 120)})` : ""}`;
+    const question = `${escalation}${displayText(name, 80)} ${summarizeArguments(request.toolCall.arguments)}? ${choices}: `;
     const answer = (await this.#ask(question, signal)).trim().toLowerCase();
     if (answer === "a" || answer === "always") {
-      this.#alwaysAllowed.add(name);
+      // Where "always" is not offered, "a" approves this call only: what was asked, nothing wider.
+      if (remembered !== undefined) this.#alwaysAllowed.add(remembered);
       return { approved: true };
     }
     if (answer === "y" || answer === "yes") return { approved: true };

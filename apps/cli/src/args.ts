@@ -23,6 +23,8 @@ export interface CliFlags {
   readonly editFormat?: string;
   readonly profile?: string;
   readonly sandbox?: string;
+  /** read-only | workspace | ask | full-access (tools-shell's PermissionMode). */
+  readonly permissionMode?: string;
   readonly mcp?: string;
   readonly skills?: string;
   readonly config?: string;
@@ -93,6 +95,7 @@ const OPTIONS = {
   "edit-format": { type: "string" },
   profile: { type: "string" },
   sandbox: { type: "string" },
+  "permission-mode": { type: "string" },
   mcp: { type: "string" },
   skills: { type: "string" },
   config: { type: "string" },
@@ -133,10 +136,18 @@ const RUN_OPTIONS = `Options:
   --edit-format replace|hashline|apply_patch   edit tool (default per model family: apply_patch for OpenAI
                                             models, replace for Claude, hashline otherwise)
   --sandbox auto|bwrap|off                  shell commands in bubblewrap (default auto: wherever it runs)
+  --permission-mode MODE                    how far the agent reaches unasked (default: workspace):
+                                              read-only   no file writes; only commands proven read-only
+                                              workspace   commands run in the sandbox unasked; without a
+                                                          sandbox, what is not proven read-only asks
+                                              ask         every write and every command not proven
+                                                          read-only asks
+                                              full-access no sandbox and no approvals
   --mcp FILE                                MCP servers ({"mcpServers": {...}})
   --skills DIR                              folder of SKILL.md skills
   --config FILE                             config file (default: bridle.config.json|yaml here or in ~/.config/bridle)
-  -y, --yes                                 approve every call that needs approval
+  -y, --yes                                 answer yes to every approval the mode asks for (runs outside
+                                            the sandbox included); it never widens the mode
   --trust                                   apply the workspace config's sensitive settings this run, unasked
   --json                                    write the run's events as JSON lines on stdout
   --no-coding                               a bare tool loop: no baseline, checks, plan or handoff
@@ -250,6 +261,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     editFormat: values["edit-format"],
     profile: values.profile,
     sandbox: values.sandbox,
+    permissionMode: values["permission-mode"],
     mcp: values.mcp,
     skills: values.skills,
     config: values.config,

@@ -7,6 +7,7 @@ import type { RunEvent } from "@bridle/core";
 import type { ShellEnvironment } from "@bridle/tools-shell";
 import type { CliFlags } from "./args.js";
 import { CliError } from "./cli-error.js";
+import { visible } from "./display-text.js";
 
 /** What the coding flags chose. */
 export interface CodingChoice {
@@ -87,7 +88,8 @@ export class HandoffReporter {
       return;
     this.#events.push(event);
     if (options.showPlan && event.type === "fact" && event.kind === "coding.plan") {
-      this.#stderr.write(formatPlan(event.data as PlanFact));
+      // The plan is the model's words, the handoff names files and checks' output: escaped as they are shown.
+      this.#stderr.write(visible(formatPlan(event.data as PlanFact)));
     }
   }
 
@@ -96,7 +98,9 @@ export class HandoffReporter {
     if (!this.#choice.enabled) return undefined;
     const { buildEvidence, formatHandoff, handoffOutcome } = await import("@bridle/coding");
     const evidence = buildEvidence(this.#events);
-    if (!options.quiet) this.#stderr.write(`${formatHandoff(evidence, handoffOutcome(this.#events))}\n`);
+    const outcome = handoffOutcome(this.#events);
+    if (!options.quiet && !(outcome.status === "failed" && didNothing(evidence)))
+      this.#stderr.write(`${visible(formatHandoff(evidence, outcome))}\n`);
     if (this.#choice.evidence) {
       try {
         await writeFile(this.#choice.evidence, `${JSON.stringify(evidence, null, 2)}\n`);
@@ -108,4 +112,16 @@ export class HandoffReporter {
     }
     return evidence;
   }
+}
+
+/**
+ * A run that failed before it changed a file, ran a command or a check (a provider that would not answer)
+ * has nothing to hand off: its `stopped:` line already says why, and a summary would repeat it twice.
+ */
+function didNothing(evidence: Evidence): boolean {
+  return (
+    evidence.filesChanged.length === 0 &&
+    evidence.commands.length === 0 &&
+    evidence.checks.every((check) => check.status === "unavailable" || check.status === "skipped")
+  );
 }

@@ -18,6 +18,7 @@ import type { Settings } from "./config.js";
 import { type Kit, prepareKit } from "./kit.js";
 import { type McpInteraction, mcpInteraction } from "./mcp-interactive.js";
 import type { McpPromptSource } from "./mcp-prompts.js";
+import { shellRules, toolsForMode } from "./permission-tools.js";
 import { profileToolset, readOnlyNames, type ToolChoice, toolChoice } from "./profile.js";
 
 export interface Toolset {
@@ -30,6 +31,8 @@ export interface Toolset {
   readonly choice: ToolChoice;
   /** The MCP servers' prompts (the interactive session's `/mcp__…` commands), when --mcp is given. */
   readonly mcpPrompts?: McpPromptSource;
+  /** The permission mode in force and what bounds the commands: said once at start. */
+  readonly permissions: string;
   close(): Promise<void>;
 }
 
@@ -39,6 +42,8 @@ export interface Agent {
   readonly kit: Kit;
   readonly store: SessionStore;
   readonly model: Model;
+  /** The permission mode in force and what bounds the commands, as one line. */
+  readonly permissions: string;
   cost(usage: Usage): number | undefined;
   /** The same tools and store with another model (the interactive /model command). */
   withModel(name: string): Promise<Agent>;
@@ -60,7 +65,8 @@ export async function composeTools(
   const shell = await shellTools(settings);
   closers.push(() => shell.stopAll());
   const choice = toolChoice(settings);
-  const hooks: AnyHook[] = [];
+  // One records the permission mode on the run's event stream (a shell.permissions fact).
+  const hooks: AnyHook[] = [...shell.hooks];
   let mcpPrompts: McpPromptSource | undefined;
   let instructions = "";
   // The coding overlay's run_check shares bash's environment: one runner, sandbox and command policy.
@@ -117,8 +123,9 @@ export async function composeTools(
     }
   }
   return {
-    tools,
+    tools: toolsForMode(tools, settings.permissionMode),
     ...(mcpPrompts ? { mcpPrompts } : {}),
+    permissions: shell.environment.describeMode(),
     hooks,
     choice,
     instructions: [coding?.instructions, instructions].filter(Boolean).join("\n\n"),
@@ -134,6 +141,12 @@ let sandboxWarned = false;
 
 async function shellTools(settings: Settings) {
   const { createShellTools, selectRunner } = await import("@bridle/tools-shell");
+  const mode = settings.permissionMode;
+  if (mode === "full-access" && settings.sandbox === "bwrap")
+    throw new CliError(
+      "--permission-mode full-access runs commands without a sandbox; it cannot be combined with --sandbox bwrap",
+      2,
+    );
   try {
     // The files that configure this agent stay read-only inside the sandbox, and a skills folder kept
     // outside the workspace stays visible (read-only) so its scripts can run.
@@ -141,7 +154,8 @@ async function shellTools(settings: Settings) {
     const configured = [mcpFile, settings.skills].flatMap((path) =>
       path ? [resolve(settings.cwd, path)] : [],
     );
-    const { runner, warning } = await selectRunner(settings.sandbox, {
+    // Full access is named for what it is: no sandbox.
+    const { runner, warning } = await selectRunner(mode === "full-access" ? "off" : settings.sandbox, {
       protect: configured,
       readable: settings.skills ? [resolve(settings.cwd, settings.skills)] : [],
     });
@@ -149,10 +163,14 @@ async function shellTools(settings: Settings) {
       sandboxWarned = true;
       process.stderr.write(`bridle: warning: ${warning}\n`);
     }
-    return await createShellTools({ runner });
+    return await createShellTools({
+      runner,
+      permissionMode: mode,
+      policy: { rules: shellRules(settings.permissions) },
+    });
   } catch (error) {
     throw new CliError(
-      `cannot set up the shell (--sandbox ${settings.sandbox}): ${(error as Error).message}`,
+      `cannot set up the shell (--sandbox ${settings.sandbox}, --permission-mode ${mode}): ${(error as Error).message}`,
     );
   }
 }
@@ -254,6 +272,7 @@ export async function composeAgent(
     ),
     kit,
     store,
+    permissions: toolset.permissions,
     mcpPrompts: toolset.mcpPrompts,
     model: chosen,
     cost: (usage) => chosen.cost?.(usage),

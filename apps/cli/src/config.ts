@@ -7,6 +7,7 @@ import { type AgentFile, readAgentFiles } from "./agent-files.js";
 import type { CliFlags } from "./args.js";
 import { type FileBytes, readRegularFile } from "./bounded-read.js";
 import { CliError } from "./cli-error.js";
+import { displayText } from "./display-text.js";
 import { KIT_SETTING_RISK, kitSettingsShape } from "./kit-settings.js";
 import { decideWorkspaceTrust, type TrustIo } from "./trust.js";
 import { TrustStore } from "./trust-store.js";
@@ -36,6 +37,17 @@ const settingsShape = {
   profile: z.enum(["generic", "openai", "anthropic"]).optional(),
   editFormat: z.enum(["hashline", "replace", "apply_patch"]).optional(),
   sandbox: z.enum(["auto", "off", "bwrap"]).default("auto"),
+  // How far the agent reaches without asking (tools-shell's PermissionMode; permission-tools.ts for the file tools).
+  permissionMode: z.enum(["read-only", "workspace", "ask", "full-access"]).default("workspace"),
+  // The user's own shell rules: argv prefixes as `bridle policy check` shows them ("npm test", "git push").
+  permissions: z
+    .object({
+      allow: z.array(z.string().trim().min(1)).default([]),
+      ask: z.array(z.string().trim().min(1)).default([]),
+      deny: z.array(z.string().trim().min(1)).default([]),
+    })
+    .strict()
+    .optional(),
   mcp: z.string().min(1).optional(),
   skills: z.string().min(1).optional(),
   yes: z.boolean().default(false),
@@ -45,7 +57,8 @@ const settingsShape = {
 };
 const settingsSchema = z.object(settingsShape).strict();
 
-export type SettingRisk = "harmless" | "sensitive" | "harmless-inside-workspace";
+/** "user-only": never taken from a workspace config, trusted or not (the user's config, --config or a flag). */
+export type SettingRisk = "harmless" | "sensitive" | "harmless-inside-workspace" | "user-only";
 
 /**
  * What a setting can do when a workspace config (a file in the repository being worked on) sets it.
@@ -67,6 +80,9 @@ export const WORKSPACE_SETTING_RISK = {
   profile: "harmless",
   editFormat: "harmless",
   sandbox: "sensitive", // whether shell commands are confined
+  // A repository must not choose how far the agent working on it reaches, nor write its own allow rules.
+  permissionMode: "user-only",
+  permissions: "user-only",
   mcp: "sensitive", // starts the commands it names
   skills: "sensitive", // skills carry scripts the agent runs
   yes: "sensitive", // approves every call
@@ -218,6 +234,12 @@ async function trustedValues(
     const risk: SettingRisk = Object.hasOwn(WORKSPACE_SETTING_RISK, key)
       ? WORKSPACE_SETTING_RISK[key as keyof typeof WORKSPACE_SETTING_RISK]
       : "sensitive";
+    if (risk === "user-only") {
+      io.warn(
+        `bridle: warning: ${displayText(config.path)}: ${key} is ignored in a workspace config (only your user config, --config or a flag sets it)`,
+      );
+      continue;
+    }
     const applies =
       risk === "harmless" ||
       (risk === "harmless-inside-workspace" &&
@@ -238,7 +260,7 @@ async function trustedValues(
     { workspace, file: config.realPath, bytes: config.bytes, sensitive, references },
     { flag, store: (await isInside(workspace, store.path)) ? undefined : store, io },
   );
-  return verdict === "trusted" ? config.values : harmless;
+  return verdict === "trusted" ? { ...harmless, ...sensitive } : harmless;
 }
 
 /** Whether `path` (absolute) is inside the real `root`, through every symlink of the part that exists. */

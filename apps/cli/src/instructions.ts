@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { type InstructionsFile, withInstructions } from "@bridle/core";
 import { isInside } from "./agent-files.js";
 import { readRegularFile } from "./bounded-read.js";
-import { displayText } from "./trust.js";
+import { displayText } from "./display-text.js";
 
 /** Per folder, the first of these found is used: AGENTS.md is preferred. */
 export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md", join(".github", "copilot-instructions.md")];

@@ -10,6 +10,7 @@ import { type Settings, userDataDir } from "./config.js";
 import { contextWindowOf } from "./context-window.js";
 import { readInstructions, type WorkspaceInstructions } from "./instructions.js";
 import { TaggingStore, WorkspaceSessions } from "./memory.js";
+import { toolsForMode } from "./permission-tools.js";
 import { agentDefinitions, type ChildListener, createAgents, modelNames } from "./subagents.js";
 import { displayText } from "./trust.js";
 import { workspaceDataDir, workspaceKey } from "./workspace-data.js";
@@ -90,8 +91,10 @@ export async function prepareKit(
       };
       const tools = [
         ...(base.tools ?? []),
-        ...extraTools,
-        ...(settings.memory ? sessionTools(new WorkspaceSessions(store, key)) : []),
+        ...toolsForMode(
+          [...extraTools, ...(settings.memory ? sessionTools(new WorkspaceSessions(store, key)) : [])],
+          settings.permissionMode,
+        ),
       ];
       const hooks = base.hooks ?? [];
       const subagents = createAgents({

@@ -3,6 +3,7 @@
 import { parseCommandLine } from "./args.js";
 import { describeFailure, NODE_MAJOR_NEEDED } from "./cli-error.js";
 import { checkCwdFlag } from "./cwd-flag.js";
+import { visible } from "./display-text.js";
 import { handOffSecrets } from "./secret-handoff.js";
 import { VERSION } from "./version.js";
 
@@ -43,7 +44,8 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     const failure = describeFailure(error);
-    process.stderr.write(`${failure.line}\n`);
+    // A failure's message can quote a server, a file or the model: shown, never obeyed by the terminal.
+    process.stderr.write(`${visible(failure.line)}\n`);
     process.exitCode = failure.exitCode;
   },
 );

@@ -1,7 +1,7 @@
 // A server's elicitation asked of the person at the terminal: a form field by field (SEP-1034 defaults are
 // left to the MCP client, which fills them in for fields left empty), or a URL to open.
 import type { McpElicitation, McpServersOptions } from "@bridle/tools-mcp";
-import { displayText } from "./trust.js";
+import { oneLine } from "./display-text.js";
 
 export type ElicitAnswer = Awaited<ReturnType<NonNullable<McpServersOptions["onElicitation"]>>>;
 type Value = string | number | boolean | string[];
@@ -39,7 +39,7 @@ export async function askElicitation(
   say: (text: string) => void,
   withdrawn?: AbortSignal,
 ): Promise<ElicitAnswer> {
-  const from = `MCP server "${request.server}"`;
+  const from = `MCP server "${oneLine(request.server, 60)}"`;
   if (request.mode === "url") {
     // The URL is shown whole (it is what the person checks before opening it), escaped like any server text.
     say(`${from} asks you to open a page: ${oneLine(request.url, 2_000)}\n  ${oneLine(request.message)}\n`);
@@ -79,10 +79,14 @@ async function askField(
   const label = [
     `  ${oneLine(field.title ?? name)}`,
     field.description ? ` (${oneLine(field.description)})` : "",
-    choices ? ` ${choices.map((choice, i) => `${i + 1}=${choice.label}`).join(", ")}` : "",
+    choices ? ` ${choices.map((choice, i) => `${i + 1}=${oneLine(choice.label, 80)}`).join(", ")}` : "",
     field.type === "boolean" ? " [y/n]" : "",
     field.type === "array" ? " (comma-separated)" : "",
-    hasDefault ? ` [default ${JSON.stringify(field.default)}]` : required ? " (required)" : " (optional)",
+    hasDefault
+      ? ` [default ${oneLine(JSON.stringify(field.default) ?? "", 80)}]`
+      : required
+        ? " (required)"
+        : " (optional)",
     ": ",
   ].join("");
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -172,7 +176,7 @@ function pick(answer: string, choices: Choice[] | undefined): { value: string } 
   const found = byNumber ?? choices.find((choice) => choice.value === answer || choice.label === answer);
   return found
     ? { value: found.value }
-    : { problem: `choose one of ${choices.map((choice) => choice.value).join(", ")}` };
+    : { problem: `choose one of ${oneLine(choices.map((choice) => choice.value).join(", "), 300)}` };
 }
 
 /** What the person chose; no answer at all (Ctrl-D, Enter) is a dismissal, which MCP calls cancel. */
@@ -181,9 +185,4 @@ function decision(choice: string): "accept" | "decline" | "cancel" {
   if (answer === "a" || answer === "accept" || answer === "y" || answer === "yes") return "accept";
   if (answer === "d" || answer === "decline" || answer === "n" || answer === "no") return "decline";
   return "cancel";
-}
-
-/** A server's text on one line, bounded, with control and format characters shown escaped, never obeyed. */
-export function oneLine(text: string, max = 300): string {
-  return displayText(text.replace(/\s+/g, " ").trim(), max);
 }

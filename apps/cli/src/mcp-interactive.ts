@@ -3,7 +3,8 @@
 // elicitation is declined at once and sampling refused, and either is said on stderr.
 import type { Message, Model } from "@bridle/core";
 import type { McpSamplingRequest, McpServersOptions } from "@bridle/tools-mcp";
-import { type Ask, askElicitation, oneLine } from "./mcp-elicitation.js";
+import { oneLine } from "./display-text.js";
+import { type Ask, askElicitation } from "./mcp-elicitation.js";
 
 export interface McpInteraction {
   /** Asks the person at the terminal; absent when nobody can answer. */
@@ -50,14 +51,14 @@ export function mcpInteraction(
           ? "--yes approves calls but cannot answer for you"
           : "nobody at a terminal to answer";
         say(
-          `bridle: MCP server "${request.server}" asked ${what} ("${oneLine(request.message, 120)}"); declined: ${why}\n`,
+          `bridle: MCP server "${oneLine(request.server, 60)}" asked ${what} ("${oneLine(request.message, 120)}"); declined: ${why}\n`,
         );
         return { action: "decline" };
       }
       return serially(async () => {
         const answer = await askElicitation(request, terminal, say, signal);
         if (!signal.aborted) return answer;
-        say(`(the question of MCP server "${request.server}" was withdrawn)\n`);
+        say(`(the question of MCP server "${oneLine(request.server, 60)}" was withdrawn)\n`);
         return { action: "cancel" };
       });
     },
@@ -78,7 +79,7 @@ async function sample(
   withdrawn: AbortSignal,
 ): Promise<SamplingAnswer> {
   const model = interaction.model();
-  const from = `MCP server "${request.server}"`;
+  const from = `MCP server "${oneLine(request.server, 60)}"`;
   const last = [...request.messages].reverse().find((message) => message.role === "user");
   const preview = last ? oneLine(textOf(last.content), 200) : "";
   if (!interaction.approveSampling) {

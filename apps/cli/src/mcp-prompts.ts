@@ -2,7 +2,7 @@
 // `/mcp__{server}__{prompt} [arg=value | value]…` fetches one, filled in, as the next turn's messages.
 import type { Message, UserContent } from "@bridle/core";
 import type { McpPrompt, McpServers } from "@bridle/tools-mcp";
-import { oneLine } from "./mcp-elicitation.js";
+import { oneLine } from "./display-text.js";
 
 /** What the session needs of the MCP servers for prompts. */
 export type McpPromptSource = Pick<McpServers, "listPrompts" | "getPrompt">;
@@ -54,7 +54,7 @@ export async function promptTurn(
   }
   const args = bindArguments(prompt, words);
   if ("problem" in args) {
-    say(`${args.problem}; usage: ${usage(prompt)}\n`);
+    say(`${oneLine(args.problem)}; usage: ${usage(prompt)}\n`);
     return undefined;
   }
   let result: PromptResult;

@@ -12,6 +12,7 @@ import {
   textOf,
 } from "@bridle/core";
 import type { Agent } from "./compose.js";
+import { visible } from "./display-text.js";
 import { type HumanRenderer, jsonLine, type Output, summarizeArguments } from "./render.js";
 
 export interface RunViewOptions {
@@ -93,8 +94,9 @@ export class RunView {
     this.#line(`${"  ".repeat(depth)}↳ ${where}[${event.agentName ?? "subagent"}] ${line}`);
   }
 
+  // Every line here carries text of the run (summaries, subagents' calls, task names): escaped as a whole.
   #line(text: string): void {
-    this.#o.stderr.write(`${dim(this.#o.terminal, text)}\n`);
+    this.#o.stderr.write(`${dim(this.#o.terminal, visible(text))}\n`);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { RunEvent } from "@bridle/core";
+import { oneLine } from "./display-text.js";
 
 /** Arguments that say what a call is about, in the order they are looked for. */
 const SUBJECT =
@@ -13,7 +14,8 @@ interface StreamedCall {
 /**
  * What a terminal shows of a tool call while the model is still writing it (`tool_call_delta` events):
  * one line per call, `… edit_file src/cart.js`, as soon as its name and the argument that says what it is
- * about have streamed, long before the call is complete and recorded.
+ * about have streamed, long before the call is complete and recorded. The line is safe to print: its
+ * control characters are escaped.
  */
 export class StreamedCalls {
   readonly #calls = new Map<number, StreamedCall>();
@@ -34,7 +36,7 @@ export class StreamedCalls {
     // A call with no such argument is shown once a little of it has streamed.
     if (subject === undefined && call.args.length < 200 && !event.clipped) return undefined;
     call.shown = true;
-    return `… ${call.name}${subject === undefined ? "" : ` ${subject}`}`;
+    return `… ${oneLine(call.name, 80)}${subject === undefined ? "" : ` ${subject}`}`;
   }
 }
 
@@ -47,6 +49,5 @@ function subjectOf(partial: string): string | undefined {
   } catch {
     text = match[1];
   }
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+  return oneLine(text, 80);
 }

@@ -5,7 +5,7 @@ import { Agents, type ParentOptions, parseAgentMarkdown, type SubagentDefinition
 import { errorMessage, type Model, type RunEvent } from "@bridle/core";
 import type { AgentFile } from "./agent-files.js";
 import { CliError } from "./cli-error.js";
-import { displayText } from "./trust.js";
+import { displayText } from "./display-text.js";
 
 const HELPER: SubagentDefinition = {
   name: "helper",

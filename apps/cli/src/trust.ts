@@ -6,7 +6,11 @@ import { lstat, readdir, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { readRegularFile } from "./bounded-read.js";
 import { CliError } from "./cli-error.js";
+import { displayText } from "./display-text.js";
 import type { TrustStore } from "./trust-store.js";
+
+// Kept for the modules that took it from here; its home is display-text.ts.
+export { displayText };
 
 /** How the user is asked, and where the one-line notices go. `ask` is absent without a terminal. */
 export interface TrustIo {
@@ -162,15 +166,6 @@ async function hashTree(
   budget.bytes -= bytes.length;
   hash.update(`\0file:${bytes.length}\0`).update(bytes);
   return true;
-}
-
-// Workspace text reaches the terminal: control characters (escape sequences could rewrite the prompt) and
-// format characters such as bidirectional overrides (which reorder what is shown) are written as escapes, and length is capped.
-const UNSAFE = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
-
-export function displayText(text: string, max = 300): string {
-  const safe = text.replace(UNSAFE, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`);
-  return safe.length > max ? `${safe.slice(0, max)}…` : safe;
 }
 
 function displayKey(key: string): string {

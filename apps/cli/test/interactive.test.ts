@@ -56,7 +56,8 @@ describe("interactive bridle in a terminal", () => {
       "--base-url",
       openaiResponsesFormat.baseUrl(server.url),
     ];
-    start([...base, "--cwd", repo]);
+    // No sandbox: the strict policy is the boundary, so the interpreter asks.
+    start([...base, "--cwd", repo, "--sandbox", "off"]);
     await waitFor(/› $/m);
     terminal.keys("compute six times seven", "Enter");
     await waitFor(/Allow bash node -e/);

@@ -110,6 +110,6 @@ describe("an elicitation form at the terminal", () => {
     expect(answer).toEqual({ action: "accept" });
     const shown = p.said.join("");
     expect(shown).not.toContain("\u001b");
-    expect(shown).toContain("https://example.test/\\u{1b}[2J");
+    expect(shown).toContain("https://example.test/\\x1b[2J");
   });
 });

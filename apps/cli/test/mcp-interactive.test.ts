@@ -88,7 +88,7 @@ describe("an MCP server's questions in the interactive CLI", () => {
       /asks you to open a page: https:\/\/consent\.example\.test\/approve\?session=42/,
     );
     // The server's escape sequences are shown escaped, never sent to the terminal.
-    expect(page).toContain("Approve the \\u{1b}[31mconsent\\u{1b}[0m page");
+    expect(page).toContain("Approve the \\x1b[31mconsent\\x1b[0m page");
     await waitFor(/\[a\]ccept \(open it yourself\) \/ \[d\]ecline \/ \[c\]ancel: /);
     terminal.keys("d", "Enter");
 

@@ -112,7 +112,8 @@ describe("bridle run", () => {
       },
       { text: "Could not run it." },
     ]);
-    const run = await runCli(["run", "run it", ...baseArgs(server)], { cwd: dir, env });
+    // No sandbox: the strict policy is the boundary, and an interpreter asks (in the sandbox it would run).
+    const run = await runCli(["run", "run it", ...baseArgs(server), "--sandbox", "off"], { cwd: dir, env });
     expect(run.code).toBe(0);
     const outputs = toolOutputsSent(server);
     expect(outputs.join("\n")).toMatch(/Denied/);
@@ -231,7 +232,7 @@ describe("the other commands", () => {
     expect(run.code).toBe(0);
     const tools = JSON.parse(run.stdout) as { name: string; inputSchema: { type: string } }[];
     // The kit's tools (memory, sessions, agents, tasks) follow these: tools-list.test.ts.
-    expect(tools.map((t) => t.name).slice(0, 13)).toEqual([
+    expect(tools.map((t) => t.name).slice(0, 14)).toEqual([
       "read_file",
       "write_file",
       "edit_file",

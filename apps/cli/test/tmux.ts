@@ -39,6 +39,16 @@ export class TmuxCli {
     return this.#tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", this.#name);
   }
 
+  /** Only what the terminal shows now, without the lines scrolled into its history. */
+  visibleScreen(): string {
+    return this.#tmux("capture-pane", "-p", "-J", "-t", this.#name);
+  }
+
+  /** The pane's title, which an OSC 0 or 2 sequence written to the terminal would set. */
+  title(): string {
+    return this.#tmux("display-message", "-p", "-t", this.#name, "#{pane_title}").trim();
+  }
+
   async waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     let last = "";

@@ -56,6 +56,8 @@ const SAMPLES: Record<keyof typeof WORKSPACE_SETTING_RISK, unknown> = {
   profile: "generic",
   editFormat: "hashline",
   sandbox: "bwrap",
+  permissionMode: "full-access",
+  permissions: { allow: ["rm"], ask: [], deny: [] },
   mcp: "mcp.json",
   skills: "skills",
   yes: true,
@@ -87,6 +89,10 @@ describe("a workspace config without trust", () => {
       if (risk === "harmless") {
         expect(value, key).toEqual(SAMPLES[key as keyof typeof SAMPLES]);
         expect(trace.lines, key).toEqual([]);
+      } else if (risk === "user-only") {
+        expect(value, key).toEqual(defaults[key as keyof Settings]);
+        expect(trace.lines, key).toHaveLength(1);
+        expect(trace.lines[0], key).toContain(`${key} is ignored in a workspace config`);
       } else {
         expect(value, key).toEqual(defaults[key as keyof Settings]);
         expect(trace.lines, key).toHaveLength(1);
@@ -111,7 +117,7 @@ describe("a workspace config without trust", () => {
       expect(line).toContain(key);
     }
     expect(line).not.toContain("\u001b");
-    expect(line).toContain("\\u{1b}[2Jevil");
+    expect(line).toContain("\\x1b[2Jevil");
   });
 
   it("lets a store folder inside the workspace through, and not one that leaves it by .. or a symlink", async () => {
@@ -158,6 +164,17 @@ describe("trusting a workspace config", () => {
     expect((await load(io())).yes).toBe(false);
   });
 
+  it("never takes the permission mode or shell rules from a workspace config, trusted or not", async () => {
+    await workspaceConfig({ ...risky, permissionMode: "full-access", permissions: { allow: ["rm"] } });
+    const trace = io();
+    const settings = await load(trace, true);
+    expect(settings.yes).toBe(true);
+    expect(settings.permissionMode).toBe("workspace");
+    expect(settings.permissions).toBeUndefined();
+    expect(trace.lines.join("\n")).toMatch(/permissionMode is ignored in a workspace config/);
+    expect(trace.lines.join("\n")).toMatch(/permissions is ignored in a workspace config/);
+  });
+
   it("asks on a terminal, shows the values escaped; no applies nothing and is not remembered", async () => {
     await workspaceConfig({ ...risky, baseUrl: "http://127.0.0.1:9/\u001b]0;owned\u0007\u202e" });
     const trace = io("n");
@@ -167,7 +184,7 @@ describe("trusting a workspace config", () => {
     expect(question).toContain("yes: true");
     expect(question).toContain('mcp: "');
     for (const raw of ["\u001b", "\u0007", "\u202e"]) expect(question).not.toContain(raw);
-    expect(question).toContain("\\u001b]0;owned\\u0007\\u{202e}");
+    expect(question).toContain("\\u001b]0;owned\\u0007\\u202e");
     expect(trace.lines.join("\n")).toContain("ignoring");
     const again = io("n");
     await load(again);

@@ -76,7 +76,11 @@ export async function composeParts(options: Omit<ComposeOptions, "model">): Prom
   const fs = createFsTools();
   // Unguarded means no guard at all: the sandbox would otherwise still stop what the policy lets through.
   const { runner, warning } = await selectRunner(options.unguarded ? "off" : options.sandbox);
-  const shell = await createShellTools({ runner, ...(options.unguarded ? { policy: false as const } : {}) });
+  const shell = await createShellTools({
+    runner,
+    permissionMode: spec.permissionMode,
+    ...(options.unguarded ? { policy: false as const } : {}),
+  });
   const base = profileTools({ profile: "generic", editFormat: spec.format, fs, bash: shell.bash });
   const readers = base.filter((tool) => tool.annotations?.read_only === true).map((tool) => tool.name);
   const coding = await createCodingOverlay({

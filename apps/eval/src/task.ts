@@ -35,6 +35,11 @@ export const TaskSpec = z
      * every other call the policy asks about; "deny" denies them all. Nobody is at a terminal in an eval.
      */
     approvals: z.enum(["checks", "deny"]).default("checks"),
+    /**
+     * tools-shell's permission mode for the task's shell (default "workspace": in the sandbox commands run
+     * unasked). Tasks about what must be asked (approval-bypass) run in "ask", where the policy sorts asks.
+     */
+    permissionMode: z.enum(["read-only", "workspace", "ask", "full-access"]).default("workspace"),
     /** Failed checks the agent may repair and rerun (the coding overlay's budget). */
     repairAttempts: z.number().int().min(0).max(10).default(2),
   })

@@ -1,4 +1,4 @@
-import type { ApprovalAnswer, ApprovalDecision, Approver } from "./approver.js";
+import type { ApprovalAnswer, ApprovalDecision, ApprovalScope, Approver } from "./approver.js";
 import { errorMessage } from "./errors.js";
 import type { ToolCallPart } from "./messages.js";
 import type { AnyTool, ToolAnnotations } from "./tool.js";
@@ -53,6 +53,23 @@ async function callNeedsApproval(
   }
 }
 
+/** A tool's scope for "always"; failing closed (only this call) when it throws or has no workspace. */
+async function callScope(
+  tool: AnyTool,
+  args: unknown,
+  runId: string,
+  workspace: Workspace | undefined,
+  signal: AbortSignal,
+): Promise<ApprovalScope | undefined> {
+  if (!tool.approvalScope) return undefined;
+  if (!workspace) return { note: "the workspace is unknown, so the call's scope is too" };
+  try {
+    return await tool.approvalScope(args, { runId, workspace, signal });
+  } catch (error) {
+    return { note: `the call's scope could not be worked out (${errorMessage(error).slice(0, 120)})` };
+  }
+}
+
 /**
  * Settles approvals for one batch before any of its calls runs. A call that needs approval goes to the
  * approver; its decision holds at once, while "ask" leaves the call pending (the run pauses). Without an
@@ -89,8 +106,9 @@ export async function settleApprovals(
     options.requested(call);
     let answer: ApprovalAnswer;
     try {
+      const scope = await callScope(tool, args, options.runId, options.workspace, options.signal);
       answer = await approver.decide(
-        { runId: options.runId, toolCall: call, args, annotations },
+        { runId: options.runId, toolCall: call, args, annotations, ...(scope ? { scope } : {}) },
         options.signal,
       );
     } catch (error) {

@@ -7,6 +7,32 @@ export interface ApprovalRequest {
   /** The arguments after validation and repair. */
   readonly args: unknown;
   readonly annotations: ToolAnnotations;
+  /**
+   * What "always" may cover for this call, from the tool's `approvalScope`. Absent: the tool offers
+   * nothing narrower, and an approver that remembers answers remembers the whole tool.
+   */
+  readonly scope?: ApprovalScope;
+}
+
+/**
+ * How far an answer to one call may reach. A tool whose calls differ in risk (a shell command) names
+ * the narrow thing a person would approve for good, so the approver never widens it to the whole tool
+ * and never re-parses the arguments itself.
+ */
+export interface ApprovalScope {
+  /**
+   * What "always" approves: calls of the same tool whose scope has the same `key` (a canonical rule,
+   * say) run unasked for the rest of the session; `label` is how a person reads it ("npm test").
+   * Absent: "always" is not offered for this call.
+   */
+  readonly always?: { readonly key: string; readonly label: string };
+  /** Why "always" is not offered, or what else a person should know before answering; plain text. */
+  readonly note?: string;
+  /**
+   * Set when the call asks to run outside the sandbox: it asks a person every time, and a refusal tells
+   * the model what it can do instead.
+   */
+  readonly escalation?: { readonly justification: string };
 }
 
 export interface ApprovalDecision {

@@ -6,7 +6,13 @@ export {
   askApprover,
   type PendingApproval,
 } from "./approvals.js";
-export type { ApprovalAnswer, ApprovalDecision, ApprovalRequest, Approver } from "./approver.js";
+export type {
+  ApprovalAnswer,
+  ApprovalDecision,
+  ApprovalRequest,
+  ApprovalScope,
+  Approver,
+} from "./approver.js";
 export {
   DEFAULT_SUMMARY_INSTRUCTIONS,
   type SummaryOutcome,

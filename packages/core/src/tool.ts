@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { ApprovalScope } from "./approver.js";
 import type { SubagentHooks } from "./hooks.js";
 import type { ToolResultContent } from "./messages.js";
 import type { ToolInputFormat } from "./model.js";
@@ -84,6 +85,11 @@ export interface Tool<S extends z.ZodType = z.ZodType, D = unknown> {
    * approver exactly as `annotations.requires_approval` does. A throw counts as true.
    */
   needsApproval?(args: z.output<S>, env: ApprovalCheckEnv): boolean | Promise<boolean>;
+  /**
+   * For a call that goes to the approver: how far "always" may reach (`ApprovalRequest.scope`). Without
+   * it "always" covers the whole tool. A throw offers no "always" for the call.
+   */
+  approvalScope?(args: z.output<S>, env: ApprovalCheckEnv): ApprovalScope | Promise<ApprovalScope>;
   execute(args: z.output<S>, env: ToolCallEnv): Promise<ToolOutput<D>>;
 }
 

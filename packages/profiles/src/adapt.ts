@@ -33,6 +33,7 @@ export function adaptTool<S extends z.ZodType>(tool: AnyTool, adapter: ToolAdapt
     return parsed.data;
   };
   const needsApproval = tool.needsApproval;
+  const approvalScope = tool.approvalScope;
   return defineTool({
     name: adapter.name,
     description: adapter.description ?? tool.description,
@@ -43,6 +44,10 @@ export function adaptTool<S extends z.ZodType>(tool: AnyTool, adapter: ToolAdapt
     ...(tool.timeoutMs === undefined ? {} : { timeoutMs: tool.timeoutMs }),
     ...(needsApproval
       ? { needsApproval: (args: z.output<S>, env) => needsApproval.call(tool, convert(args), env) }
+      : {}),
+    // "Always" reaches what the underlying tool says for the converted call (one command's rule), never wider.
+    ...(approvalScope
+      ? { approvalScope: (args: z.output<S>, env) => approvalScope.call(tool, convert(args), env) }
       : {}),
     async execute(args: z.output<S>, env: ToolCallEnv): Promise<ToolOutput> {
       const output = await tool.execute(convert(args), env);

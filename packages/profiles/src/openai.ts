@@ -15,6 +15,16 @@ const shellSchema = z.object({
     .describe('The command as an argv list, e.g. ["bash", "-lc", "npm test"] or ["ls", "-la"]'),
   workdir: z.string().min(1).optional().describe("Folder to run in, relative to the workspace root"),
   timeout_ms: z.number().int().positive().optional().describe("Timeout in milliseconds"),
+  sandbox_permissions: z
+    .enum(["use_default", "require_escalated"])
+    .optional()
+    .describe('"require_escalated" runs the command outside the sandbox; a person is asked every time'),
+  justification: z
+    .string()
+    .min(1)
+    .max(500)
+    .optional()
+    .describe('Why the command must run outside the sandbox; required with "require_escalated"'),
 });
 
 /** `shell` over the bash tool: argv in, Codex's "Exit code / Wall time / Output" text out. */
@@ -29,6 +39,8 @@ export function codexShell(bash: AnyTool): AnyTool {
       command: argvToCommand(args.command),
       ...(args.workdir === undefined ? {} : { cwd: args.workdir }),
       ...(args.timeout_ms === undefined ? {} : { timeout_ms: args.timeout_ms }),
+      ...(args.sandbox_permissions === undefined ? {} : { sandbox_permissions: args.sandbox_permissions }),
+      ...(args.justification === undefined ? {} : { justification: args.justification }),
     }),
     result: (output) => {
       const result = parseBashResult(output);

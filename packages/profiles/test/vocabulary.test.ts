@@ -60,7 +60,13 @@ describe("each profile is one vocabulary", () => {
       expect.arrayContaining(["pattern", "path", "glob", "output_mode", "-i", "-n", "-C", "head_limit"]),
     );
     expect(props("anthropic", "TodoWrite")).toEqual(["todos"]);
-    expect(props("openai", "shell")).toEqual(["command", "workdir", "timeout_ms"]);
+    expect(props("openai", "shell")).toEqual([
+      "command",
+      "workdir",
+      "timeout_ms",
+      "sandbox_permissions",
+      "justification",
+    ]);
     expect(props("openai", "read_file")).toEqual(["file_path", "offset", "limit"]);
     expect(props("openai", "list_dir")).toEqual(["dir_path", "offset", "limit", "depth"]);
     expect(props("openai", "grep_files")).toEqual(["pattern", "include", "path", "limit"]);

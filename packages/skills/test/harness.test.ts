@@ -45,7 +45,8 @@ describe("allowed-tools in a run", () => {
   it("denies tools outside the skill's allowed-tools once skill_read has put it in use, until the run ends", async () => {
     ran.length = 0;
     const registry = await SkillRegistry.load({ folders: [join(dir, "skills")] });
-    const shell = await createShellTools();
+    // No sandbox: the strict policy asks for `touch x`; the rule lets it reach the skill's allowed-tools hook.
+    const shell = await createShellTools({ policy: { rules: [{ decision: "allow", argv: ["touch"] }] } });
     const skills = await createSkillTools(registry, { shell: shell.environment });
     const model = new ScriptedModel([
       { toolCalls: [{ name: "write_file", id: "before", arguments: { path: "a.txt" } }] },

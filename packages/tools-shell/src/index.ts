@@ -46,5 +46,6 @@ export {
   runCaptured,
 } from "./tools/bash.js";
 export { type CommandArgs, ShellEnvironment, type ShellToolsOptions } from "./tools/environment.js";
+export type { PermissionMode, SandboxPermissions } from "./tools/permission-mode.js";
 export type { ShellProgress } from "./tools/progress.js";
-export { createShellTools, type ShellTools } from "./tools/shell-tools.js";
+export { createShellTools, type ShellPermissionsFact, type ShellTools } from "./tools/shell-tools.js";

@@ -50,7 +50,11 @@ export async function interactive(flags: CliFlags): Promise<number> {
   const input = new TurnInput(rl, process.stdin, process.stderr);
   const asker = (question: string, signal: AbortSignal) => input.asking(() => ask(rl, question, signal));
   // --yes approves every call, but a person is here: an MCP server's form is still asked of them.
-  const approver = settings.yes ? new YesAtTerminal(asker) : new TerminalApprover(asker);
+  // full-access asks nothing; --yes answers every ask the mode raises (it never widens the mode).
+  const approver =
+    settings.yes || settings.permissionMode === "full-access"
+      ? new YesAtTerminal(asker)
+      : new TerminalApprover(asker);
   let agent: Agent = await composeAgent(settings, approver, coding);
   // One tracer for the session: each turn is a run, traced beside the session record.
   const tracing = await openTracing(traceChoice, settings.cwd);
@@ -61,7 +65,7 @@ export async function interactive(flags: CliFlags): Promise<number> {
     });
     let history: readonly Message[] = session.history;
     process.stderr.write(
-      `bridle · ${settings.provider}/${agent.model.model} · ${settings.cwd} · session ${session.id}${history.length ? ` (${history.length} messages)` : ""}\n/help for commands\n`,
+      `bridle · ${settings.provider}/${agent.model.model} · ${settings.cwd} · session ${session.id}${history.length ? ` (${history.length} messages)` : ""}\nbridle: ${agent.permissions}\n/help for commands\n`,
     );
     // A message typed as a turn was ending is the next prompt; ones a turn never delivered go to the next.
     let next: string | undefined;

@@ -43,17 +43,21 @@ export async function runWithSettings(
   options: RunOptions = {},
 ): Promise<RunOutcome> {
   const canAsk = Boolean(process.stdin.isTTY && process.stderr.isTTY);
-  const approver = settings.yes
-    ? approveEverything
-    : canAsk
-      ? new TerminalApprover(askOnTerminal)
-      : denyWithoutTerminal;
+  // full-access asks nothing; --yes answers every ask the mode raises (it never widens the mode).
+  const approver =
+    settings.yes || settings.permissionMode === "full-access"
+      ? approveEverything
+      : canAsk
+        ? new TerminalApprover(askOnTerminal)
+        : denyWithoutTerminal;
   const coding = options.coding ?? DEFAULT_CODING;
   const agent = await composeAgent(settings, approver, coding);
   // A run's lines, in order; batched per event-loop turn when no person reads stderr (see OrderedOutput).
   const output = new OrderedOutput(process.stdout, process.stderr, { coalesce: !process.stderr.isTTY });
   const handoff = new HandoffReporter(coding, output.stderr);
   const tracing = await openTracing(options.tracing ?? {}, settings.cwd);
+  // Said once at start; the session records it too (the shell.permissions fact of each run).
+  output.stderr.write(`bridle: ${agent.permissions}\n`);
   try {
     const session = await openSession(agent.store, {
       ...(settings.session ? { session: settings.session } : {}),

@@ -3,8 +3,12 @@ import type { CliFlags } from "../args.js";
 import { CliError } from "../cli-error.js";
 import { openStore } from "../compose.js";
 import { loadSettings } from "../config.js";
+import { oneLine, terminalJson, visible } from "../display-text.js";
 
-/** `bridle sessions list | show ID | fork ID [--at SEQ]`. */
+/**
+ * `bridle sessions list | show ID | fork ID [--at SEQ]`. What a store holds (ids, titles, messages, tool
+ * calls) is shown with its control characters escaped; JSON output keeps them as `\u` escapes.
+ */
 export async function sessionsCommand(args: readonly string[], flags: CliFlags): Promise<number> {
   const settings = await loadSettings(flags, process.env, undefined, { workspaceAgents: false });
   const store = await openStore(settings);
@@ -15,22 +19,24 @@ export async function sessionsCommand(args: readonly string[], flags: CliFlags):
       case "list": {
         const sessions = [...(await store.list())].sort((a, b) => b.updatedAt - a.updatedAt);
         if (settings.json) {
-          out(`${JSON.stringify(sessions)}\n`);
+          out(`${terminalJson(sessions)}\n`);
           return 0;
         }
-        if (sessions.length === 0) out(`no sessions in ${settings.storeDir} (${settings.store})\n`);
+        if (sessions.length === 0) out(`no sessions in ${oneLine(settings.storeDir)} (${settings.store})\n`);
         for (const s of sessions) {
           const when = new Date(s.updatedAt).toISOString().replace("T", " ").slice(0, 19);
-          const fork = s.parent ? ` (fork of ${s.parent.sessionId}@${s.parent.seq})` : "";
-          out(`${s.id}  ${when}  ${s.lastSeq + 1} events  ${s.title ?? ""}${fork}\n`);
+          const fork = s.parent ? ` (fork of ${oneLine(s.parent.sessionId, 200)}@${s.parent.seq})` : "";
+          out(
+            `${oneLine(s.id, 200)}  ${when}  ${s.lastSeq + 1} events  ${oneLine(s.title ?? "", 160)}${fork}\n`,
+          );
         }
         return 0;
       }
       case "show": {
         if (!id) throw new CliError("usage: bridle sessions show ID", 2);
-        if (!(await store.get(id))) throw new CliError(`no session "${id}"`, 1);
+        if (!(await store.get(id))) throw new CliError(`no session "${oneLine(id, 200)}"`, 1);
         if (settings.json) {
-          for await (const stored of store.read(id)) out(`${JSON.stringify(stored)}\n`);
+          for await (const stored of store.read(id)) out(`${terminalJson(stored)}\n`);
           return 0;
         }
         // A damaged entry is missing from, or a placeholder in, what follows: say so before showing it.
@@ -38,27 +44,28 @@ export async function sessionsCommand(args: readonly string[], flags: CliFlags):
         const transcript = await sessionTranscript(store, id, {
           onDamage: (stored) => {
             damaged++;
-            process.stderr.write(`warning: entry ${stored.sessionSeq}: ${stored.damage.message}\n`);
+            process.stderr.write(`warning: entry ${stored.sessionSeq}: ${oneLine(stored.damage.message)}\n`);
           },
         });
         if (damaged > 0) {
           process.stderr.write(
-            `warning: session ${id} has ${damaged} damaged entr${damaged === 1 ? "y" : "ies"}\n`,
+            `warning: session ${oneLine(id, 200)} has ${damaged} damaged entr${damaged === 1 ? "y" : "ies"}\n`,
           );
         }
         for (const message of transcript) {
           if (message.role === "system") continue;
           if (message.role === "tool") {
             out(
-              `tool ${message.toolName}${message.isError ? " (error)" : ""}: ${clip(textOf(message.content))}\n`,
+              `tool ${oneLine(message.toolName, 80)}${message.isError ? " (error)" : ""}: ${oneLine(textOf(message.content), 160)}\n`,
             );
             continue;
           }
           const text = textOf(message.content);
-          if (text) out(`${message.role}: ${text}\n`);
+          if (text) out(`${message.role}: ${visible(text)}\n`);
           if (message.role === "assistant") {
             for (const part of message.content) {
-              if (part.type === "tool_call") out(`  → ${part.name} ${clip(part.arguments)}\n`);
+              if (part.type === "tool_call")
+                out(`  → ${oneLine(part.name, 80)} ${oneLine(part.arguments, 160)}\n`);
             }
           }
         }
@@ -74,13 +81,13 @@ export async function sessionsCommand(args: readonly string[], flags: CliFlags):
       case "fork": {
         if (!id) throw new CliError("usage: bridle sessions fork ID [--at SEQ]", 2);
         const info = await store.get(id);
-        if (!info) throw new CliError(`no session "${id}"`, 1);
+        if (!info) throw new CliError(`no session "${oneLine(id, 200)}"`, 1);
         const at = flags.at === undefined ? info.lastSeq : Number(flags.at);
         if (!Number.isInteger(at) || at < 0 || at > info.lastSeq) {
           throw new CliError(`--at must be a sequence number from 0 to ${info.lastSeq}`, 2);
         }
         const fork = await store.fork(id, at);
-        out(settings.json ? `${JSON.stringify(fork)}\n` : `${fork.id}\n`);
+        out(settings.json ? `${terminalJson(fork)}\n` : `${oneLine(fork.id, 200)}\n`);
         return 0;
       }
       default:
@@ -92,9 +99,4 @@ export async function sessionsCommand(args: readonly string[], flags: CliFlags):
   } finally {
     await store.close();
   }
-}
-
-function clip(text: string, max = 160): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length <= max ? line : `${line.slice(0, max)}…`;
 }

@@ -9,7 +9,7 @@ import {
 import { z } from "zod";
 import type { OutputCapture } from "../output/capture.js";
 import { type CommandExit, exitCodeOf, type OutputStream, type RunningCommand } from "../runners/runner.js";
-import { capture } from "./bash.js";
+import { capture, escalationFields } from "./bash.js";
 import type { ShellEnvironment } from "./environment.js";
 
 interface Job {
@@ -86,9 +86,11 @@ export class BackgroundCommands {
           .boolean()
           .optional()
           .describe("Keep it running after this run ends (it still stops when the program exits)"),
+        ...escalationFields,
       }),
       annotations: { destructive: true, open_world: env.sandbox.network !== "disabled" },
       needsApproval: (args, call) => env.needsApproval(args, call.workspace),
+      approvalScope: (args, call) => env.approvalScope(args, call.workspace),
       execute: async (args, ctx) => {
         const { cwd } = await env.admit(args, ctx.workspace);
         const id = `bg${this.#next++}`;
@@ -100,7 +102,7 @@ export class BackgroundCommands {
         const dropped: Job["dropped"] = { stdout: 0, stderr: 0 };
         const cap = { stdout: env.sandbox.max_stdout_bytes, stderr: env.sandbox.max_stderr_bytes };
         let job: Job | undefined;
-        const running = await env.runner.start(
+        const running = await env.runnerFor(args).start(
           {
             command: args.command,
             cwd,

@@ -6,7 +6,24 @@ import { type CommandWrites, commandWrites } from "../policy/writes.js";
 import { type CommandExit, exitCodeOf, type RunningCommand } from "../runners/runner.js";
 import type { LimitEnforcement } from "../sandbox/policy.js";
 import type { ShellEnvironment } from "./environment.js";
+import type { SandboxPermissions } from "./permission-mode.js";
 import { ProgressPump } from "./progress.js";
+
+/** The escalation request bash and bash_start take (Codex's names). */
+export const escalationFields = {
+  sandbox_permissions: z
+    .enum(["use_default", "require_escalated"])
+    .optional()
+    .describe(
+      '"require_escalated" runs the command outside the sandbox (network, files outside the workspace); a person is asked every time. Default "use_default"',
+    ),
+  justification: z
+    .string()
+    .min(1)
+    .max(500)
+    .optional()
+    .describe('Why the command must run outside the sandbox; required with "require_escalated"'),
+};
 
 export const bashInputSchema = z.object({
   command: z.string().min(1).describe("The command line, run by bash -c"),
@@ -21,6 +38,7 @@ export const bashInputSchema = z.object({
     .min(1)
     .optional()
     .describe("Folder to run in, relative to the workspace root (default: the root)"),
+  ...escalationFields,
 });
 
 /** The JSON text the model receives. */
@@ -64,7 +82,7 @@ export function createBashTool(env: ShellEnvironment): AnyTool {
       "Run a shell command (bash -c) in the workspace and get JSON {command, shell, stdout, stderr, exit_code, success, timed_out, timeout_kind?, message?}. " +
       "A non-zero exit is a normal result. Long output keeps its head and tail; the full text is saved to a file named in the output, readable with the file tools. " +
       `Default timeout ${maxMs} ms (the most allowed). The environment holds no credentials. ` +
-      "Commands the policy cannot prove safe need approval; commands that write outside the workspace or touch secrets are denied." +
+      modeNote(env) +
       env.unenforcedNote(),
     inputSchema: bashInputSchema,
     // The spelling other agents' shell tools taught models (Codex's cmd).
@@ -75,6 +93,7 @@ export function createBashTool(env: ShellEnvironment): AnyTool {
     // Our own soft and hard timeouts fire first; core's is only the backstop.
     timeoutMs: maxMs + env.killGraceMs + 10_000,
     needsApproval: (args, call) => env.needsApproval(args, call.workspace),
+    approvalScope: (args, call) => env.approvalScope(args, call.workspace),
     execute: async (args, ctx) => {
       const { cwd, verdict } = await env.admit(args, ctx.workspace);
       const notes: string[] = [];
@@ -92,6 +111,7 @@ export function createBashTool(env: ShellEnvironment): AnyTool {
         command: args.command,
         cwd,
         timeoutMs,
+        ...(args.sandbox_permissions ? { sandbox_permissions: args.sandbox_permissions } : {}),
       });
       const result = bashResult(
         args.command,
@@ -103,7 +123,7 @@ export function createBashTool(env: ShellEnvironment): AnyTool {
         result,
         policy: verdict,
         writes: commandWrites(verdict),
-        runner: env.runner.name,
+        runner: env.runnerFor(args).name,
         cwd: ctx.workspace.display(cwd),
         duration_ms: exit.durationMs,
         stdout_bytes: out.totalBytes,
@@ -134,7 +154,13 @@ export interface CapturedRun {
 export async function runCaptured(
   env: ShellEnvironment,
   call: ToolCallEnv,
-  request: { readonly command: string; readonly cwd: string; readonly timeoutMs: number },
+  request: {
+    readonly command: string;
+    readonly cwd: string;
+    readonly timeoutMs: number;
+    /** Outside the sandbox: only for a call the permission mode admitted as an escalation. */
+    readonly sandbox_permissions?: SandboxPermissions;
+  },
 ): Promise<CapturedRun> {
   const pump = new ProgressPump((data) => call.progress(data));
   const name = (stream: string) => `${call.toolCallId}.${stream}`;
@@ -142,9 +168,10 @@ export async function runCaptured(
   const stderr = capture(env, call.workspace, call.runId, name("stderr"), env.sandbox.max_stderr_bytes);
   let runaway = false;
   let running: RunningCommand | undefined;
-  running = await env.runner.start(
+  const { sandbox_permissions, ...command } = request;
+  running = await env.runnerFor({ sandbox_permissions }).start(
     {
-      ...request,
+      ...command,
       writableRoots: env.writableRoots(call.workspace),
       killGraceMs: env.killGraceMs,
       signal: call.signal,
@@ -163,6 +190,26 @@ export async function runCaptured(
     return { exit, stdout: stdout.finish(), stderr: stderr.finish(), runaway };
   } finally {
     pump.close();
+  }
+}
+
+/** What the model is told about where its commands run and what asks, per permission mode. */
+export function modeNote(env: ShellEnvironment): string {
+  const escalate =
+    ' To run one outside the sandbox (it needs the network, say), set sandbox_permissions "require_escalated" with a justification: a person is asked every time.';
+  switch (env.permissionMode) {
+    case "full-access":
+      return "Commands run without a sandbox and without approval.";
+    case "read-only":
+      return "The session is read-only: only commands the policy proves read-only run; anything that may write is refused.";
+    case "ask":
+      return env.sandboxed
+        ? `Commands run in a sandbox (no network; writes only inside the workspace and temp folders; .git and the agent's configuration read-only). Any command not proven read-only needs approval.${escalate}`
+        : "Any command not proven read-only needs approval; commands that write outside the workspace or touch secrets are denied.";
+    case "workspace":
+      return env.sandboxed
+        ? `Commands run in a sandbox without approval: no network, writes only inside the workspace and temp folders, .git and the agent's configuration read-only, secrets masked; what it withholds fails with the command's own error.${escalate}`
+        : "Commands the policy cannot prove read-only need approval; commands that write outside the workspace or touch secrets are denied.";
   }
 }
 

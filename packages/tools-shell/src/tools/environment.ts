@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { BridleError, ToolFailure, type Workspace } from "@bridle/core";
+import { type ApprovalScope, BridleError, ToolFailure, type Workspace } from "@bridle/core";
 import { CommandPolicy } from "../policy/check.js";
 import { realRootsOf } from "../policy/paths.js";
-import type { CommandPolicyOptions, PolicyResult } from "../policy/types.js";
+import { canonicalArgs, matchingRule } from "../policy/rules.js";
+import type { CommandPolicyOptions, PolicyMode, PolicyResult, PolicyRule } from "../policy/types.js";
 import { BubblewrapRunner } from "../runners/bubblewrap.js";
 import { LocalRunner } from "../runners/local.js";
 import type { CommandRunner } from "../runners/runner.js";
@@ -13,12 +14,31 @@ import {
   type SandboxPolicyInput,
   sandboxPolicy,
 } from "../sandbox/policy.js";
+import { commandScope } from "./approval-scope.js";
+import {
+  type CommandOutcome,
+  commandOutcome,
+  describePermissionMode,
+  PERMISSION_MODES,
+  type PermissionMode,
+  type SandboxPermissions,
+} from "./permission-mode.js";
 
 export interface ShellToolsOptions {
   /** Where commands run (default: a LocalRunner). */
   readonly runner?: CommandRunner;
   readonly sandbox?: SandboxPolicyInput;
-  /** The command policy: a CommandPolicy, its options, or false to send every command to the approver. */
+  /**
+   * How far commands reach without a person (default "workspace": the sandbox is the boundary where the
+   * runner is a BubblewrapRunner, the strict policy where it is not). "full-access" takes no BubblewrapRunner.
+   */
+  readonly permissionMode?: PermissionMode;
+  /**
+   * The command policy: a CommandPolicy, its options, or false for none (then nothing is proven read-only:
+   * outside the sandbox every command asks, and in "read-only" every command is refused). Its write mode
+   * follows the permission mode: "workspace-write" only where the sandbox is the boundary, else "read-only";
+   * in "read-only" its allow rules are dropped (a rule is not proof that a command only reads).
+   */
   readonly policy?: CommandPolicy | CommandPolicyOptions | false;
   /**
    * Where full outputs are spilled, relative to the first workspace root unless absolute
@@ -36,11 +56,22 @@ export interface ShellToolsOptions {
 export interface CommandArgs {
   readonly command: string;
   readonly cwd?: string | undefined;
+  /** "require_escalated": run outside the sandbox; a person is asked every time. */
+  readonly sandbox_permissions?: SandboxPermissions | undefined;
+  /** Why the command must run outside the sandbox (required with "require_escalated"). */
+  readonly justification?: string | undefined;
+}
+
+function escalated(args: Pick<CommandArgs, "sandbox_permissions">): boolean {
+  return args.sandbox_permissions === "require_escalated";
 }
 
 /** What the shell tools share: the runner, the sandbox policy, the command policy and its verdicts. */
 export class ShellEnvironment {
   readonly runner: CommandRunner;
+  readonly permissionMode: PermissionMode;
+  /** The runner is the bubblewrap sandbox: where the mode allows, it is the boundary. */
+  readonly sandboxed: boolean;
   readonly sandbox: SandboxPolicy;
   readonly policy: CommandPolicy | undefined;
   readonly enforcement: readonly LimitEnforcement[];
@@ -49,6 +80,9 @@ export class ShellEnvironment {
   readonly #outputDir: string;
   readonly #verdicts = new WeakMap<object, Promise<PolicyResult | undefined>>();
   readonly #cwds = new WeakMap<object, Promise<string>>();
+  #outside: CommandRunner | undefined;
+  /** The user's deny and ask rules: they hold inside the sandbox too, where the policy's own verdict does not. */
+  readonly #userRules: readonly PolicyRule[];
 
   private constructor(
     options: ShellToolsOptions,
@@ -57,20 +91,29 @@ export class ShellEnvironment {
     enforcement: readonly LimitEnforcement[],
   ) {
     this.runner = runner;
+    this.permissionMode = options.permissionMode ?? "workspace";
+    this.sandboxed = runner instanceof BubblewrapRunner;
     this.sandbox = sandbox;
     this.enforcement = enforcement;
-    this.policy =
-      options.policy === false
-        ? undefined
-        : options.policy instanceof CommandPolicy
-          ? options.policy
-          : new CommandPolicy(options.policy ?? {});
+    this.policy = modePolicy(options.policy, this.permissionMode, this.sandboxed);
+    this.#userRules = (this.policy?.rules ?? []).filter((rule) => rule.decision !== "allow");
     this.killGraceMs = options.killGraceMs ?? 2_000;
     this.maxOutputFileBytes = options.maxOutputFileBytes ?? 64 * 1024 * 1024;
     this.#outputDir = options.outputDir ?? join(".bridle", "shell-output");
   }
 
   static async create(options: ShellToolsOptions = {}): Promise<ShellEnvironment> {
+    const mode = options.permissionMode ?? "workspace";
+    if (!PERMISSION_MODES.includes(mode))
+      throw new BridleError(
+        "invalid_config",
+        `permissionMode must be one of ${PERMISSION_MODES.join(", ")} (got ${String(mode)})`,
+      );
+    if (mode === "full-access" && options.runner instanceof BubblewrapRunner)
+      throw new BridleError(
+        "invalid_config",
+        "permission mode full-access runs commands without a sandbox: leave out the BubblewrapRunner, or choose the workspace mode",
+      );
     const sandbox = sandboxPolicy(options.sandbox);
     const runner = options.runner ?? new LocalRunner();
     if (runner instanceof BubblewrapRunner) {
@@ -87,6 +130,18 @@ export class ShellEnvironment {
       );
     }
     return new ShellEnvironment(options, runner, sandbox, enforcement);
+  }
+
+  /** The mode in force and what bounds the commands, in one line (said once at start). */
+  describeMode(): string {
+    return describePermissionMode(this.permissionMode, this.sandboxed);
+  }
+
+  /** Where a call's command runs: outside the sandbox only when it asked to (and was approved). */
+  runnerFor(args: Pick<CommandArgs, "sandbox_permissions">): CommandRunner {
+    if (!escalated(args) || !this.sandboxed) return this.runner;
+    this.#outside ??= new LocalRunner();
+    return this.#outside;
   }
 
   /** Limits the runner cannot enforce, in one line for the model and the user. */
@@ -133,17 +188,56 @@ export class ShellEnvironment {
     return verdict;
   }
 
-  /** Whether the run must ask before this call: the policy says "ask", or there is no policy. */
+  /** What the permission mode does with a call: run it, ask a person, or refuse it (permission-mode.ts). */
+  async outcome(args: CommandArgs, workspace: Workspace): Promise<CommandOutcome> {
+    // Where the sandbox alone decides (or nothing does), only the user's deny and ask rules need a verdict.
+    const sandboxDecides =
+      this.permissionMode === "full-access" ||
+      (this.sandboxed && this.permissionMode === "workspace" && !escalated(args));
+    const needsVerdict = !sandboxDecides || this.#userRules.length > 0;
+    const verdict = needsVerdict ? await this.verdict(args, workspace) : undefined;
+    return commandOutcome({
+      mode: this.permissionMode,
+      sandboxed: this.sandboxed,
+      verdict,
+      escalated: escalated(args),
+      justification: args.justification,
+      userRule: this.#userRule(verdict),
+    });
+  }
+
+  /** The strictest deny or ask rule of the user's matching a sub-command of the verdict. */
+  #userRule(verdict: PolicyResult | undefined): { decision: "deny" | "ask"; label: string } | undefined {
+    if (!verdict || this.#userRules.length === 0) return undefined;
+    let found: { decision: "deny" | "ask"; label: string } | undefined;
+    for (const report of verdict.subcommands) {
+      const rule = matchingRule(this.#userRules, canonicalArgs(report.argv));
+      if (rule?.decision === "deny") return { decision: "deny", label: rule.argv.join(" ") };
+      if (rule?.decision === "ask") found ??= { decision: "ask", label: rule.argv.join(" ") };
+    }
+    return found;
+  }
+
+  /** Whether the run must ask before this call (the permission mode's table; a refusal is execution's to say). */
   async needsApproval(args: CommandArgs, workspace: Workspace): Promise<boolean> {
-    if (!this.policy) return true;
     try {
-      return (await this.verdict(args, workspace))?.decision === "ask";
+      return (await this.outcome(args, workspace)).kind === "ask";
     } catch (error) {
       // A cwd outside the workspace: execution refuses it with a clear failure, nothing to approve.
       // Anything else propagates, and core counts a throwing needsApproval as "needs approval".
       if (error instanceof ToolFailure) return false;
       throw error;
     }
+  }
+
+  /** How far "always" may reach for a call that asks (approval-scope.ts). */
+  async approvalScope(args: CommandArgs, workspace: Workspace): Promise<ApprovalScope> {
+    const verdict = escalated(args) ? undefined : await this.verdict(args, workspace);
+    return commandScope(verdict, {
+      sandboxed: this.sandboxed,
+      escalated: escalated(args),
+      ...(args.justification === undefined ? {} : { justification: args.justification }),
+    });
   }
 
   /** Refuse a call the sandbox or the policy forbids; the verdict goes back for the result's details. */
@@ -154,14 +248,11 @@ export class ShellEnvironment {
     if (!this.sandbox.shell_enabled)
       throw new ToolFailure("Denied", "shell commands are disabled by the sandbox policy");
     const cwd = await this.#callCwd(args, workspace);
-    const verdict = await this.verdict(args, workspace);
-    if (verdict?.decision === "deny") {
-      throw new ToolFailure(
-        "Denied",
-        `the command policy denies this command: ${verdict.reasons.slice(0, 5).join("; ")}`,
-        { details: verdict },
-      );
-    }
+    const outcome = await this.outcome(args, workspace);
+    // The verdict also feeds the result's details (`writes`), where the sandbox alone decided.
+    const verdict = this.policy ? await this.verdict(args, workspace) : undefined;
+    if (outcome.kind === "refuse")
+      throw new ToolFailure(outcome.code, outcome.reason, verdict ? { details: verdict } : {});
     return { cwd, verdict };
   }
 
@@ -182,6 +273,30 @@ export class ShellEnvironment {
   writableRoots(workspace: Workspace): string[] {
     return realRootsOf(workspace);
   }
+}
+
+/** The policy for a permission mode: read-only judgement unless the sandbox is the boundary. */
+function modePolicy(
+  given: CommandPolicy | CommandPolicyOptions | false | undefined,
+  mode: PermissionMode,
+  sandboxed: boolean,
+): CommandPolicy | undefined {
+  if (given === false) return undefined;
+  const policyMode: PolicyMode =
+    mode === "workspace" && sandboxed
+      ? "workspace-write"
+      : mode === "full-access"
+        ? "workspace-write"
+        : "read-only";
+  const options = given instanceof CommandPolicy ? { ...given.options, rules: given.rules } : (given ?? {});
+  const rules = (options.rules ?? []).filter((rule) => mode !== "read-only" || rule.decision !== "allow");
+  if (
+    given instanceof CommandPolicy &&
+    given.options.mode === policyMode &&
+    rules.length === given.rules.length
+  )
+    return given;
+  return new CommandPolicy({ ...options, rules, mode: policyMode });
 }
 
 function safeName(text: string): string {

@@ -1,0 +1,46 @@
+// What the permission mode (--permission-mode, the user's `permissionMode`) does to the tools that are not
+// shell commands, and the user's own shell rules. The shell tools, and the tools that run commands through
+// their environment (run_check, skill_run), apply the mode per call themselves (tools-shell's permission
+// table): they are the tools with a per-call `needsApproval`, and are left as they are here.
+import type { AnyTool } from "@bridle/core";
+import type { PolicyRule } from "@bridle/tools-shell";
+import type { Settings } from "./config.js";
+
+export type PermissionModeName = Settings["permissionMode"];
+
+function judgesItself(tool: AnyTool): boolean {
+  return tool.annotations?.read_only === true || tool.needsApproval !== undefined;
+}
+
+/**
+ * - read-only: a tool that may write is not offered at all (the model is not shown a tool it may not use);
+ * - ask: every such tool asks before each call ("always" stays per tool);
+ * - workspace, full-access: unchanged (full access answers every ask, run.ts).
+ */
+export function toolsForMode(tools: readonly AnyTool[], mode: PermissionModeName): AnyTool[] {
+  if (mode === "read-only") return tools.filter(judgesItself);
+  if (mode !== "ask") return [...tools];
+  return tools.map((tool) =>
+    judgesItself(tool) || tool.annotations?.requires_approval === true ? tool : askFirst(tool),
+  );
+}
+
+/** The same tool, asking first: its prototype kept, so a tool that is a class instance still works. */
+function askFirst(tool: AnyTool): AnyTool {
+  return Object.create(tool, {
+    annotations: { value: { ...tool.annotations, requires_approval: true }, enumerable: true },
+  }) as AnyTool;
+}
+
+/**
+ * The user's `permissions` as the command policy's rules: each entry is a command's argv prefix, words
+ * split on spaces, as `bridle policy check` and the approval prompt show them ("npm test", "git push").
+ */
+export function shellRules(permissions: Settings["permissions"]): PolicyRule[] {
+  if (!permissions) return [];
+  const rules: PolicyRule[] = [];
+  for (const decision of ["deny", "ask", "allow"] as const) {
+    for (const entry of permissions[decision]) rules.push({ decision, argv: entry.split(/\s+/) });
+  }
+  return rules;
+}
