@@ -15,6 +15,7 @@ import { approveEverything, TerminalApprover, YesAtTerminal } from "./approvers.
 import { CliError } from "./cli-error.js";
 import { type CodingChoice, codingOverlay, DEFAULT_CODING } from "./coding.js";
 import type { Settings } from "./config.js";
+import { oneLine, visible } from "./display-text.js";
 import { type Kit, prepareKit } from "./kit.js";
 import { type McpInteraction, mcpInteraction } from "./mcp-interactive.js";
 import type { McpPromptSource } from "./mcp-prompts.js";
@@ -84,7 +85,7 @@ export async function composeTools(
     const { SkillRegistry, createSkillTools } = await import("@bridle/skills");
     const registry = await SkillRegistry.load({
       folders: [settings.skills],
-      onWarning: (warning) => process.stderr.write(`skills: ${warning.message}\n`),
+      onWarning: (warning) => process.stderr.write(`skills: ${visible(warning.message)}\n`),
     });
     // skill_run goes through the same runner and command policy as bash, so --sandbox covers skills too.
     const skills = await createSkillTools(registry, { shell: shell.environment });
@@ -98,7 +99,7 @@ export async function composeTools(
     const servers = new McpServers(settings.mcpConfig, {
       workspaceFolder: settings.cwd,
       // What the config holds that is not used (a key, a server needing a VS Code prompt) is said, not dropped.
-      onWarning: (warning) => process.stderr.write(`bridle: warning: ${warning.message}\n`),
+      onWarning: (warning) => process.stderr.write(`bridle: warning: ${visible(warning.message)}\n`),
       // Elicitation and sampling go to the person at the terminal, or are refused and said (mcp-interactive.ts).
       ...mcpInteraction(interaction ?? { model: () => undefined, say: (text) => process.stderr.write(text) }),
       // A server that asks for OAuth, with a person at the terminal: the sign-in URL is printed and the
@@ -108,7 +109,9 @@ export async function composeTools(
         ? {
             oauth: loopbackAuthorization({
               open: (server, url) =>
-                void process.stderr.write(`bridle: sign in to MCP server "${server}": ${url.href}\n`),
+                void process.stderr.write(
+                  `bridle: sign in to MCP server "${oneLine(server, 60)}": ${oneLine(url.href, 2_000)}\n`,
+                ),
             }),
           }
         : {}),

@@ -7,7 +7,7 @@ import { type AgentFile, readAgentFiles } from "./agent-files.js";
 import type { CliFlags } from "./args.js";
 import { type FileBytes, readRegularFile } from "./bounded-read.js";
 import { CliError } from "./cli-error.js";
-import { displayText } from "./display-text.js";
+import { displayText, visible } from "./display-text.js";
 import { KIT_SETTING_RISK, kitSettingsShape } from "./kit-settings.js";
 import { decideWorkspaceTrust, type TrustIo } from "./trust.js";
 import { TrustStore } from "./trust-store.js";
@@ -295,8 +295,9 @@ async function realOrSame(path: string): Promise<string> {
 }
 
 function terminalIo(): TrustIo {
+  // Warnings quote config values and file names: shown, never obeyed by the terminal.
   const warn = (line: string) => {
-    process.stderr.write(`${line}\n`);
+    process.stderr.write(`${visible(line)}\n`);
   };
   if (!process.stdin.isTTY || !process.stderr.isTTY) return { warn };
   return {

@@ -5,6 +5,7 @@ import type { CliFlags } from "../args.js";
 import { HandoffReporter, splitCodingFlags } from "../coding.js";
 import { type Agent, composeAgent } from "../compose.js";
 import { loadSettings } from "../config.js";
+import { oneLine, visible } from "../display-text.js";
 import { isPromptCommand, promptTurn } from "../mcp-prompts.js";
 import { settleProvider } from "../provider-choice.js";
 import { HumanRenderer } from "../render.js";
@@ -94,19 +95,23 @@ export async function interactive(flags: CliFlags): Promise<number> {
           }
         } else if (command === "/sessions") {
           for (const s of await agent.store.list())
-            process.stderr.write(`${s.id}  ${s.lastSeq + 1} events  ${s.title ?? ""}\n`);
+            process.stderr.write(
+              `${oneLine(s.id, 200)}  ${s.lastSeq + 1} events  ${oneLine(s.title ?? "", 160)}\n`,
+            );
         } else if (command === "/fork") {
           const info = await agent.store.get(session.id);
           const at = arg === undefined ? (info?.lastSeq ?? -1) : Number(arg);
           const fork = await agent.store.fork(session.id, at);
           session = { id: fork.id, history: await sessionTranscript(agent.store, fork.id) };
           history = session.history;
-          process.stderr.write(`now on ${fork.id} (fork of ${fork.parent?.sessionId}@${at})\n`);
+          process.stderr.write(
+            `now on ${oneLine(fork.id, 200)} (fork of ${oneLine(fork.parent?.sessionId ?? "", 200)}@${at})\n`,
+          );
         } else if (command === "/compact") {
           const { compactSession } = await import("../compact.js");
           const outcome = await compactSession(agent, session.id, history, settings.contextWindow);
           history = outcome.history;
-          process.stderr.write(`${outcome.message}\n`);
+          process.stderr.write(`${visible(outcome.message)}\n`);
         } else if (command !== undefined && isPromptCommand(command)) {
           prompt = (await promptTurn(agent.mcpPrompts, line, (text) => process.stderr.write(text))) ?? line;
         } else process.stderr.write(`unknown command ${command}; /help lists them\n`);
