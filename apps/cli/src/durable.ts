@@ -2,12 +2,12 @@
 // worker composes the agent for a run, and where the database is. The commands live in commands/worker.ts,
 // commands/runs.ts and commands/durable-run.ts.
 import { resolve } from "node:path";
-import { type SessionStore, Workspace } from "@bridle/core";
+import { BridleError, type SessionStore, Workspace } from "@bridle/core";
 import type { ComposeAgent, DurableRunRequest, JsonValue } from "@bridle/durable";
 import type { CliFlags } from "./args.js";
 import { CliError } from "./cli-error.js";
 import { composeTools, createModel, SYSTEM_PROMPT } from "./compose.js";
-import { loadSettings } from "./config.js";
+import { loadSettings, type Settings } from "./config.js";
 import { settleProvider } from "./provider-choice.js";
 
 /** The durable flags apart from the settings flags (the config loader knows nothing of them). */
@@ -53,6 +53,7 @@ const RECORDED = [
   "editFormat",
   "profile",
   "sandbox",
+  "permissionMode",
   "yes",
 ] as const;
 
@@ -87,6 +88,7 @@ export function durableComposer(processFlags: CliFlags, store: SessionStore): Co
   return async (request) => {
     const flags: CliFlags = { ...processFlags, ...optionsAsFlags(request.options) };
     const settings = settleProvider(await loadSettings(flags), flags, process.env);
+    await refuseForeignEndpoint(processFlags, settings);
     const [model, toolset] = await Promise.all([
       createModel(settings),
       composeTools(settings, { enabled: false, repairAttempts: 0 }),
@@ -95,7 +97,8 @@ export function durableComposer(processFlags: CliFlags, store: SessionStore): Co
       model,
       tools: toolset.tools,
       store,
-      autoApprove: settings.yes,
+      // full-access asks nothing; --yes answers what the mode asks.
+      autoApprove: settings.yes || settings.permissionMode === "full-access",
       harness: {
         system: toolset.instructions ? `${SYSTEM_PROMPT}\n\n${toolset.instructions}` : SYSTEM_PROMPT,
         hooks: toolset.hooks,
@@ -105,4 +108,19 @@ export function durableComposer(processFlags: CliFlags, store: SessionStore): Co
       close: () => toolset.close(),
     };
   };
+}
+
+/**
+ * A worker's API keys go only where its own flags and config point: a queued run (whose options anyone
+ * able to enqueue wrote) naming another provider or base URL is refused before any request is made.
+ */
+async function refuseForeignEndpoint(processFlags: CliFlags, run: Settings): Promise<void> {
+  const own = settleProvider(await loadSettings(processFlags), processFlags, process.env);
+  const where = (settings: Settings) =>
+    `provider ${settings.provider} at ${settings.baseUrl?.replace(/\/+$/, "") ?? "its default endpoint"}`;
+  if (where(own) === where(run)) return;
+  throw new BridleError(
+    "invalid_config",
+    `refused: the run names ${where(run)}, and this worker sends its API keys only to ${where(own)} (its flags and config); start a worker with --provider ${run.provider}${run.baseUrl ? ` --base-url ${run.baseUrl}` : ""} to run it`,
+  );
 }

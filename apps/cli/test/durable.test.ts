@@ -1,40 +1,14 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type FakeProviderServer, openaiResponsesFormat, tempWorkspace } from "@bridle/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { CLI, call, fakeOpenAI, NODE_FLAGS, runCli } from "./cli-harness.js";
+import { call, fakeOpenAI, runCli } from "./cli-harness.js";
+import { startCli } from "./durable-process.js";
 import { usePostgres } from "./postgres.js";
 
 // A throwaway Postgres for this file (or BRIDLE_DATABASE_URL's server); durable runs keep DBOS's tables
 // in its schema bridle_durable, their sessions in bridle.
 const postgres = usePostgres();
-
-/** A long-running bridle process (a worker, a durable run), with its stderr collected as it comes. */
-function startCli(args: readonly string[], env: NodeJS.ProcessEnv, cwd: string) {
-  const child: ChildProcess = spawn(process.execPath, [...NODE_FLAGS, CLI, ...args], {
-    cwd,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const output = { stdout: "", stderr: "" };
-  child.stdout?.on("data", (chunk: Buffer) => {
-    output.stdout += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    output.stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const waitFor = async (pattern: RegExp): Promise<RegExpExecArray> => {
-    for (let i = 0; i < 1200; i++) {
-      const match = pattern.exec(output.stderr);
-      if (match) return match;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`no ${pattern} on stderr within 60 s: ${output.stderr}`);
-  };
-  return { child, output, exited, waitFor };
-}
 
 describe("durable runs from the command line", () => {
   let dir: string;
@@ -48,13 +22,17 @@ describe("durable runs from the command line", () => {
     OPENAI_API_KEY: "test-key-not-recorded",
     BRIDLE_DATABASE_URL: postgres.url,
   });
-  const runArgs = () => [
+  /** Where a worker may send its API key: the fake provider of the test. */
+  const endpointArgs = () => [
     "--provider",
     "openai",
-    "--model",
-    "test-model",
     "--base-url",
     openaiResponsesFormat.baseUrl(server?.url ?? ""),
+  ];
+  const runArgs = () => [
+    ...endpointArgs(),
+    "--model",
+    "test-model",
     "--cwd",
     repo,
     "--sandbox",
@@ -84,6 +62,7 @@ describe("durable runs from the command line", () => {
     const runId = queued.stdout.trim();
     expect(runId).toMatch(/^[0-9a-f-]{36}$/);
     const shown = await runCli(["runs", "show", runId, "--json"], { cwd: repo, env: env() });
+    expect(shown.code, shown.stderr).toBe(0);
     const info = JSON.parse(shown.stdout) as {
       status: string;
       request: { options: Record<string, unknown> };
@@ -92,8 +71,8 @@ describe("durable runs from the command line", () => {
     expect(info.request.options).toMatchObject({ model: "test-model", cwd: repo, sandbox: "off" });
     // API keys are never recorded with the run.
     expect(shown.stdout).not.toContain("test-key");
-    // The worker knows nothing of the model or provider: the run's options say them.
-    const worker = startCli(["worker", "--concurrency", "2"], env(), dir);
+    // The worker is told where its key may go; the model and the rest come from the run's options.
+    const worker = startCli(["worker", "--concurrency", "2", ...endpointArgs()], env(), dir);
     stops.push(async () => {
       worker.child.kill("SIGTERM");
       return worker.exited;
@@ -132,7 +111,7 @@ describe("durable runs from the command line", () => {
       env: env(),
     });
     expect(approved.code, approved.stderr).toBe(0);
-    const worker = startCli(["worker", "--concurrency", "1"], env(), dir);
+    const worker = startCli(["worker", "--concurrency", "1", ...endpointArgs()], env(), dir);
     stops.push(async () => {
       worker.child.kill("SIGTERM");
       return worker.exited;
@@ -142,6 +121,70 @@ describe("durable runs from the command line", () => {
     expect(waited.stdout).toContain("Removed the build folder.");
     // The model was asked twice in all: the first turn was not asked again after the crash.
     expect(server.requests).toHaveLength(2);
+  });
+
+  it("a queued run naming another base URL is refused, and nothing reaches it", async (context) => {
+    if (postgres.skip) context.skip(postgres.skip);
+    server = await fakeOpenAI([{ text: "the worker's own provider" }]);
+    const foreign = await fakeOpenAI([{ text: "collected a key" }]);
+    stops.push(() => foreign.close());
+    const queued = await runCli(
+      [
+        "run",
+        "say hello",
+        "--enqueue",
+        ...runArgs().filter(
+          (_, index, all) => all[index - 1] !== "--base-url" && all[index] !== "--base-url",
+        ),
+        "--base-url",
+        openaiResponsesFormat.baseUrl(foreign.url),
+      ],
+      { cwd: repo, env: env() },
+    );
+    expect(queued.code, queued.stderr).toBe(0);
+    const runId = queued.stdout.trim();
+    const worker = startCli(["worker", "--concurrency", "1", ...endpointArgs()], env(), dir);
+    stops.push(async () => {
+      worker.child.kill("SIGTERM");
+      return worker.exited;
+    });
+    const waited = await runCli(["runs", "wait", runId], { cwd: repo, env: env() });
+    expect(waited.code).toBe(1);
+    expect(waited.stderr).toContain("refused: the run names provider openai at http://127.0.0.1:");
+    expect(waited.stderr).toContain("this worker sends its API keys only to provider openai at");
+    const listed = await runCli(["runs", "list"], { cwd: repo, env: env() });
+    expect(listed.stdout).toMatch(new RegExp(`${runId}\\s+failed: refused`));
+    expect(foreign.requests).toHaveLength(0);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("runs list says a run waits for a person, on what, its last step and its worker; the worker says it in one line", async (context) => {
+    if (postgres.skip) context.skip(postgres.skip);
+    server = await fakeOpenAI([
+      { toolCalls: [call("c9", "bash", { command: "rm -rf build" })] },
+      { text: "Removed." },
+    ]);
+    const queued = await runCli(["run", "clean up", "--enqueue", ...runArgs()], { cwd: repo, env: env() });
+    const runId = queued.stdout.trim();
+    const worker = startCli(["worker", "--concurrency", "1", ...endpointArgs()], env(), dir);
+    stops.push(async () => {
+      worker.child.kill("SIGTERM");
+      return worker.exited;
+    });
+    const [line] = await worker.waitFor(
+      new RegExp(`run ${runId} waits for a person: approval of bash \\(call c9\\).*\\n`),
+    );
+    expect(line.trim().split("\n")).toHaveLength(1);
+    const listed = await runCli(["runs", "list"], { cwd: repo, env: env() });
+    const row = listed.stdout.split("\n").find((text) => text.startsWith(runId)) ?? "";
+    expect(row).toMatch(/waiting for a person: approval of bash \(call c9\)/);
+    expect(row).toMatch(/last step model:0 at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d/);
+    expect(row).toMatch(/held by bridle-\S+/);
+    expect(worker.output.stderr).not.toContain("already executing a query");
+    const rejected = await runCli(["runs", "reject", runId, "c9"], { cwd: repo, env: env() });
+    expect(rejected.code, rejected.stderr).toBe(0);
+    const waited = await runCli(["runs", "wait", runId], { cwd: repo, env: env() });
+    expect(waited.code, waited.stderr + worker.output.stderr).toBe(0);
   });
 
   it("refuses durable flags without a database and outside their command", async () => {

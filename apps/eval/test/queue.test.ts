@@ -22,7 +22,8 @@ function startWorker(url: string): Promise<ChildProcess> {
     process.execPath,
     ["--liftoff-only", BIN, "worker", "--database-url", url, "--concurrency", "1"],
     {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+      // The same config folder as this process: runs are sealed with the approval secret kept there.
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME },
       stdio: ["ignore", "ignore", "pipe"],
     },
   );

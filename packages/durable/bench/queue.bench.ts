@@ -1,6 +1,7 @@
-// Queued-run throughput with 1, 2 and 4 worker processes, in one run: `pnpm --filter @bridle/durable bench`.
+// Queued-run throughput with 1, 2, 4 and 8 worker processes, in one run: `pnpm --filter @bridle/durable bench`.
 // Each worker pulls 2 runs at a time; 48 runs of 2 tool calls each (a 40 ms effect) against the loopback
-// scripted provider, on the throwaway Postgres of test/postgres-server.ts (fsync on) or BRIDLE_DATABASE_URL's.
+// scripted provider answering each request in 300 ms (runs wait on the model, as real ones do), on the
+// throwaway Postgres of test/postgres-server.ts (fsync on) or BRIDLE_DATABASE_URL's.
 // Timed: from the first enqueue until every run is finished (workers are started before, outside it).
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,7 +17,7 @@ const once = { time: 0, iterations: 1, warmupTime: 0, warmupIterations: 0 } as c
 
 async function throughput(workers: number): Promise<void> {
   const bundle = await bundleFixture();
-  const provider = await ScriptedProvider.start();
+  const provider = await ScriptedProvider.start({ latencyMs: 300 });
   const schema = freshSchema(`bench${workers}`);
   const args = {
     databaseUrl,
@@ -52,5 +53,5 @@ async function throughput(workers: number): Promise<void> {
 }
 
 describe.skipIf(skipReason !== "")("48 queued runs, 2 per worker at a time", () => {
-  for (const workers of [1, 2, 4]) bench(`${workers} worker process(es)`, () => throughput(workers), once);
+  for (const workers of [1, 2, 4, 8]) bench(`${workers} worker process(es)`, () => throughput(workers), once);
 });

@@ -1,18 +1,24 @@
 // A DurableEngine on DBOS Transact: a run is a DBOS workflow, its model requests and tool calls are DBOS
 // steps, approvals are DBOS messages, and the queue is a DBOS queue. DBOS keeps one engine per process.
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { BridleError, errorMessage } from "@bridle/core";
 import { DBOS } from "@dbos-inc/dbos-sdk";
+import { dbosDatabaseUrl } from "./database-url.js";
 import {
   APP_NAME,
+  checkedRunId,
+  connectionSeal,
   type DbosConnection,
   DbosRunQueue,
   DEFAULT_SCHEMA,
+  outcomeScope,
   QUEUE_NAME,
   RUN_FORMAT_VERSION,
+  requestScope,
   WORKFLOW_NAME,
 } from "./dbos-queue.js";
+import type { OnWaiting } from "./durable-approver.js";
 import type { DurableContext } from "./durable-context.js";
 import type {
   ComposeAgent,
@@ -24,6 +30,7 @@ import type {
 import { ExecutorLease } from "./lease.js";
 import { runDurableBody } from "./run-body.js";
 import { DEFAULT_MIGRATE_TIMEOUT_MS, migrateSchema } from "./schema-migration.js";
+import type { RunSeal, Sealed } from "./seal.js";
 
 export interface DbosEngineOptions extends DbosConnection {
   /** Builds the agent for each run this process executes (from the run's recorded options). */
@@ -41,18 +48,33 @@ export interface DbosEngineOptions extends DbosConnection {
   readonly onLeaseLost?: (error: Error) => void;
   /** DBOS's own log level (default "error"). */
   readonly logLevel?: "debug" | "info" | "warn" | "error";
+  /** Told when a run this process holds starts waiting for a person (and on what). */
+  readonly onWaiting?: OnWaiting;
 }
 
-/** The compose function of the engine running in this process (DBOS registers workflows per process). */
-let activeCompose: ComposeAgent | undefined;
-let runWorkflow: ((request: DurableRunRequest) => Promise<DurableRunOutcome>) | undefined;
+/** The engine running in this process (DBOS registers workflows per process). */
+interface ActiveEngine {
+  readonly compose: ComposeAgent;
+  readonly seal: RunSeal;
+  readonly onWaiting?: OnWaiting;
+}
+let active: ActiveEngine | undefined;
+let runWorkflow: ((input: Sealed) => Promise<Sealed>) | undefined;
 
-function registeredWorkflow(): (request: DurableRunRequest) => Promise<DurableRunOutcome> {
+function registeredWorkflow(): (input: Sealed) => Promise<Sealed> {
   runWorkflow ??= DBOS.registerWorkflow(
-    async (request: DurableRunRequest): Promise<DurableRunOutcome> => {
-      if (!activeCompose)
-        throw new BridleError("invalid_config", "no durable engine is launched in this process");
-      return runDurableBody(dbosContext(), request, activeCompose);
+    async (input: Sealed): Promise<Sealed> => {
+      if (!active) throw new BridleError("invalid_config", "no durable engine is launched in this process");
+      const { seal, compose, onWaiting } = active;
+      const context = dbosContext(seal);
+      // A request edited in the database (its prompt, its options) is refused before anything runs.
+      const request = context.open<DurableRunRequest>(
+        requestScope(context.runId),
+        input,
+        `the request of run ${context.runId}`,
+      );
+      const outcome = await runDurableBody(context, request, compose, onWaiting);
+      return seal.seal(outcomeScope(context.runId), outcome);
     },
     // A run killed again and again while recovering would otherwise end as failed after DBOS's default.
     { name: WORKFLOW_NAME, maxRecoveryAttempts: 1000 },
@@ -60,12 +82,35 @@ function registeredWorkflow(): (request: DurableRunRequest) => Promise<DurableRu
   return runWorkflow;
 }
 
-function dbosContext(): DurableContext {
+function dbosContext(seal: RunSeal): DurableContext {
   const runId = DBOS.workflowID;
   if (runId === undefined) throw new Error("a durable run body ran outside its workflow");
+  // Steps come in the same order on every execution, so a step's place names it in its seal: a checkpoint
+  // moved to another step or run is refused like an edited one.
+  let steps = 0;
+  let refused: Error | undefined;
+  const refuse = (error: Error): Error => {
+    refused ??= error;
+    return error;
+  };
+  const open = <T>(scope: string, sealed: unknown, what: string): T => {
+    try {
+      return seal.open<T>(scope, sealed, what);
+    } catch (error) {
+      throw refuse(error as Error);
+    }
+  };
   return {
     runId,
-    step: (name, work) => DBOS.runStep(work, { name }),
+    seal,
+    open,
+    refuse,
+    refusal: () => refused,
+    step: async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+      const scope = `step:${runId}:${steps++}:${name}`;
+      const stored = await DBOS.runStep(async () => seal.seal(scope, await work()), { name });
+      return open<T>(scope, stored, `the checkpoint of step ${name} of run ${runId}`);
+    },
     publish: (key, value) => DBOS.setEvent(key, value),
     receive: async <T>(topic: string): Promise<T> => {
       for (;;) {
@@ -78,8 +123,8 @@ function dbosContext(): DurableContext {
 
 /** Launches DBOS in this process and returns the engine; `close` shuts it down. One per process. */
 export async function launchDbosEngine(options: DbosEngineOptions): Promise<DurableEngine> {
-  if (activeCompose)
-    throw new BridleError("invalid_config", "a durable engine is already launched in this process");
+  if (active) throw new BridleError("invalid_config", "a durable engine is already launched in this process");
+  const seal = connectionSeal(options);
   const executorId = `bridle-${hostname().slice(0, 40)}-${process.pid}-${randomBytes(4).toString("hex")}`;
   const appVersion = options.appVersion ?? RUN_FORMAT_VERSION;
   const concurrency = options.concurrency ?? 0;
@@ -97,7 +142,7 @@ export async function launchDbosEngine(options: DbosEngineOptions): Promise<Dura
       process.exit(70);
     }
   });
-  activeCompose = options.compose;
+  active = { compose: options.compose, seal, ...(options.onWaiting ? { onWaiting: options.onWaiting } : {}) };
   let queue: DbosRunQueue | undefined;
   const schema = options.schema ?? DEFAULT_SCHEMA;
   try {
@@ -108,7 +153,7 @@ export async function launchDbosEngine(options: DbosEngineOptions): Promise<Dura
     });
     DBOS.setConfig({
       name: APP_NAME,
-      systemDatabaseUrl: options.databaseUrl,
+      systemDatabaseUrl: dbosDatabaseUrl(options.databaseUrl),
       systemDatabaseSchemaName: schema,
       runMigrations: false,
       applicationVersion: appVersion,
@@ -126,7 +171,7 @@ export async function launchDbosEngine(options: DbosEngineOptions): Promise<Dura
     }
     queue = await DbosRunQueue.open(options);
   } catch (error) {
-    activeCompose = undefined;
+    active = undefined;
     await DBOS.shutdown().catch(() => {});
     await lease.release();
     throw new BridleError("invalid_config", `cannot start the durable engine: ${errorMessage(error)}`, {
@@ -194,10 +239,16 @@ export async function launchDbosEngine(options: DbosEngineOptions): Promise<Dura
     decide: (runId, toolCallId, decision) => runs.decide(runId, toolCallId, decision),
     recoverOrphans,
     async start(request, startOptions = {}): Promise<DurableHandle> {
-      const handle = await DBOS.startWorkflow(workflow, {
-        ...(startOptions.runId ? { workflowID: startOptions.runId } : {}),
-      })(request);
-      return { runId: handle.workflowID, outcome: handle.getResult() };
+      const runId = checkedRunId(startOptions.runId ?? randomUUID());
+      const handle = await DBOS.startWorkflow(workflow, { workflowID: runId })(
+        seal.seal(requestScope(runId), request),
+      );
+      const outcome = handle
+        .getResult()
+        .then((sealed) =>
+          seal.open<DurableRunOutcome>(outcomeScope(runId), sealed, `the outcome of run ${runId}`),
+        );
+      return { runId, outcome };
     },
     async close(): Promise<void> {
       if (closed) return;
@@ -207,7 +258,7 @@ export async function launchDbosEngine(options: DbosEngineOptions): Promise<Dura
       await runs.close();
       // Runs still going here stay unfinished in the database: another process recovers them.
       await DBOS.shutdown();
-      activeCompose = undefined;
+      active = undefined;
       await lease.release();
     },
   };

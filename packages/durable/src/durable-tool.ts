@@ -1,6 +1,6 @@
-// Each tool call of a durable run is two checkpointed steps: "started" (recorded before the tool runs)
-// and the call itself. An execution that finds "started" recorded and the call not is re-running a call
-// that was in flight when a process died: its effect may already be there.
+// Each attempt of a tool call of a durable run is two checkpointed steps: "started" (recorded before the
+// tool runs) and the attempt itself. An execution that finds "started" recorded and the attempt not is
+// looking at an attempt that was in flight when a process died: its effect may already be there.
 import {
   type AnyTool,
   BridleError,
@@ -27,11 +27,31 @@ type CallRecord =
   | { readonly retry: string }
   | { readonly infrastructure: { readonly code: BridleErrorCode; readonly message: string } }
   | { readonly error: string }
-  /** The call was in flight when an execution died, and its tool cannot tell whether it landed. */
-  | { readonly ask: true };
+  /** This attempt had started when an execution died: its effect may or may not be there. */
+  | { readonly interrupted: true };
 
-/** Asks a person whether a call that may already have run should run again (durable-approver.ts). */
-export type AskRepeat = (tool: AnyTool, args: unknown, toolCallId: string) => Promise<boolean>;
+/**
+ * Asks a person whether a call that may already have run should run again, as attempt `attempt`
+ * (durable-approver.ts). Resolves with the decision.
+ */
+export type AskRepeat = (
+  tool: AnyTool,
+  args: unknown,
+  toolCallId: string,
+  attempt: number,
+) => Promise<boolean>;
+
+/** What a run's session records of each repeat (a `tool_progress` event of the call, before its result). */
+export interface DurableRepeatNote {
+  /** Tells this progress data from a tool's own. */
+  readonly durable: "repeat";
+  /** The attempt this note is about (1: the first repeat). */
+  readonly attempt: number;
+  /** Whether it ran: declined repeats end the call as Denied. */
+  readonly ran: boolean;
+  /** Who allowed or declined it: "tool" (read-only, idempotent or repeat-safe) or "person". */
+  readonly decidedBy: "tool" | "person";
+}
 
 /** Whether running a call a second time is harmless by the tool's own account. */
 export function repeatable(tool: AnyTool): boolean {
@@ -43,6 +63,12 @@ export function repeatable(tool: AnyTool): boolean {
  * `tool` as a durable run executes it. Calls run one at a time, in the model's order (`sequential`), so
  * their steps line up on every execution; the call's timeout is applied inside its step (the harness's
  * would end it on one execution and not on the next).
+ *
+ * Every attempt n of a call is two steps: `started:<id>:<n>`, recorded before the tool runs, then
+ * `call:<id>:<n>`. When the call step runs in an execution that did not record its "started" (an earlier
+ * one did, and died), attempt n was in flight: the step records that instead of running the tool, and
+ * attempt n+1 follows only if the tool says a repeat is harmless or a person says so. An approved repeat
+ * is an attempt like any other, with its own "started": a crash inside it asks again.
  */
 export function durableTool(
   tool: AnyTool,
@@ -56,38 +82,41 @@ export function durableTool(
     timeoutMs: 0,
     execute: async (args: unknown, ctx: ToolCallEnv) => {
       const id = ctx.toolCallId;
-      // "started" is recorded before the tool runs. When its step does not run now, an earlier execution
-      // recorded it: if the call's own step then runs, the call was in flight when that execution died.
-      let startedNow = false;
-      await context.step(`started:${id}`, async () => {
-        startedNow = true;
-        return true;
-      });
-      // Progress is dropped: it would reach the stream on the first execution only, and a run's stored
-      // events must come out the same on every execution (run-body.ts skips those already stored).
-      const attempt = (repeated: boolean) =>
-        run(tool, args, { ...ctx, progress: () => {}, ...(repeated ? { repeated: true } : {}) }, timeoutMs);
-      let record = await context.step(`call:${id}`, async (): Promise<CallRecord> => {
-        if (startedNow || repeatable(tool)) return attempt(!startedNow);
-        return { ask: true };
-      });
-      if ("ask" in record) {
-        // The tool cannot tell whether its first attempt landed: a person decides (a durable wait).
-        const again = await options.askRepeat(tool, args, id);
-        record = await context.step(
-          `repeat:${id}`,
+      // The tool's own progress is dropped: it would reach the stream on the first execution only, and a
+      // run's stored events must come out the same on every execution (run-body.ts skips those stored).
+      // The repeat notes below come from checkpoints, so every execution emits them the same.
+      const note = (repeat: DurableRepeatNote) => ctx.progress(repeat);
+      for (let attempt = 0; ; attempt++) {
+        let startedNow = false;
+        await context.step(`started:${id}:${attempt}`, async () => {
+          startedNow = true;
+          return true;
+        });
+        const record = await context.step(
+          `call:${id}:${attempt}`,
           async (): Promise<CallRecord> =>
-            again
-              ? attempt(true)
-              : {
-                  failure: {
-                    kind: "Denied",
-                    message: `not run again: ${tool.name} had started when the process running it stopped and may have taken effect; the user declined to run it a second time. Check its effect before retrying.`,
-                  },
-                },
+            startedNow
+              ? run(
+                  tool,
+                  args,
+                  { ...ctx, progress: () => {}, ...(attempt > 0 ? { repeated: true } : {}) },
+                  timeoutMs,
+                )
+              : { interrupted: true },
         );
+        if (!("interrupted" in record)) return settle(record);
+        const byTool = repeatable(tool);
+        const again = byTool || (await options.askRepeat(tool, args, id, attempt + 1));
+        note({ durable: "repeat", attempt: attempt + 1, ran: again, decidedBy: byTool ? "tool" : "person" });
+        if (!again) {
+          return settle({
+            failure: {
+              kind: "Denied",
+              message: `not run again: ${tool.name} had started when the process running it stopped and may have taken effect; the user declined to run it a second time. Check its effect before retrying.`,
+            },
+          });
+        }
       }
-      return settle(record);
     },
   };
 }
@@ -146,7 +175,7 @@ function settle(record: CallRecord): ToolOutput {
   if ("infrastructure" in record)
     throw new BridleError(record.infrastructure.code, record.infrastructure.message);
   if ("error" in record) throw new Error(record.error);
-  throw new Error("a repeat decision was not settled");
+  throw new Error("an interrupted attempt was not settled");
 }
 
 /** What a checkpoint can hold: the JSON form (a tool's details may carry class instances or undefined). */

@@ -37,6 +37,11 @@ export interface DurableAgent {
   readonly harness?: Omit<HarnessOptions, "model" | "tools" | "approver">;
   /** Approve every call that needs approval without waiting (a run started with --yes). Re-runs still wait. */
   readonly autoApprove?: boolean;
+  /**
+   * Run again, without asking, a call that had started when a process died and whose tool cannot tell
+   * whether it took effect (default false: a person decides each such repeat, --yes or not).
+   */
+  readonly autoApproveRepeats?: boolean;
   close?(): Promise<void>;
 }
 
@@ -64,6 +69,15 @@ export interface DurableRunInfo {
   readonly error?: string;
   /** The process (engine executor) that runs or last ran it. */
   readonly executor?: string;
+  /** What a running run waits on a person for (empty or absent: it is not waiting). */
+  readonly waitingOn?: readonly PendingDurableApproval[];
+  /** The run's last recorded step and when it was recorded (epoch ms). */
+  readonly lastStep?: { readonly name: string; readonly at?: number };
+  /**
+   * Why what the database holds for this run is refused (its request or pending calls were changed after
+   * they were recorded); `request` and `waitingOn` are then absent. A worker refuses to execute it.
+   */
+  readonly tampered?: string;
 }
 
 /** A call a durable run waits on: decide it with `RunQueue.decide`, from any process. */
@@ -73,6 +87,8 @@ export interface PendingDurableApproval {
   readonly args: JsonValue;
   /** Why it waits: "approval" (the tool needs it) or "repeat" (it may have run before a crash). */
   readonly kind: "approval" | "repeat";
+  /** For a repeat: the attempt it would run (1: the first repeat). */
+  readonly attempt?: number;
   readonly message: string;
 }
 

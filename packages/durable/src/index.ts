@@ -6,7 +6,8 @@ export {
   QUEUE_NAME,
   RUN_FORMAT_VERSION,
 } from "./dbos-queue.js";
-export { repeatable } from "./durable-tool.js";
+export { describeWait, type OnWaiting } from "./durable-approver.js";
+export { type DurableRepeatNote, repeatable } from "./durable-tool.js";
 export type {
   ComposeAgent,
   DurableAgent,

@@ -30,9 +30,16 @@ export class ExecutorLease {
     const client = new pg.Client({
       connectionString: databaseUrl,
       application_name: "bridle_executor_lease",
+      // Each side notices the other gone: this process when the server vanishes, and below, the server
+      // (so the lock drops and others take the runs) within about 8 s when this host vanishes.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 5_000,
     });
     await client.connect();
     client.on("error", onLost);
+    await client.query(
+      "SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 1; SET tcp_keepalives_count = 3",
+    );
     const [a, b] = lockKey(executorId);
     const { rows } = await client.query<{ taken: boolean }>("SELECT pg_try_advisory_lock($1, $2) AS taken", [
       a,

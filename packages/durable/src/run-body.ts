@@ -10,7 +10,7 @@ import {
   type SessionStore,
   sessionSink,
 } from "@bridle/core";
-import { DurableApprovals } from "./durable-approver.js";
+import { DurableApprovals, type OnWaiting } from "./durable-approver.js";
 import type { DurableContext } from "./durable-context.js";
 import { durableModel } from "./durable-model.js";
 import { durableTool } from "./durable-tool.js";
@@ -20,13 +20,18 @@ export async function runDurableBody(
   context: DurableContext,
   request: DurableRunRequest,
   compose: ComposeAgent,
+  onWaiting?: OnWaiting,
 ): Promise<DurableRunOutcome> {
   const agent = await compose(request);
   try {
     const { store } = agent;
     await ensureSession(store, request.sessionId);
     const before = await storedState(store, request.sessionId, context.runId);
-    const approvals = new DurableApprovals(context, agent.autoApprove === true);
+    const approvals = new DurableApprovals(context, {
+      autoApprove: agent.autoApprove === true,
+      autoApproveRepeats: agent.autoApproveRepeats === true,
+      ...(onWaiting ? { onWaiting } : {}),
+    });
     // The harness's own tool timeout is applied inside each call's step (durable-tool.ts).
     const defaultTimeoutMs = new Harness({ ...agent.harness, model: agent.model }).limits.toolTimeoutMs;
     const harness = new Harness({
@@ -49,6 +54,10 @@ export async function runDurableBody(
       },
     });
     await sink.flush();
+    // Something the database returned was not what the run recorded: whatever the harness made of the
+    // throw, the run ends failed with the refusal (nothing past it ran).
+    const refusal = context.refusal();
+    if (refusal) throw refusal;
     return {
       sessionId: request.sessionId,
       stopReason: result.stopReason,

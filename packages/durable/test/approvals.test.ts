@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DbosRunQueue } from "../src/index.js";
 import { databaseUrl, freshSchema, skipNote, skipReason } from "./database.js";
+import { diagnosis } from "./diagnosis.js";
 import { readEffects } from "./fixtures/effect-tools.js";
 import { sessionEvents, waitFor } from "./sessions.js";
 import { WorkerProcess, workerFixture } from "./workers.js";
@@ -79,6 +80,78 @@ describe.skipIf(skipReason !== "")(`durable approvals${skipNote}`, () => {
       const result = events.find((event) => event.type === "tool_call_completed");
       expect(JSON.stringify(result)).toContain("not run again");
     } finally {
+      await queue.close();
+    }
+  }, 120_000);
+
+  it("an approved repeat records its own start: killed after its effect, it is not run a third time without a person", async () => {
+    const schema = freshSchema("again");
+    const logFile = join(fx.dir, `${schema}.log`);
+    const args = { databaseUrl, schema, providerUrl: fx.provider.baseUrl, logFile, concurrency: 1 };
+    const queue = await DbosRunQueue.open({ databaseUrl, schema });
+    const workers: WorkerProcess[] = [];
+    const repeatAsk = async (attempt: number) => {
+      const [pending] = await waitFor(`repeat ${attempt} to wait for a decision`, async () => {
+        const waiting = await queue.pendingApprovals(runId);
+        return waiting[0]?.attempt === attempt ? waiting : undefined;
+      });
+      return pending;
+    };
+    let runId = "";
+    try {
+      runId = await queue.enqueue({ prompt: "calls=1 tag=ag tool=blind_effect", sessionId: "again" });
+      const first = await WorkerProcess.start(fx.bundle, args);
+      workers.push(first);
+      await waitFor("the call to start", () => (readEffects(logFile).length > 0 ? true : undefined));
+      await first.kill();
+      const second = await WorkerProcess.start(fx.bundle, args);
+      workers.push(second);
+      const one = await repeatAsk(1);
+      expect(one).toMatchObject({ toolName: "blind_effect", kind: "repeat", attempt: 1 });
+      // The worker says so, in one line.
+      await waitFor("the worker to say the run waits", () =>
+        second.stderr.includes(`run ${runId} waits for a person: repeat 1 of blind_effect`)
+          ? true
+          : undefined,
+      );
+      await queue.decide(runId, one?.toolCallId ?? "", { approved: true });
+      // The approved repeat applies its effect; the worker dies before its result is recorded.
+      await waitFor("the repeat's effect", () =>
+        readEffects(logFile).some((line) => line.pid === second.child.pid && line.event === "applied")
+          ? true
+          : undefined,
+      );
+      await second.kill();
+      const third = await WorkerProcess.start(fx.bundle, args);
+      workers.push(third);
+      // Not run again silently: the next worker asks about a second repeat.
+      const two = await repeatAsk(2);
+      expect(two).toMatchObject({ kind: "repeat", attempt: 2 });
+      await queue.decide(runId, two?.toolCallId ?? "", { approved: false, reason: "it landed" });
+      const info = await queue.wait(runId);
+      await third.stop();
+      expect(info.outcome?.stopReason).toBe("completed");
+      const attempts = readEffects(logFile).filter((line) => line.event === "attempt");
+      expect(attempts.map((line) => line.pid)).toEqual([first.child.pid, second.child.pid]);
+      expect(attempts.map((line) => line.repeated)).toEqual([false, true]);
+      // Each repeat is in the session, with who decided it.
+      const events = await sessionEvents(schema, "again");
+      expect(events.filter((event) => event.type === "tool_progress").map((event) => event.data)).toEqual([
+        { durable: "repeat", attempt: 1, ran: true, decidedBy: "person" },
+        { durable: "repeat", attempt: 2, ran: false, decidedBy: "person" },
+      ]);
+      expect(JSON.stringify(events.find((event) => event.type === "tool_call_completed"))).toContain(
+        "not run again",
+      );
+    } catch (error) {
+      console.error(await diagnosis(schema, [runId], logFile, workers));
+      throw error;
+    } finally {
+      await Promise.all(
+        workers
+          .filter((worker) => worker.child.exitCode === null && worker.child.signalCode === null)
+          .map((worker) => worker.kill()),
+      );
       await queue.close();
     }
   }, 120_000);

@@ -98,9 +98,16 @@ describe.skipIf(skipReason !== "")(`SIGKILLed workers${skipNote}`, () => {
       const crashed = await sessionEvents(schema, "crashed");
       const untouched = await sessionEvents(schema, "reference");
       expect(comparable(crashed)).toEqual(comparable(untouched));
-      // Each event of the run stored once, in order.
+      // Each event of the run stored once, in order; apart from the notes recording each repeat, the
+      // same events as the uninterrupted run.
       expect(crashed.map((event) => event.seq)).toEqual(crashed.map((_, index) => index));
-      expect(crashed.map((event) => event.type)).toEqual(untouched.map((event) => event.type));
+      const notes = crashed.filter((event) => event.type === "tool_progress");
+      expect(notes).toHaveLength(repeats);
+      for (const note of notes)
+        expect(note).toMatchObject({ data: { durable: "repeat", ran: true, decidedBy: "tool" } });
+      const types = (events: typeof crashed) =>
+        events.filter((event) => event.type !== "tool_progress").map((event) => event.type);
+      expect(types(crashed)).toEqual(types(untouched));
     } catch (error) {
       console.error(
         `crash test failed; what the run left:\n${await diagnosis(schema, runIds, logFile, workers)}`,

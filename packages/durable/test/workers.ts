@@ -103,7 +103,7 @@ export interface WorkerFixture {
 }
 
 /** What every worker-process test file sets up once and removes after: read its fields inside tests. */
-export function workerFixture(prefix: string): WorkerFixture {
+export function workerFixture(prefix: string, options: { readonly latencyMs?: number } = {}): WorkerFixture {
   let state:
     | {
         dir: string;
@@ -114,7 +114,7 @@ export function workerFixture(prefix: string): WorkerFixture {
     | undefined;
   beforeAll(async () => {
     const { dir, cleanup } = await tempWorkspace(prefix);
-    state = { dir, cleanup, bundle: await bundleFixture(), provider: await ScriptedProvider.start() };
+    state = { dir, cleanup, bundle: await bundleFixture(), provider: await ScriptedProvider.start(options) };
   });
   afterAll(async () => {
     await state?.provider.close();

@@ -3,6 +3,7 @@ import { DbosRunQueue, type DurableRunRequest, launchDbosEngine } from "@bridle/
 import { PostgresSessionStore } from "@bridle/store-postgres";
 import type { CliFlags } from "../args.js";
 import { CliError } from "../cli-error.js";
+import { oneLine, visible } from "../display-text.js";
 import { type DurableChoice, databaseUrlOf, durableComposer, recordedOptions } from "../durable.js";
 
 /**
@@ -33,12 +34,18 @@ export async function durableRun(prompt: string, choice: DurableChoice, flags: C
       throw new CliError(`cannot open the Postgres session store: ${error.message}`);
     },
   );
-  const engine = await launchDbosEngine({ databaseUrl, compose: durableComposer(flags, store) }).catch(
-    async (error: Error) => {
-      await store.close();
-      throw new CliError(error.message);
-    },
-  );
+  // Says what the run waits on when it starts waiting: it is decided with `bridle runs approve` from anywhere.
+  const engine = await launchDbosEngine({
+    databaseUrl,
+    compose: durableComposer(flags, store),
+    onWaiting: (runId, item) =>
+      process.stderr.write(
+        `bridle: waits on ${oneLine(item.toolName, 80)} (${oneLine(item.message, 300)}): bridle runs approve ${runId} ${oneLine(item.toolCallId, 200)}\n`,
+      ),
+  }).catch(async (error: Error) => {
+    await store.close();
+    throw new CliError(error.message);
+  });
   const handle = await engine.start(request);
   process.stderr.write(`bridle: durable run ${handle.runId} (session ${request.sessionId})\n`);
   // Stopping here leaves the run unfinished in the database, exactly as a crash would: a worker takes it.
@@ -48,29 +55,13 @@ export async function durableRun(prompt: string, choice: DurableChoice, flags: C
     );
     process.exit(130);
   });
-  // Say what the run waits on, once per call: it is decided with `bridle runs approve` from anywhere.
-  const told = new Set<string>();
-  const watch = setInterval(() => {
-    void engine.pendingApprovals(handle.runId).then(
-      (pending) => {
-        for (const item of pending) {
-          if (told.has(item.toolCallId)) continue;
-          told.add(item.toolCallId);
-          process.stderr.write(
-            `bridle: waits on ${item.toolName} (${item.message}): bridle runs approve ${handle.runId} ${item.toolCallId}\n`,
-          );
-        }
-      },
-      () => {},
-    );
-  }, 500);
   try {
     const outcome = await handle.outcome;
-    process.stdout.write(`${outcome.finalText}\n`);
-    if (outcome.error) process.stderr.write(`bridle: ${outcome.stopReason}: ${outcome.error.message}\n`);
+    process.stdout.write(`${visible(outcome.finalText)}\n`);
+    if (outcome.error)
+      process.stderr.write(`bridle: ${outcome.stopReason}: ${visible(outcome.error.message)}\n`);
     return outcome.stopReason === "completed" ? 0 : 1;
   } finally {
-    clearInterval(watch);
     await engine.close();
     await store.close();
   }

@@ -1,0 +1,51 @@
+// What an attacker with write access to the database does: rewrites text DBOS stored for a run.
+import pg from "pg";
+import { databaseUrl } from "./database.js";
+
+/** Where DBOS keeps what a run records, by what it is (a version of DBOS may use either place). */
+const PLACES = {
+  request: [
+    ["workflow_status", "inputs"],
+    ["workflow_input", "inputs"],
+  ],
+  step: [["operation_outputs", "output"]],
+  pending: [
+    ["workflow_events", "value"],
+    ["workflow_events_history", "value"],
+  ],
+} as const;
+
+/**
+ * Replaces `from` with `to` in what the database holds of `runId` (`step`: the step named `stepName`);
+ * returns how many rows changed, so a test fails when there was nothing to tamper with.
+ */
+export async function tamper(
+  schema: string,
+  runId: string,
+  what: keyof typeof PLACES,
+  from: string,
+  to: string,
+  stepName?: string,
+): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  let changed = 0;
+  try {
+    for (const [table, column] of PLACES[what]) {
+      const exists = await client.query(
+        "SELECT 1 FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 AND column_name = $3",
+        [schema, table, column],
+      );
+      if (exists.rowCount === 0) continue;
+      const result = await client.query(
+        `UPDATE "${schema}".${table} SET ${column} = replace(${column}, $2, $3)
+          WHERE workflow_uuid = $1 AND strpos(${column}, $2) > 0${stepName ? " AND function_name = $4" : ""}`,
+        stepName ? [runId, from, to, stepName] : [runId, from, to],
+      );
+      changed += result.rowCount ?? 0;
+    }
+  } finally {
+    await client.end();
+  }
+  return changed;
+}
