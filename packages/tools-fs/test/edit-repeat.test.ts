@@ -55,3 +55,45 @@ describe("edit_file repeated after its process stopped", () => {
     expect(fx.kit.editFile.annotations?.repeat_safe).toBe(true);
   });
 });
+
+// write_file is idempotent: a durable run re-runs it after a crash in a process that never saw the read.
+describe("write_file repeated after its process stopped", () => {
+  const repeatedCall = (fx: Awaited<ReturnType<typeof fixture>>, repeated: boolean): ToolCallEnv => ({
+    signal: new AbortController().signal,
+    workspace: fx.workspace,
+    runId: "run-1",
+    toolCallId: "call_8",
+    ...(repeated ? { repeated: true } : {}),
+    progress: () => {},
+  });
+
+  it("recognises its own completed write, of a new file and of a file it overwrote", async () => {
+    const fx = await fixture();
+    await fx.files({ "a.ts": "old\r\n" });
+    await fx.call(fx.kit.readFile, { path: "a.ts" });
+    await fx.call(fx.kit.writeFile, { path: "a.ts", content: "new\n" });
+    await fx.call(fx.kit.writeFile, { path: "b.ts", content: "made\n" });
+    const fresh = createFsTools();
+    for (const [path, content, stored] of [
+      ["a.ts", "new\n", "new\r\n"],
+      ["b.ts", "made\n", "made\n"],
+    ] as const) {
+      const out = await fresh.writeFile.execute({ path, content }, repeatedCall(fx, true));
+      expect(String(out.content)).toMatch(/^Overwrote/);
+      expect(await readFile(join(fx.dir, path), "utf8")).toBe(stored);
+    }
+  });
+
+  it("still refuses a file that holds something else, and any unread file when not repeating", async () => {
+    const fx = await fixture();
+    await fx.files({ "a.ts": "someone else's\n" });
+    const fresh = createFsTools();
+    await expect(
+      fresh.writeFile.execute({ path: "a.ts", content: "mine\n" }, repeatedCall(fx, true)),
+    ).rejects.toMatchObject({ kind: "Conflict" });
+    await expect(
+      fresh.writeFile.execute({ path: "a.ts", content: "someone else's\n" }, repeatedCall(fx, false)),
+    ).rejects.toMatchObject({ kind: "Conflict" });
+    expect(await readFile(join(fx.dir, "a.ts"), "utf8")).toBe("someone else's\n");
+  });
+});
