@@ -16,11 +16,18 @@ import type { ResumeOptions, RunInput, RunResult, RunStream } from "./run-types.
 import { toolSchemaOf } from "./schema.js";
 import { estimateTextTokens } from "./token-estimate.js";
 import type { AnyTool } from "./tool.js";
+import type { ToolSource } from "./tool-source.js";
 import { Workspace } from "./workspace.js";
 
 export interface HarnessOptions<O = unknown> {
   readonly model: Model;
   readonly tools?: readonly AnyTool[];
+  /**
+   * Tools that join after the harness is built (MCP servers still connecting): read before every model
+   * request, so the model is offered what they have by then. They are not part of the digest an approval
+   * envelope is bound to; a resumed call names its tool as the source offers it at resume.
+   */
+  readonly toolSources?: readonly ToolSource[];
   readonly system?: string;
   /** The workspace tools act in: a Workspace, or a folder path. Defaults to the current directory. */
   readonly workspace?: Workspace | string;
@@ -122,6 +129,7 @@ export class Harness<O = unknown> {
       limits: this.limits,
       tools: this.#tools,
       modelSchemas,
+      toolSources: options.toolSources ?? [],
       toolset: this.#toolset,
       output,
       contextSettings: context,

@@ -110,6 +110,7 @@ export {
   type ToolContext,
   type ToolOutput,
 } from "./tool.js";
+export type { ToolSource } from "./tool-source.js";
 export { projectTranscript, TranscriptProjection } from "./transcript.js";
 export type { RunUsage, Usage } from "./usage.js";
 export { type QueuedMessage, undeliveredMessages } from "./user-queue.js";

@@ -25,6 +25,7 @@ import type { RunContext } from "./run-context.js";
 import type { RunResult } from "./run-types.js";
 import { spillResult } from "./spill.js";
 import type { AnyTool } from "./tool.js";
+import { RunTools, type ToolSource } from "./tool-source.js";
 import { truncatedCallResult } from "./truncated-call.js";
 import { emptyUsage } from "./usage.js";
 import { UserQueue } from "./user-queue.js";
@@ -56,6 +57,8 @@ export interface RunSetup {
   readonly tools: ReadonlyMap<string, AnyTool>;
   /** What the model is offered: the tools, plus final_result in tool output mode. */
   readonly modelSchemas: readonly ToolSchema[];
+  /** Tools that join after the harness was built, read before each model request. */
+  readonly toolSources: readonly ToolSource[];
   /** The digest of the tool schemas an approval envelope is bound to. */
   readonly toolset: string;
   readonly output: OutputPlan;
@@ -90,6 +93,8 @@ export class RunLoop<O> {
   readonly #hooks: RunHooks;
   readonly #queue = new UserQueue();
   readonly #compaction: RunCompaction | undefined;
+  /** The harness's tools and what its sources offer, as of the last model request. */
+  readonly #tools: RunTools;
   #output: { readonly value: unknown } | undefined;
   /** The system prompt this run sends (workspace instructions and output instructions included). */
   #system: string | undefined;
@@ -107,6 +112,7 @@ export class RunLoop<O> {
     this.#context = context;
     this.#hooks = hooks;
     this.#system = setup.output.system(setup.system);
+    this.#tools = new RunTools(setup.tools, setup.modelSchemas, setup.toolSources);
     const compaction = setup.contextSettings.compaction;
     this.#compaction = compaction
       ? new RunCompaction(
@@ -243,19 +249,22 @@ export class RunLoop<O> {
     for (let attempt = 0; ; attempt++) {
       // The safe point: the last batch has settled (compaction too), the request is not made yet.
       this.#deliver("steer");
+      // Tools that joined since the last request (a server that finished connecting) are offered now.
+      this.#refreshTools();
+      const schemas = this.#tools.schemas;
       context.modelRequests++;
       const request = context.modelRequests;
       context.emit({
         type: "model_request",
         request,
         messageCount: context.transcript.messages.length,
-        toolNames: setup.modelSchemas.map((schema) => schema.name),
+        toolNames: schemas.map((schema) => schema.name),
       });
       const started = performance.now();
       const turn = await callModel(context, {
         model: setup.model,
         system: this.#system,
-        tools: setup.modelSchemas,
+        tools: schemas,
         options: setup.output.modelOptions(setup.modelOptions),
       });
       if (turn.usage) context.addTokens(turn.usage);
@@ -386,7 +395,9 @@ export class RunLoop<O> {
       resumed: true,
     });
     if (failed) return this.#finishHookFailed(failed);
-    // The batch was counted against max_tool_calls when it paused: it is not counted again.
+    // The batch was counted against max_tool_calls when it paused: it is not counted again. Its calls may
+    // name tools of a source, looked up as the source offers them now.
+    this.#refreshTools();
     const outcome = await runBatch(this.#batchSetup(), start.calls, start.decisions);
     return this.#afterBatch(outcome, start.calls);
   }
@@ -421,7 +432,7 @@ export class RunLoop<O> {
     }
     if (this.#hooks.strictFailure) return this.#finishHookFailed(this.#hooks.strictFailure);
     if (context.signal.aborted) return this.#finishAborted();
-    const exhausted = exhaustedRetryBudget(this.#setup.limits, this.#setup.tools, context);
+    const exhausted = exhaustedRetryBudget(this.#setup.limits, this.#tools.map, context);
     if (exhausted) {
       return this.#finishAtLimit(
         "tool_retries_exceeded",
@@ -438,7 +449,7 @@ export class RunLoop<O> {
     return {
       context,
       hooks: this.#hooks,
-      tools: setup.tools,
+      tools: this.#tools.map,
       workspace: setup.workspace,
       defaultTimeoutMs: setup.limits.toolTimeoutMs,
       approver: setup.approver,
@@ -450,6 +461,11 @@ export class RunLoop<O> {
           }
         : {}),
     };
+  }
+
+  /** Reads the tool sources again; what they had to say goes on the run's stream as facts. */
+  #refreshTools(): void {
+    for (const fact of this.#tools.refresh()) this.#context.emit({ type: "fact", ...fact });
   }
 
   async #pause(

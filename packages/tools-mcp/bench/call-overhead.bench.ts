@@ -1,7 +1,6 @@
 import { type AnyTool, parseToolArguments, type ToolCallEnv, Workspace } from "@bridle/core";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, bench, describe } from "vitest";
 import { McpServers } from "../src/index.js";
 import { EVERYTHING_SERVER, startEverythingHttp } from "../test/helpers.js";
@@ -27,7 +26,8 @@ const rawArguments = JSON.stringify({ message: "hello from the benchmark" });
 const http = await startEverythingHttp("streamableHttp");
 
 async function sdkClient(kind: "stdio" | "http"): Promise<Client> {
-  const client = new Client({ name: "bench", version: "0" });
+  // Negotiating as the bridge does, so the pair differs only in what the bridge adds.
+  const client = new Client({ name: "bench", version: "0" }, { versionNegotiation: { mode: "auto" } });
   await client.connect(
     kind === "stdio"
       ? new StdioClientTransport({

@@ -3,11 +3,14 @@ import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { BridleError } from "@bridle/core";
 import { z } from "zod";
+import { CONFIG_SHAPES, opencodeGlobs } from "./config-shapes.js";
 import { type EnvironmentValues, expandEnvironment } from "./env-expansion.js";
+import { toolFilterSchema } from "./tool-filter.js";
 
 // The configs users already have, read unchanged: `mcpServers` (Claude Desktop, Claude Code's .mcp.json,
-// Cursor, Gemini CLI with its `httpUrl`) and VS Code's `servers`. Keys this package does not use
-// (autoApprove, alwaysAllow, trust, …) are tolerated, and reported, so nothing is dropped silently.
+// Cursor, Gemini CLI with its `httpUrl` and tool filters), VS Code's `servers`, Codex's `mcp_servers` and
+// opencode's `mcp` (config-shapes.ts translates each). Keys this package does not use (autoApprove,
+// alwaysAllow, trust, …) are tolerated, and reported, so nothing is dropped silently.
 
 const stdioServerSchema = z.looseObject({
   type: z.literal("stdio").optional(),
@@ -18,6 +21,8 @@ const stdioServerSchema = z.looseObject({
   disabled: z.boolean().optional(),
   /** Milliseconds a call may go without a response or progress notification. */
   timeout: z.number().int().positive().optional(),
+  /** Which of the server's tools are offered (from includeTools/excludeTools and their equivalents). */
+  toolFilter: toolFilterSchema.optional(),
 });
 
 const httpServerSchema = z.looseObject({
@@ -27,6 +32,7 @@ const httpServerSchema = z.looseObject({
   headers: z.record(z.string(), z.string()).default({}),
   disabled: z.boolean().optional(),
   timeout: z.number().int().positive().optional(),
+  toolFilter: toolFilterSchema.optional(),
 });
 
 const serverSchema = z.union([stdioServerSchema, httpServerSchema], {
@@ -37,28 +43,21 @@ export const mcpConfigSchema = z.object({
   mcpServers: z.record(z.string().min(1, "a server name must not be empty"), serverSchema),
 });
 
-/** The keys a server entry may have that this package uses; any other key is reported as ignored. */
-const USED_KEYS = new Set([
-  "type",
-  "command",
-  "args",
-  "env",
-  "envFile",
-  "cwd",
-  "url",
-  "httpUrl",
-  "headers",
-  "disabled",
-  "timeout",
-]);
-
 export type StdioServerConfig = z.output<typeof stdioServerSchema>;
 export type HttpServerConfig = z.output<typeof httpServerSchema>;
 export type McpServerConfig = StdioServerConfig | HttpServerConfig;
-/** What callers write: the `mcpServers` JSON other agents use, or VS Code's `servers`. */
+/**
+ * What callers write: the `mcpServers` JSON other agents use, VS Code's `servers`, Codex's `mcp_servers`
+ * (its config.toml, parsed) or opencode's `mcp` (with its top-level `tools` globs).
+ */
 export type McpConfigInput =
   | z.input<typeof mcpConfigSchema>
-  | { readonly servers: Readonly<Record<string, McpServerConfigInput>> };
+  | { readonly servers: Readonly<Record<string, McpServerConfigInput>> }
+  | { readonly mcp_servers: Readonly<Record<string, Readonly<Record<string, unknown>>>> }
+  | {
+      readonly mcp: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+      readonly tools?: Readonly<Record<string, boolean>>;
+    };
 export type McpServerConfigInput = z.input<typeof serverSchema>;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -71,13 +70,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  */
 function normalizeShape(value: unknown, options: ParseOptions): unknown {
   if (!isRecord(value)) return value;
-  const key = isRecord(value.mcpServers) ? "mcpServers" : isRecord(value.servers) ? "servers" : undefined;
-  if (!key) return value;
+  const shape = CONFIG_SHAPES.find((candidate) => isRecord(value[candidate.key]));
+  if (!shape) return value;
+  const key = shape.key;
   const ignored = options.onIgnored ?? (() => {});
   for (const other of Object.keys(value)) {
     // VS Code's `inputs` only serve `${input:…}` references, reported where they are used.
-    if (other !== key && other !== "inputs") ignored("(config)", `the top-level key "${other}" is not used`);
+    if (other !== key && !shape.otherKeys.has(other)) {
+      ignored("(config)", `the top-level key "${other}" is not used`);
+    }
   }
+  const globs = key === "mcp" ? opencodeGlobs(value.tools) : [];
   const workspaceFolder = resolve(options.workspaceFolder ?? process.cwd());
   const userHome = options.userHome ?? homedir();
   const env: EnvironmentValues = {
@@ -87,12 +90,14 @@ function normalizeShape(value: unknown, options: ParseOptions): unknown {
     userHome,
   };
   const servers: Record<string, unknown> = {};
-  for (const [name, server] of Object.entries(value[key] as Record<string, unknown>)) {
+  for (const [name, entry] of Object.entries(value[key] as Record<string, unknown>)) {
+    const server = isRecord(entry) ? shape.translate(entry) : entry;
     // A disabled server is not started, so what it refers to need not be set.
     if (!isRecord(server) || server.disabled === true) {
       servers[name] = server;
       continue;
     }
+    if (!isRecord(entry)) continue;
     const input = JSON.stringify(server).match(/\$\{input:([^}]*)\}/);
     if (input) {
       // VS Code asks the user for these; nobody can here. The server is left out, and said so.
@@ -102,8 +107,11 @@ function normalizeShape(value: unknown, options: ParseOptions): unknown {
       );
       continue;
     }
-    for (const field of Object.keys(server)) {
-      if (!USED_KEYS.has(field)) ignored(name, `MCP server "${name}": the key "${field}" is not used`);
+    for (const field of Object.keys(entry)) {
+      if (!shape.usedKeys.has(field)) ignored(name, `MCP server "${name}": the key "${field}" is not used`);
+    }
+    if (globs.length > 0) {
+      server.toolFilter = { ...(isRecord(server.toolFilter) ? server.toolFilter : {}), globs };
     }
     const expanded = expandEnvironment(server, env, `${key}.${name}`) as Record<string, unknown>;
     const { envFile, httpUrl, ...rest } = expanded;

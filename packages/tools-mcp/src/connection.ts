@@ -1,38 +1,35 @@
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
 import { errorMessage, type ToolCallEnv, ToolFailure } from "@bridle/core";
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   type CallToolResult,
-  type CallToolResultSchema,
-  CompatibilityCallToolResultSchema,
+  Client,
   type CreateMessageRequest,
-  CreateMessageRequestSchema,
   type CreateMessageResult,
   type ElicitRequest,
-  ElicitRequestSchema,
   type ElicitResult,
-  ErrorCode,
   type GetPromptResult,
-  ListRootsRequestSchema,
   type LoggingMessageNotification,
-  LoggingMessageNotificationSchema,
-  McpError,
   type Tool as McpToolDefinition,
   type Prompt,
+  ProtocolError,
+  ProtocolErrorCode,
   type ReadResourceResult,
   type Resource,
-  type ResourceTemplate,
-  ToolSchema,
-} from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
+  type ResourceTemplateType as ResourceTemplate,
+  SdkHttpError,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+} from "@modelcontextprotocol/client";
+import { CompatibilityCallToolResultSchema } from "@modelcontextprotocol/core";
+import { failureOfCall, jsonRpcErrorCode, withExchange } from "./call-failure.js";
 import { isStdioConfig, type McpServerConfig } from "./config.js";
 import { connectionFacts, type McpExchange } from "./exchange.js";
 import { boundedWait, InFlight, untilAborted } from "./in-flight.js";
-import { createOAuthProvider, type McpOAuthOptions } from "./oauth.js";
+import { createOAuthProvider, finishAuthorization, type McpOAuthOptions } from "./oauth.js";
 import { descendantPids, stopProcesses } from "./processes.js";
+import { type ListingNote, listAllTools, PAGE_LIMIT } from "./tool-listing.js";
 import { CLOSE_STEP_MS, type OpenedClient, openClient, type TransportKind } from "./transport.js";
 
 export interface ConnectionSettings {
@@ -90,12 +87,6 @@ interface Running {
   requestId?: string;
 }
 
-/** A tool definition listing repaired (taken with no arguments) or left out (invalid). */
-export interface ListingNote {
-  readonly code: "tool_definition_repaired" | "tool_definition_invalid";
-  readonly message: string;
-}
-
 interface Live extends OpenedClient {
   tools: readonly McpToolDefinition[];
   /** What listing the tools had to repair or leave out. */
@@ -106,12 +97,10 @@ interface Live extends OpenedClient {
 }
 
 const STDERR_TAIL = 2_000;
-/** Any JSON-RPC result object: what the SDK is asked to accept, so that this package checks the rest. */
-const ANY_RESULT = z.looseObject({});
-const ANY_TOOL_LIST = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
-const PAGE_LIMIT = 20;
-// The specification's code for an unknown resource URI.
-const RESOURCE_NOT_FOUND = -32002;
+/** The per-request `_meta` key that asks a 2026-07-28 server for its log lines (SEP-2577, deprecated). */
+const LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel";
+/** How long a server may take to answer `server/discover` before a stdio one is taken as a 2025 server. */
+const PROBE_MS = 5_000;
 
 /**
  * One configured server. It connects on first use, keeps the tool list current, and when the server dies
@@ -208,7 +197,8 @@ export class McpConnection {
   ): Promise<{ result: CallToolResult; exchange: McpExchange }> {
     const live = await this.#ensureFor(ctx.signal);
     let exchange: McpExchange = { method: "tools/call", ...this.#facts(live), tool };
-    if (!live.tools.some((definition) => definition.name === tool)) {
+    const definition = live.tools.find((candidate) => candidate.name === tool);
+    if (!definition) {
       throw withExchange(
         new ToolFailure(
           "NotFound",
@@ -221,32 +211,43 @@ export class McpConnection {
     const running: Running = { ctx, tool };
     this.#running.add(running);
     try {
-      // Taken as any object here and checked below: a malformed result is that call's failure, while the
-      // SDK's own check would throw like a broken transport and cost the server a restart.
+      // A result the SDK refuses is that call's failure (see #callFailure), never the connection's.
       raw = await this.#inFlight.run([ctx.signal, this.#closing.signal], (signal) =>
         this.#authorized(live, signal, () =>
           live.wire.sending(
+            (method, params) => method === "tools/call" && (params as { name?: unknown })?.name === tool,
             (requestId) => {
               exchange = { ...exchange, requestId };
               running.requestId = requestId;
             },
             () =>
               live.client.callTool(
-                { name: tool, arguments: args },
-                ANY_RESULT as unknown as typeof CallToolResultSchema,
+                {
+                  name: tool,
+                  arguments: args,
+                  // From 2026-07-28 on a server logs during a request only when the request names a level;
+                  // its lines reach the run as progress (and onLog), as an older server's do unasked.
+                  ...(live.client.getProtocolEra() === "modern"
+                    ? { _meta: { [LOG_LEVEL_KEY]: "debug" } }
+                    : {}),
+                },
                 {
                   signal,
                   timeout: this.config.timeout ?? this.#settings.callTimeoutMs,
                   resetTimeoutOnProgress: true,
                   maxTotalTimeout: this.#settings.maxCallMs,
                   onprogress: (progress) => ctx.progress({ server: this.name, tool, ...progress }),
+                  // The checked definition the bridge listed: the SDK checks structured content against its
+                  // output schema (and mirrors `x-mcp-header` arguments on 2026-07-28) from it.
+                  toolDefinition: definition,
                 },
               ),
           ),
         ),
       );
     } catch (error) {
-      if (error instanceof McpError) exchange = { ...exchange, errorCode: error.code };
+      const errorCode = jsonRpcErrorCode(error);
+      if (errorCode !== undefined) exchange = { ...exchange, errorCode };
       throw withExchange(this.#callFailure(error, live, `calling ${tool}`, ctx.signal), exchange);
     } finally {
       this.#running.delete(running);
@@ -263,7 +264,8 @@ export class McpConnection {
   #facts(live: Live): Omit<McpExchange, "method"> {
     const sessionId = (live.transport as { sessionId?: string }).sessionId;
     const url = isStdioConfig(this.config) ? undefined : this.config.url;
-    return connectionFacts(this.name, live.kind, live.wire.protocolVersion(), sessionId, url);
+    const version = live.client.getNegotiatedProtocolVersion() ?? live.wire.protocolVersion();
+    return connectionFacts(this.name, live.kind, version, sessionId, url);
   }
 
   #checkedResult(raw: unknown, tool: string): CallToolResult {
@@ -319,7 +321,7 @@ export class McpConnection {
           await live.client
             .listResourceTemplates(cursor ? { cursor } : undefined, options)
             .catch((error: unknown) => {
-              if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) {
+              if (error instanceof ProtocolError && error.code === ProtocolErrorCode.MethodNotFound) {
                 return { resourceTemplates: [] };
               }
               throw error;
@@ -380,6 +382,7 @@ export class McpConnection {
     try {
       const result = await this.#inFlight.run([signal, this.#closing.signal], (linked) =>
         live.wire.sending(
+          (method, params) => method === "resources/read" && (params as { uri?: unknown })?.uri === uri,
           (requestId) => {
             exchange = { ...exchange, requestId };
           },
@@ -392,9 +395,14 @@ export class McpConnection {
       );
       return { result, exchange };
     } catch (error) {
-      if (error instanceof McpError) exchange = { ...exchange, errorCode: error.code };
+      const errorCode = jsonRpcErrorCode(error);
+      if (errorCode !== undefined) exchange = { ...exchange, errorCode };
       // SDK servers answer an unknown URI with InvalidParams rather than the specification's -32002.
-      if (error instanceof McpError && error.code === ErrorCode.InvalidParams && !signal.aborted) {
+      if (
+        error instanceof ProtocolError &&
+        error.code === ProtocolErrorCode.InvalidParams &&
+        !signal.aborted
+      ) {
         throw withExchange(
           new ToolFailure("NotFound", `MCP server "${this.name}" has no resource ${uri}: ${error.message}`),
           exchange,
@@ -500,6 +508,14 @@ export class McpConnection {
     const client = new Client(
       { name: this.#settings.clientName, version: this.#settings.clientVersion },
       {
+        // 2026-07-28 with servers that offer it (`server/discover`), the 2025 `initialize` handshake with
+        // those that do not. On stdio the probe runs in a short-lived sibling process, so a server that
+        // exits on an unknown request before `initialize` still gets its one session process; one that
+        // ignores the probe is taken as a 2025 server after PROBE_MS.
+        versionNegotiation: {
+          mode: "auto",
+          probe: { timeoutMs: Math.min(PROBE_MS, this.#settings.connectTimeoutMs) },
+        },
         capabilities: {
           roots: { listChanged: false },
           // SEP-1034: an accepted form gets the defaults its schema names for fields left out.
@@ -530,26 +546,27 @@ export class McpConnection {
       },
     );
     const root = this.#settings.workspaceFolder;
-    client.setRequestHandler(ListRootsRequestSchema, () => ({
+    // Roots, sampling and logging are deprecated from 2026-07-28 on; they are kept for older servers.
+    client.setRequestHandler("roots/list", () => ({
       roots: [{ uri: pathToFileURL(root).href, name: basename(root) || root }],
     }));
-    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+    client.setRequestHandler("elicitation/create", async (request, ctx) => {
       const answer = this.#settings.onElicitation;
       // Nobody to ask: declined, which the server can tell apart from a person's refusal ("cancel").
       if (!answer) return { action: "decline" };
-      return this.#whileAsking(client, extra.signal, (signal) =>
+      return this.#whileAsking(client, ctx.mcpReq.signal, (signal) =>
         answer({ ...request.params, server: this.name }, signal),
       );
     });
     const sample = this.#settings.onSampling;
     if (sample) {
-      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
-        this.#whileAsking(client, extra.signal, (signal) =>
+      client.setRequestHandler("sampling/createMessage", (request, ctx) =>
+        this.#whileAsking(client, ctx.mcpReq.signal, (signal) =>
           sample({ ...request.params, server: this.name }, signal),
         ),
       );
     }
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    client.setNotificationHandler("notifications/message", (notification) => {
       this.#settings.onLog?.(this.name, notification.params);
       // Log lines sent while calls wait reach those runs as progress, next to the call they concern.
       for (const { ctx, tool } of this.#running) {
@@ -637,9 +654,14 @@ export class McpConnection {
     } catch (error) {
       const code =
         error instanceof UnauthorizedError ? this.#authProvider?.takeAuthorizationCode?.() : undefined;
-      const transport = live.transport as { finishAuth?: (code: string) => Promise<void> };
-      if (!code || !transport.finishAuth) throw error;
-      await transport.finishAuth(await untilAborted(code, signal));
+      const transport = live.transport;
+      if (
+        !code ||
+        !(transport instanceof StreamableHTTPClientTransport || transport instanceof SSEClientTransport)
+      ) {
+        throw error;
+      }
+      await finishAuthorization(transport, await untilAborted(code, signal));
       return request();
     }
   }
@@ -652,10 +674,10 @@ export class McpConnection {
    */
   #transportError(live: Live, error: Error): void {
     if (this.#live !== live || this.#inFlight.size === 0) return;
-    if (error instanceof McpError || error instanceof SyntaxError || error.name === "ZodError") return;
+    if (error instanceof ProtocolError || error instanceof SyntaxError || error.name === "ZodError") return;
     // An HTTP answer (a 401 or 403 asking for authorization, an expired session) fails its own request
     // at once, and authorization may still save it: the connection itself is fine.
-    if (error instanceof UnauthorizedError || error instanceof StreamableHTTPError) return;
+    if (error instanceof UnauthorizedError || error instanceof SdkHttpError) return;
     live.broken = errorMessage(error);
     this.#lost(live, `the transport failed: ${live.broken}`);
   }
@@ -676,34 +698,8 @@ export class McpConnection {
       return new ToolFailure("Cancelled", `${what} on MCP server "${this.name}" was cancelled`);
     if (this.#closed)
       return new ToolFailure("Cancelled", `MCP server "${this.name}" was closed while ${what}`);
-    if (error instanceof McpError) {
-      if (error.code === ErrorCode.RequestTimeout) {
-        return new ToolFailure(
-          "Timeout",
-          `MCP server "${this.name}" sent no response or progress while ${what}; the request was cancelled`,
-        );
-      }
-      if (error.code === RESOURCE_NOT_FOUND) {
-        return new ToolFailure(
-          "NotFound",
-          `MCP server "${this.name}" found nothing ${what}: ${error.message}`,
-        );
-      }
-      // The SDK reports structured content that breaks the tool's declared output schema with the same
-      // code as bad arguments; that one is the server's fault, not the model's.
-      if (
-        error.code === ErrorCode.InvalidParams &&
-        !/output schema|structured content/i.test(error.message)
-      ) {
-        return new ToolFailure(
-          "InvalidInput",
-          `MCP server "${this.name}" rejected ${what}: ${error.message}`,
-        );
-      }
-      if (error.code !== ErrorCode.ConnectionClosed) {
-        return new ToolFailure("ToolError", `MCP server "${this.name}" failed ${what}: ${error.message}`);
-      }
-    }
+    const failure = failureOfCall(error, this.name, what);
+    if (failure) return failure;
     // The connection is gone or the transport broke (a dead process, an unreachable URL, an expired
     // session): drop it so the next call starts the server again.
     const reason = live.broken ?? errorMessage(error);
@@ -721,94 +717,6 @@ export class McpConnection {
   }
 }
 
-/**
- * Every page of the server's tool list, each tool checked on its own: one bad definition costs that tool
- * (named in `notes`), not the server's whole list, and a tool without an input schema takes no arguments.
- */
-async function listAllTools(
-  client: Client,
-  server: string,
-  timeoutMs: number,
-  signal?: AbortSignal,
-): Promise<{ tools: McpToolDefinition[]; notes: ListingNote[] }> {
-  if (!client.getServerCapabilities()?.tools) return { tools: [], notes: [] };
-  const tools: McpToolDefinition[] = [];
-  const notes: ListingNote[] = [];
-  let seen = 0;
-  const names = new Set<string>();
-  let cursor: string | undefined;
-  for (let page = 0; page < PAGE_LIMIT; page++) {
-    const result = await client.request(
-      { method: "tools/list", ...(cursor ? { params: { cursor } } : {}) },
-      ANY_TOOL_LIST,
-      { timeout: timeoutMs, ...(signal ? { signal } : {}) },
-    );
-    for (const raw of result.tools) {
-      seen++;
-      const checked = checkToolDefinition(raw, names);
-      const label = checked.label ?? `number ${seen} in its list`;
-      if (checked.note) {
-        notes.push({
-          code: checked.tool ? "tool_definition_repaired" : "tool_definition_invalid",
-          message: `MCP server "${server}", tool ${label}: ${checked.note}`,
-        });
-      }
-      if (checked.tool) tools.push(checked.tool);
-    }
-    cursor = result.nextCursor;
-    if (!cursor) break;
-  }
-  cacheOutputSchemas(client, tools);
-  return { tools, notes };
-}
-
-const NO_ARGUMENTS = { type: "object", properties: {} } as const;
-
-function checkToolDefinition(
-  raw: unknown,
-  names: Set<string>,
-): { tool?: McpToolDefinition; note?: string; label?: string } {
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
-    return { note: "not a tool definition; left out" };
-  }
-  const record = raw as Record<string, unknown>;
-  const label = typeof record.name === "string" ? JSON.stringify(record.name.slice(0, 100)) : undefined;
-  let note: string | undefined;
-  let candidate = record;
-  if (record.inputSchema === undefined || record.inputSchema === null) {
-    candidate = { ...record, inputSchema: NO_ARGUMENTS };
-    note = "has no input schema; taken as taking no arguments";
-  }
-  const parsed = ToolSchema.safeParse(candidate);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.join(".") || "(definition)";
-    return {
-      ...(label ? { label } : {}),
-      note: `invalid definition (${where}: ${issue?.message}); left out`,
-    };
-  }
-  // A name listed twice is the server's mistake, not a collision between servers: the first one counts.
-  if (names.has(parsed.data.name)) return { ...(label ? { label } : {}), note: "listed again; left out" };
-  names.add(parsed.data.name);
-  return { tool: parsed.data, ...(note ? { note } : {}), ...(label ? { label } : {}) };
-}
-
-/**
- * The SDK checks a call's structured content against the tool's output schema from a cache that only its
- * own listTools fills (and empties on every page): fill it once with the whole checked list.
- */
-function cacheOutputSchemas(client: Client, tools: readonly McpToolDefinition[]): void {
-  const cache = (client as unknown as { cacheToolMetadata?: (tools: readonly McpToolDefinition[]) => void })
-    .cacheToolMetadata;
-  if (typeof cache !== "function") {
-    throw new Error(
-      "this version of @modelcontextprotocol/sdk has no cacheToolMetadata; output schemas cannot be checked",
-    );
-  }
-  cache.call(client, tools);
-}
-
 /** Closes the client and, for a stdio server, stops any process the server left behind. */
 async function shutDown(live: OpenedClient & { broken?: string }): Promise<void> {
   const strays = live.pid === undefined ? [] : await descendantPids(live.pid);
@@ -822,14 +730,4 @@ async function shutDown(live: OpenedClient & { broken?: string }): Promise<void>
   // The client's close was given CLOSE_STEP_MS: a server still running after it is stopped here, with
   // whatever it started.
   await stopProcesses(live.pid === undefined ? strays : [live.pid, ...strays], 2_000);
-}
-
-/** The failure with the exchange's facts in its details, for tracing. */
-function withExchange(failure: ToolFailure, exchange: McpExchange): ToolFailure {
-  const details = {
-    server: exchange.server,
-    ...(exchange.tool === undefined ? {} : { tool: exchange.tool }),
-    mcp: exchange,
-  };
-  return new ToolFailure(failure.kind, failure.message, { details, cause: failure.cause });
 }

@@ -1,3 +1,5 @@
+export { type AcpMcpServer, type AcpNameValue, fromAcpSession } from "./acp-servers.js";
+export type { McpSourceFact, McpToolSource } from "./background.js";
 export {
   type HttpServerConfig,
   type McpConfigInput,
@@ -20,6 +22,7 @@ export { mapAnnotations } from "./mcp-tool.js";
 export {
   defaultOAuthDir,
   fileOAuthStore,
+  type McpAuthorizationAnswer,
   type McpOAuthOptions,
   type McpOAuthRecord,
   type McpOAuthStore,
@@ -27,12 +30,7 @@ export {
 export { type LoopbackAuthorizationOptions, loopbackAuthorization } from "./oauth-loopback.js";
 export { LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL } from "./resource-tools.js";
 export { type McpCallDetails, shapeCallResult } from "./result.js";
-export {
-  type Discovery,
-  type DiscoveryFailure,
-  type McpPrompt,
-  McpServers,
-  type McpServersOptions,
-  type McpWarning,
-} from "./servers.js";
+export { type Discovery, type McpPrompt, McpServers, type McpServersOptions } from "./servers.js";
+export type { ToolFilter } from "./tool-filter.js";
+export type { DiscoveryFailure, McpWarning } from "./toolset.js";
 export type { TransportKind } from "./transport.js";

@@ -1,5 +1,5 @@
 import type { AnyTool, ToolAnnotations } from "@bridle/core";
-import type { Tool as McpToolDefinition } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool as McpToolDefinition } from "@modelcontextprotocol/client";
 import type { McpConnection } from "./connection.js";
 import { inputSchemaFromJson } from "./json-schema.js";
 import { shapeCallResult } from "./result.js";

@@ -16,20 +16,20 @@ export interface LoopbackAuthorizationOptions {
  */
 export function loopbackAuthorization(options: LoopbackAuthorizationOptions): {
   readonly redirectUrl: string;
-  readonly authorize: (server: string, url: URL) => Promise<string>;
+  readonly authorize: (server: string, url: URL) => Promise<URLSearchParams>;
 } {
   const port = options.port ?? 33418;
   const redirectUrl = `http://127.0.0.1:${port}/callback`;
   const authorize = (server: string, url: URL) =>
-    new Promise<string>((resolve, reject) => {
+    new Promise<URLSearchParams>((resolve, reject) => {
       const state = url.searchParams.get("state");
       let timer: NodeJS.Timeout | undefined;
-      const finish = (error: Error | undefined, code?: string) => {
+      const finish = (error: Error | undefined, answer?: URLSearchParams) => {
         clearTimeout(timer);
         listener.close();
         listener.closeAllConnections();
         if (error) reject(error);
-        else resolve(code as string);
+        else resolve(answer as URLSearchParams);
       };
       const listener = createServer((request, response) => {
         const received = new URL(request.url ?? "/", redirectUrl);
@@ -52,7 +52,7 @@ export function loopbackAuthorization(options: LoopbackAuthorizationOptions): {
           finish(
             new Error(`the sign-in redirect for MCP server "${server}" carried no code or a wrong state`),
           );
-        } else finish(undefined, code as string);
+        } else finish(undefined, received.searchParams);
       });
       listener.once("error", (error) => finish(error));
       listener.listen(port, "127.0.0.1", () => {

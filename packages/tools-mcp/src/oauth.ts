@@ -2,27 +2,34 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import {
-  discoverAuthorizationServerMetadata,
-  discoverOAuthProtectedResourceMetadata,
-  type OAuthClientProvider,
-} from "@modelcontextprotocol/sdk/client/auth.js";
-import {
-  ClientCredentialsProvider,
-  PrivateKeyJwtProvider,
-} from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
+  OAuthDiscoveryState,
   OAuthTokens,
-} from "@modelcontextprotocol/sdk/shared/auth.js";
+} from "@modelcontextprotocol/client";
+import {
+  ClientCredentialsProvider,
+  discoverAuthorizationServerMetadata,
+  discoverOAuthProtectedResourceMetadata,
+  type OAuthClientProvider,
+  PrivateKeyJwtProvider,
+} from "@modelcontextprotocol/client";
 
 /** What one server's OAuth session keeps between runs. */
 export interface McpOAuthRecord {
   clientInformation?: OAuthClientInformationMixed;
   tokens?: OAuthTokens;
   codeVerifier?: string;
+  /** Which authorization server the pending sign-in went to, so its answer is checked against it (SEP-2352). */
+  discoveryState?: OAuthDiscoveryState;
 }
+
+/**
+ * What a sign-in brings back: the redirect's query parameters (`code` and `iss`, so the SDK checks which
+ * authorization server answered, RFC 9207), or the bare `code`.
+ */
+export type McpAuthorizationAnswer = URLSearchParams | string;
 
 /** Where OAuth sessions are kept, one per server; the default is a 0600 file per server. */
 export interface McpOAuthStore {
@@ -32,11 +39,13 @@ export interface McpOAuthStore {
 
 export interface McpOAuthOptions {
   /**
-   * Shows the user the authorization URL (opens a browser, or prints it) and resolves with the `code` the
-   * authorization server sent to `redirectUrl`. Without it (and without `clientCredentials`) a server that
-   * needs a user's authorization fails to connect, naming the reason.
+   * Shows the user the authorization URL (opens a browser, or prints it) and resolves with what the
+   * authorization server sent to `redirectUrl`: the redirect's query parameters (preferred: its `iss` is
+   * checked, RFC 9207, which an authorization server that advertises it requires), or the bare `code`.
+   * Without it (and without `clientCredentials`) a server that needs a user's authorization fails to
+   * connect, naming the reason.
    */
-  readonly authorize?: (server: string, authorizationUrl: URL) => Promise<string>;
+  readonly authorize?: (server: string, authorizationUrl: URL) => Promise<McpAuthorizationAnswer>;
   /** Where the authorization server sends the user back (a loopback URL the caller listens on). */
   readonly redirectUrl?: string;
   /** A client registered beforehand, used instead of dynamic registration. */
@@ -112,7 +121,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   readonly #url: string;
   readonly #options: McpOAuthOptions;
   readonly #store: McpOAuthStore;
-  #pendingCode: Promise<string> | undefined;
+  #pendingCode: Promise<McpAuthorizationAnswer> | undefined;
 
   constructor(server: string, url: string, options: McpOAuthOptions) {
     this.#server = server;
@@ -182,16 +191,25 @@ export class McpOAuthProvider implements OAuthClientProvider {
     return verifier;
   }
 
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.#update({ discoveryState: state });
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.#record().discoveryState;
+  }
+
   invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
     const record = this.#record();
+    if (scope === "all" || scope === "discovery") delete record.discoveryState;
     if (scope === "all" || scope === "client") delete record.clientInformation;
     if (scope === "all" || scope === "tokens") delete record.tokens;
     if (scope === "all" || scope === "verifier") delete record.codeVerifier;
     this.#store.save(this.#server, this.#url, record);
   }
 
-  /** The code `authorize` produced for the last redirect, once; undefined when none was asked for. */
-  takeAuthorizationCode(): Promise<string> | undefined {
+  /** What `authorize` produced for the last redirect, once; undefined when none was asked for. */
+  takeAuthorizationCode(): Promise<McpAuthorizationAnswer> | undefined {
     const pending = this.#pendingCode;
     this.#pendingCode = undefined;
     return pending;
@@ -206,12 +224,20 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 }
 
+/** Finishes a sign-in on the transport with what `authorize` brought back (the `iss` checked when given). */
+export function finishAuthorization(
+  transport: { finishAuth(params: URLSearchParams): Promise<void>; finishAuth(code: string): Promise<void> },
+  answer: McpAuthorizationAnswer,
+): Promise<void> {
+  return typeof answer === "string" ? transport.finishAuth(answer) : transport.finishAuth(answer);
+}
+
 /** The provider for one server: the client-credentials grant for machine use, else the user's flow. */
 export function createOAuthProvider(
   server: string,
   url: string,
   options: McpOAuthOptions,
-): OAuthClientProvider & { takeAuthorizationCode?(): Promise<string> | undefined } {
+): OAuthClientProvider & { takeAuthorizationCode?(): Promise<McpAuthorizationAnswer> | undefined } {
   if (options.enterprise) return enterpriseProvider(url, options.enterprise);
   const machine = options.clientCredentials;
   if (machine && "clientSecret" in machine) {

@@ -4,15 +4,15 @@ import type {
   CallToolResult,
   ContentBlock,
   TextResourceContents,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/client";
 import type { McpExchange } from "./exchange.js";
 
 /** What interfaces get beside the model-visible content of an MCP call. */
 export interface McpCallDetails {
   readonly server: string;
   readonly tool: string;
-  /** The tool's `structuredContent`, when it returned one. */
-  readonly structuredContent?: Record<string, unknown>;
+  /** The tool's `structuredContent`, when it returned one (an object; any JSON value from 2026-07-28 on). */
+  readonly structuredContent?: unknown;
   /** Content the model only sees as a placeholder (audio, binary resources). */
   readonly attachments?: readonly {
     readonly type: string;
@@ -41,14 +41,14 @@ export function shapeCallResult(result: CallToolResult, options: ShapeOptions): 
   const attachments: { type: string; mimeType?: string; uri?: string }[] = [];
   const parts: ToolResultContent[] = [];
   for (const block of result.content ?? []) appendBlock(parts, block, attachments);
-  if (parts.length === 0 && result.structuredContent !== undefined) {
+  if (parts.length === 0 && result.structuredContent != null) {
     parts.push({ type: "text", text: JSON.stringify(result.structuredContent) });
   }
   const { content, truncatedChars } = boundText(parts, options.maxOutputChars);
   const details: McpCallDetails = {
     server: options.server,
     tool: options.tool,
-    ...(result.structuredContent === undefined ? {} : { structuredContent: result.structuredContent }),
+    ...(result.structuredContent == null ? {} : { structuredContent: result.structuredContent }),
     ...(attachments.length === 0 ? {} : { attachments }),
     ...(truncatedChars > 0 ? { truncatedChars } : {}),
     ...(options.exchange ? { mcp: options.exchange } : {}),

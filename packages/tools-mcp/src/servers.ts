@@ -1,11 +1,12 @@
-import { type AnyTool, BridleError, errorMessage, mcpToolName, toolSchemaOf } from "@bridle/core";
+import { type AnyTool, BridleError } from "@bridle/core";
 import type {
   CreateMessageResult,
   ElicitResult,
   GetPromptResult,
   LoggingMessageNotification,
   Prompt,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/client";
+import { BackgroundServers, type McpToolSource } from "./background.js";
 import { type McpConfigInput, type McpServerConfig, parseMcpConfig } from "./config.js";
 import {
   type ConnectionStatus,
@@ -13,9 +14,14 @@ import {
   type McpElicitation,
   type McpSamplingRequest,
 } from "./connection.js";
-import { buildMcpTool } from "./mcp-tool.js";
 import type { McpOAuthOptions } from "./oauth.js";
-import { resourceTools } from "./resource-tools.js";
+import {
+  buildToolset,
+  type DiscoveryFailure,
+  type McpWarning,
+  type ServerOutcome,
+  type ToolsetSettings,
+} from "./toolset.js";
 
 export interface McpServersOptions {
   /** The client name servers see in `initialize`. Default "bridle". */
@@ -87,28 +93,8 @@ export interface McpPrompt extends Prompt {
   readonly server: string;
 }
 
-/** Something `discover` changed about a server's tools, naming the server. */
-export interface McpWarning {
-  readonly server: string;
-  readonly code:
-    | "tools_per_server_capped"
-    | "schema_bytes_capped"
-    | "tool_definition_repaired"
-    | "tool_definition_invalid"
-    | "input_schema_unchecked"
-    | "config_ignored";
-  readonly message: string;
-}
-
 const DEFAULT_MAX_TOOLS_PER_SERVER = 128;
 const DEFAULT_MAX_SCHEMA_BYTES = 256 * 1024;
-
-/** A server or tool that did not make it into the tool list, and why. */
-export interface DiscoveryFailure {
-  readonly server: string;
-  readonly code: "connect_failed" | "duplicate_tool";
-  readonly message: string;
-}
 
 export interface Discovery {
   readonly tools: readonly AnyTool[];
@@ -129,8 +115,9 @@ export class McpServers implements AsyncDisposable {
   readonly #connections: McpConnection[];
   readonly #options: McpServersOptions;
   readonly #listeners = new Set<(server: string) => void>();
-  // What the config held that is not used, told by the first discover().
+  // What the config held that is not used, told by the first discover() or background().
   #configWarnings: McpWarning[] = [];
+  #background: BackgroundServers | undefined;
 
   constructor(config: McpConfigInput | string, options: McpServersOptions = {}) {
     this.#options = options;
@@ -147,6 +134,7 @@ export class McpServers implements AsyncDisposable {
       maxCallMs: options.maxCallMs ?? 600_000,
       onStderr: options.onStderr,
       onToolsChanged: (server: string) => {
+        void this.#background?.refresh(server);
         for (const listener of this.#listeners) listener(server);
         options.onListChanged?.(server, "tools");
       },
@@ -182,85 +170,44 @@ export class McpServers implements AsyncDisposable {
    * fails and a tool whose name collides are reported in `failures`, never dropped silently.
    */
   async discover(): Promise<Discovery> {
-    const settled = await Promise.allSettled(
-      this.#connections.map(async (connection) => ({
-        connection,
-        tools: await connection.tools(),
-        hasResources: await connection.hasResources(),
-      })),
+    const outcomes: ServerOutcome[] = await Promise.all(
+      this.#connections.map(async (connection) => {
+        try {
+          return {
+            connection,
+            tools: await connection.tools(),
+            hasResources: await connection.hasResources(),
+          };
+        } catch (error) {
+          return { connection, error };
+        }
+      }),
     );
-    const failures: DiscoveryFailure[] = [];
     const warnings: McpWarning[] = [];
     const warn = (warning: McpWarning) => {
       warnings.push(warning);
       this.#options.onWarning?.(warning);
     };
     for (const warning of this.#configWarnings.splice(0)) warn(warning);
-    const tools: AnyTool[] = [];
-    const origins = new Map<string, string>();
-    const withResources: McpConnection[] = [];
-    const maxOutputChars = this.#options.maxOutputChars ?? 50_000;
-    const maxTools = this.#options.maxToolsPerServer ?? DEFAULT_MAX_TOOLS_PER_SERVER;
-    const budget = new SchemaBudget(this.#options.maxSchemaBytes ?? DEFAULT_MAX_SCHEMA_BYTES);
-    const add = (tool: AnyTool, server: string, origin: string): boolean => {
-      const earlier = origins.get(tool.name);
-      if (earlier !== undefined) {
-        failures.push({
-          server,
-          code: "duplicate_tool",
-          message: `${origin} would be named "${tool.name}", which ${earlier} already has; it was not added. Rename the server in the config to tell them apart.`,
-        });
-        return true;
-      }
-      if (!budget.take(tool)) return false;
-      origins.set(tool.name, origin);
-      tools.push(tool);
-      return true;
-    };
-    settled.forEach((outcome, index) => {
-      const connection = this.#connections[index] as McpConnection;
-      const server = connection.name;
-      if (outcome.status === "rejected") {
-        failures.push({ server, code: "connect_failed", message: errorMessage(outcome.reason) });
-        return;
-      }
-      if (outcome.value.hasResources) withResources.push(connection);
-      for (const note of connection.listingNotes()) warn({ server, ...note });
-      const offered = [...outcome.value.tools].sort((a, b) =>
-        a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-      );
-      if (offered.length > maxTools) {
-        warn({
-          server,
-          code: "tools_per_server_capped",
-          message: `MCP server "${server}" offers ${offered.length} tools; only the first ${maxTools} by name are used (maxToolsPerServer)`,
-        });
-      }
-      const left: string[] = [];
-      for (const definition of offered.slice(0, maxTools)) {
-        const built = buildMcpTool(mcpToolName(server, definition.name), connection, definition, {
-          maxOutputChars,
-          requiresApproval: this.#approval(server, definition.name),
-        });
-        if (!add(built.tool, server, `tool "${definition.name}" of MCP server "${server}"`)) {
-          left.push(definition.name);
-        } else if (built.warning) {
-          warn({
-            server,
-            code: "input_schema_unchecked",
-            message: `MCP server "${server}", tool "${definition.name}": ${built.warning}`,
-          });
-        }
-      }
-      if (left.length > 0) warn(budget.warning(server, left));
-    });
-    if (this.#options.resources !== false) {
-      for (const tool of resourceTools(withResources, maxOutputChars)) {
-        const server = withResources.map((c) => c.name).join(", ");
-        if (!add(tool, server, `the built-in MCP resource tool`)) warn(budget.warning(server, [tool.name]));
-      }
-    }
+    const { tools, failures } = buildToolset(outcomes, this.#toolsetSettings(), warn);
     return { tools, failures, warnings };
+  }
+
+  /**
+   * Starts every server now, in the background, and returns the tool source to hand a harness
+   * (`toolSources`): the first model request never waits for a server, and each server's tools are
+   * offered from the first request after it is up. A server that fails is told once, as a
+   * `mcp.server_failed` fact on the run that reads the source next. The same source on every call.
+   */
+  background(): McpToolSource {
+    if (!this.#background) {
+      const told = this.#options.onWarning;
+      for (const warning of this.#configWarnings.splice(0)) told?.(warning);
+      this.#background = new BackgroundServers(this.#connections, this.#toolsetSettings(), (warning) =>
+        told?.(warning),
+      );
+    }
+    return this.#background;
   }
 
   /** Like `discover`, but any failure is an error: a BridleError naming every server and tool at fault. */
@@ -306,36 +253,19 @@ export class McpServers implements AsyncDisposable {
     return this.close();
   }
 
+  #toolsetSettings(): ToolsetSettings {
+    const options = this.#options;
+    return {
+      maxOutputChars: options.maxOutputChars ?? 50_000,
+      maxToolsPerServer: options.maxToolsPerServer ?? DEFAULT_MAX_TOOLS_PER_SERVER,
+      maxSchemaBytes: options.maxSchemaBytes ?? DEFAULT_MAX_SCHEMA_BYTES,
+      resources: options.resources !== false,
+      requiresApproval: (server, tool) => this.#approval(server, tool),
+    };
+  }
+
   #approval(server: string, tool: string): boolean {
     const rule = this.#options.requireApproval;
     return typeof rule === "function" ? rule(server, tool) : rule === true;
-  }
-}
-
-/** The bytes of tool definitions left for MCP tools in every model request. */
-class SchemaBudget {
-  readonly #max: number;
-  // Counted as the JSON array the definitions travel in: its brackets, and a comma after each but the last.
-  #used = 1;
-
-  constructor(max: number) {
-    this.#max = max;
-  }
-
-  /** Counts the tool in if it fits (as the model is sent it); false, and nothing counted, if not. */
-  take(tool: AnyTool): boolean {
-    const bytes = Buffer.byteLength(JSON.stringify(toolSchemaOf(tool))) + 1;
-    if (this.#used + bytes > this.#max) return false;
-    this.#used += bytes;
-    return true;
-  }
-
-  warning(server: string, left: readonly string[]): McpWarning {
-    const named = left.slice(0, 10).join(", ") + (left.length > 10 ? `, and ${left.length - 10} more` : "");
-    return {
-      server,
-      code: "schema_bytes_capped",
-      message: `MCP server "${server}": ${left.length} tool(s) left out to keep MCP tool definitions within ${this.#max} bytes per request (maxSchemaBytes): ${named}`,
-    };
   }
 }

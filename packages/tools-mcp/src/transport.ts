@@ -1,15 +1,14 @@
-import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client, Transport } from "@modelcontextprotocol/client";
 import {
+  SdkHttpError,
+  SSEClientTransport,
   StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+  UnauthorizedError,
+} from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { type HttpServerConfig, isStdioConfig, type McpServerConfig } from "./config.js";
 import { boundedWait, untilAborted } from "./in-flight.js";
-import type { createOAuthProvider } from "./oauth.js";
+import { type createOAuthProvider, finishAuthorization, type McpAuthorizationAnswer } from "./oauth.js";
 import { descendantPids, stopProcesses } from "./processes.js";
 
 export type TransportKind = "stdio" | "streamable-http" | "sse";
@@ -34,10 +33,14 @@ export interface Wire {
   /** The protocol version `initialize` settled on. */
   protocolVersion(): string | undefined;
   /**
-   * Runs `start` (which must send one request synchronously, as the SDK's request methods do before their
-   * first await) and tells `onId` the id that request went out with.
+   * Runs `start` and tells `onId` the id of the first request it sends that `matches` (its method and
+   * params): the SDK may await before it sends, so requests are matched, in the order `sending` was called.
    */
-  sending<T>(onId: (id: string) => void, start: () => T): T;
+  sending<T>(
+    matches: (method: string, params: unknown) => boolean,
+    onId: (id: string) => void,
+    start: () => Promise<T>,
+  ): Promise<T>;
 }
 
 export interface OpenOptions {
@@ -74,10 +77,13 @@ export async function openClient(config: McpServerConfig, options: OpenOptions):
 
 /** The SDK sent the user to authorize; the handshake ends here and starts again with the code. */
 class AuthorizationPending extends Error {
-  readonly code: Promise<string>;
-  readonly finish: (code: string) => Promise<void>;
+  readonly code: Promise<McpAuthorizationAnswer>;
+  readonly finish: (code: McpAuthorizationAnswer) => Promise<void>;
 
-  constructor(code: Promise<string>, finish: (code: string) => Promise<void>) {
+  constructor(
+    code: Promise<McpAuthorizationAnswer>,
+    finish: (code: McpAuthorizationAnswer) => Promise<void>,
+  ) {
     super("waiting for the user to authorize");
     this.code = code;
     this.finish = finish;
@@ -117,10 +123,17 @@ async function connect(
   cleanUp: () => Promise<unknown> = () => client.close(),
 ) {
   const wire = watchWire(transport);
+  const connecting = client.connect(transport, { timeout: Math.max(deadline - Date.now(), 1) });
   try {
-    await untilAborted(client.connect(transport, { timeout: Math.max(deadline - Date.now(), 1) }), signal);
+    await untilAborted(connecting, signal);
   } catch (error) {
     await boundedWait(cleanUp(), CLOSE_STEP_MS);
+    // A handshake given up during the 2026-07-28 probe ends once the SDK has reaped the probe's own
+    // process (on stdio, a sibling of the session's): wait for that, so nothing is left running.
+    await boundedWait(
+      connecting.catch(() => {}),
+      CLOSE_STEP_MS,
+    );
     throw error;
   }
   return wire;
@@ -133,7 +146,8 @@ async function openWithin(
   deadline: number,
 ): Promise<OpenedClient> {
   if (isStdioConfig(config)) {
-    const transport = new PidRecordingStdioTransport({
+    // Exactly the SDK's class: only on it does the 2026-07-28 probe run in a sibling process.
+    const transport = new StdioClientTransport({
       command: config.command,
       args: config.args,
       env: config.env,
@@ -145,15 +159,19 @@ async function openWithin(
     // The client's own close waits for the process to exit, which a hung server never does: stop it
     // (and what it started) first, so a failed start leaves nothing running.
     const stopAll = async () => {
-      // A handshake given up at once may come before start() returned and recorded the pid.
-      const pid = transport.startedPid ?? transport.pid ?? undefined;
+      // A handshake given up at once may come before the session process was started (during the probe).
+      const pid = transport.pid ?? undefined;
       const strays = pid === undefined ? [] : [pid, ...(await descendantPids(pid))];
       // Within CLOSE_STEP_MS, so the SIGKILL is sent before the cleanup is abandoned.
       await stopProcesses(strays, 1_000);
+      // The transport itself, too: during the 2026-07-28 probe the client does not hold it yet, and closing
+      // it is what ends the probe (and its sibling process).
+      await transport.close();
       await client.close();
     };
     const { flush, wire } = await connect(client, transport, signal, deadline, stopAll);
-    return { client, transport, kind: "stdio", pid: transport.startedPid, flush, wire };
+    // Read now: the SDK's transport forgets the child's pid as soon as it is closed.
+    return { client, transport, kind: "stdio", pid: transport.pid ?? undefined, flush, wire };
   }
   const http = config as HttpServerConfig;
   const url = new URL(http.url);
@@ -170,8 +188,8 @@ async function openWithin(
       return { client, transport, kind: "streamable-http", pid: undefined, flush, wire };
     } catch (error) {
       const code = error instanceof UnauthorizedError ? auth?.takeAuthorizationCode?.() : undefined;
-      if (code) throw new AuthorizationPending(code, (value) => transport.finishAuth(value));
-      const status = error instanceof StreamableHTTPError ? error.code : undefined;
+      if (code) throw new AuthorizationPending(code, (value) => finishAuthorization(transport, value));
+      const status = error instanceof SdkHttpError ? error.status : undefined;
       if (status === 401 || status === 403) {
         // Credentials, not an old server: SSE would be refused the same way.
         throw new Error(`the server refused the request (HTTP ${status}); check the configured headers`, {
@@ -190,16 +208,6 @@ async function openWithin(
     }
   }
   return openSse(url, requestInit, options, signal, deadline);
-}
-
-/** Remembers the child's pid, which the SDK's transport forgets as soon as it is closed. */
-class PidRecordingStdioTransport extends StdioClientTransport {
-  startedPid: number | undefined;
-
-  override async start(): Promise<void> {
-    await super.start();
-    this.startedPid = this.pid ?? undefined;
-  }
 }
 
 async function openSse(
@@ -228,13 +236,15 @@ export const CLOSE_STEP_MS = 2_000;
  */
 function watchWire(transport: Transport): { flush: () => Promise<void>; wire: Wire } {
   const pending = new Set<Promise<void>>();
-  let onRequestId: ((id: string) => void) | undefined;
+  // Requests waiting to learn their id, oldest first.
+  const waiting: { matches: (method: string, params: unknown) => boolean; onId: (id: string) => void }[] = [];
   let version: string | undefined;
   const send = transport.send.bind(transport);
   transport.send = (message, sendOptions) => {
-    if ("id" in message && "method" in message && onRequestId) {
-      onRequestId(String(message.id));
-      onRequestId = undefined;
+    if ("id" in message && "method" in message) {
+      const index = waiting.findIndex((entry) => entry.matches(message.method, message.params));
+      const [entry] = index === -1 ? [] : waiting.splice(index, 1);
+      entry?.onId(String(message.id));
     }
     const sent = send(message, sendOptions);
     if ("id" in message) return sent;
@@ -258,12 +268,14 @@ function watchWire(transport: Transport): { flush: () => Promise<void>; wire: Wi
     },
     wire: {
       protocolVersion: () => version,
-      sending: (onId, start) => {
-        onRequestId = onId;
+      sending: async (matches, onId, start) => {
+        const entry = { matches, onId };
+        waiting.push(entry);
         try {
-          return start();
+          return await start();
         } finally {
-          onRequestId = undefined;
+          const index = waiting.indexOf(entry);
+          if (index !== -1) waiting.splice(index, 1);
         }
       },
     },

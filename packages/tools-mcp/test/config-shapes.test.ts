@@ -98,7 +98,7 @@ describe("config shapes", () => {
     ]);
   });
 
-  it("Gemini CLI's httpUrl (Streamable HTTP) and url; its tool filters reported as not used", () => {
+  it("Gemini CLI's httpUrl (Streamable HTTP) and url; its tool filters kept as the server's filter", () => {
     const { servers, ignored } = parse({
       mcpServers: {
         streamable: { httpUrl: "https://example.test/mcp", timeout: 5000, trust: true },
@@ -110,10 +110,66 @@ describe("config shapes", () => {
       url: "https://example.test/mcp",
       timeout: 5000,
     });
-    expect(servers.sse).toMatchObject({ url: "https://example.test/sse" });
+    expect(servers.sse).toMatchObject({ url: "https://example.test/sse", toolFilter: { include: ["a"] } });
     expect(ignored.map(([, message]) => message)).toEqual([
       'MCP server "streamable": the key "trust" is not used',
-      'MCP server "sse": the key "includeTools" is not used',
+    ]);
+  });
+
+  it("Codex's mcp_servers (config.toml, parsed): headers from variables, tool timeout, unused keys reported", () => {
+    const { servers, ignored } = parse({
+      mcp_servers: {
+        remote: {
+          url: "https://example.test/mcp",
+          bearer_token_env_var: "HOME_TOKEN",
+          http_headers: { "X-Team": "core" },
+          env_http_headers: { "X-Token": "HOME_TOKEN" },
+          tool_timeout_sec: 2.5,
+          startup_timeout_sec: 20,
+        },
+        local: { command: "server", args: ["--x"], env: { A: "b" }, enabled_tools: ["read"] },
+      },
+    });
+    expect(servers.remote).toMatchObject({
+      url: "https://example.test/mcp",
+      headers: { Authorization: "Bearer t", "X-Team": "core", "X-Token": "t" },
+      timeout: 2500,
+    });
+    expect(servers.local).toMatchObject({
+      command: "server",
+      args: ["--x"],
+      toolFilter: { include: ["read"] },
+    });
+    expect(ignored).toEqual([["remote", 'MCP server "remote": the key "startup_timeout_sec" is not used']]);
+    expect(() =>
+      parse({ mcp_servers: { remote: { url: "https://x.test", bearer_token_env_var: "UNSET" } } }),
+    ).toThrow(/mcp_servers\.remote\.headers\.Authorization uses \$\{UNSET\}, which is not set/);
+  });
+
+  it("opencode's mcp: local command arrays and remote URLs; its other top-level keys reported", () => {
+    const { servers, ignored } = parse({
+      $schema: "https://opencode.ai/config.json",
+      model: "anthropic/claude",
+      mcp: {
+        local: { type: "local", command: ["npx", "-y", "server"], environment: { A: "${HOME_TOKEN}" } },
+        remote: { type: "remote", url: "https://example.test/mcp", headers: { K: "v" }, oauth: false },
+      },
+      tools: { "local_*": false },
+    });
+    expect(servers.local).toMatchObject({
+      command: "npx",
+      args: ["-y", "server"],
+      env: { A: "t" },
+      toolFilter: { globs: [["local_*", false]] },
+    });
+    expect(servers.remote).toMatchObject({
+      type: "http",
+      url: "https://example.test/mcp",
+      headers: { K: "v" },
+    });
+    expect(ignored).toEqual([
+      ["(config)", 'the top-level key "model" is not used'],
+      ["remote", 'MCP server "remote": the key "oauth" is not used'],
     ]);
   });
 

@@ -10,7 +10,22 @@ import { describe, expect, it } from "vitest";
 
 const PACKAGE = fileURLToPath(new URL("../", import.meta.url));
 const DIST = join(PACKAGE, "dist/index.js");
-const SUITE = join(PACKAGE, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
+/**
+ * The suites: 0.1.16, the current release (2025-03-26 to 2025-11-25), and the 0.2.0 pre-release, which
+ * carries the 2026-07-28 scenarios (installed under an alias, beside the other).
+ */
+const SUITES = [
+  {
+    version: "0.1.16",
+    path: join(PACKAGE, "node_modules/@modelcontextprotocol/conformance/dist/index.js"),
+    expectedFailures: "test/conformance/expected-failures.yml",
+  },
+  {
+    version: "0.2.0-alpha.12",
+    path: join(PACKAGE, "node_modules/mcp-conformance-2026/dist/index.js"),
+    expectedFailures: "test/conformance/expected-failures-2026.yml",
+  },
+] as const;
 
 function newestSource(dir: string): number {
   let newest = 0;
@@ -28,9 +43,9 @@ const stale = !existsSync(DIST)
     : undefined;
 if (stale) console.warn(`conformance suite skipped: ${stale}; run the package's build first`);
 
-function suite(args: readonly string[]): Promise<{ code: number | null; log: string }> {
+function suite(path: string, args: readonly string[]): Promise<{ code: number | null; log: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SUITE, ...args], {
+    const child = spawn(process.execPath, [path, ...args], {
       cwd: PACKAGE,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -47,33 +62,40 @@ function suite(args: readonly string[]): Promise<{ code: number | null; log: str
 }
 
 describe.skipIf(stale !== undefined)("MCP client conformance (@modelcontextprotocol/conformance)", () => {
-  it("passes every client scenario but the expected failures", async () => {
-    const listed = (await suite(["list"])).log;
-    const clientPart = listed.slice(listed.indexOf("Client scenarios"));
-    const scenarios = [...clientPart.matchAll(/^\s+- (\S+) \[/gm)].map((match) => match[1] as string);
-    expect(scenarios.length).toBeGreaterThanOrEqual(26);
-    const output = await mkdtemp(join(tmpdir(), "bridle-mcp-conformance-"));
-    const outcomes: string[] = [];
-    try {
-      // One scenario at a time: sse-retry checks the client's reconnect delay against the clock, which
-      // the suite's default of all scenarios at once on a busy machine would put off.
-      for (const scenario of scenarios) {
-        const run = await suite([
-          "client",
-          "--command",
-          `${JSON.stringify(process.execPath)} test/conformance/client.mjs`,
-          "--scenario",
-          scenario,
-          "--expected-failures",
-          "test/conformance/expected-failures.yml",
-          "-o",
-          output,
-        ]);
-        if (run.code !== 0) outcomes.push(`${scenario}:\n${run.log.slice(-2000)}`);
+  it.each(SUITES)(
+    "$version: passes every client scenario but the expected failures",
+    async ({ path, expectedFailures }) => {
+      const listed = (await suite(path, ["list"])).log;
+      const clientPart = listed.slice(
+        listed.indexOf("Client scenarios"),
+        listed.indexOf("\n\n", listed.indexOf("Client scenarios")),
+      );
+      const scenarios = [...clientPart.matchAll(/^\s+- (\S+) \[/gm)].map((match) => match[1] as string);
+      expect(scenarios.length).toBeGreaterThanOrEqual(26);
+      const output = await mkdtemp(join(tmpdir(), "bridle-mcp-conformance-"));
+      const outcomes: string[] = [];
+      try {
+        // One scenario at a time: sse-retry checks the client's reconnect delay against the clock, which
+        // the suite's default of all scenarios at once on a busy machine would put off.
+        for (const scenario of scenarios) {
+          const run = await suite(path, [
+            "client",
+            "--command",
+            `${JSON.stringify(process.execPath)} test/conformance/client.mjs`,
+            "--scenario",
+            scenario,
+            "--expected-failures",
+            expectedFailures,
+            "-o",
+            output,
+          ]);
+          if (run.code !== 0) outcomes.push(`${scenario}:\n${run.log.slice(-2000)}`);
+        }
+        expect(outcomes).toEqual([]);
+      } finally {
+        await rm(output, { recursive: true, force: true });
       }
-      expect(outcomes).toEqual([]);
-    } finally {
-      await rm(output, { recursive: true, force: true });
-    }
-  }, 300_000);
+    },
+    600_000,
+  );
 });

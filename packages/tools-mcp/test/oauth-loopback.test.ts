@@ -29,15 +29,19 @@ const browser = async (_server: string, url: URL) => {
 };
 
 describe("loopbackAuthorization", () => {
-  it("receives the code on the loopback redirect", async () => {
+  it("receives the code on the loopback redirect, with the issuer that sent it", async () => {
     const flow = loopbackAuthorization({ open: browser, port: await freePort() });
     const endpoint = await authorizationServer((redirect, state) => {
       redirect.searchParams.set("code", "the-code");
+      redirect.searchParams.set("iss", "https://auth.example.test");
       if (state) redirect.searchParams.set("state", state);
       return redirect;
     });
     const url = new URL(`${endpoint}?state=s1&redirect_uri=${encodeURIComponent(flow.redirectUrl)}`);
-    expect(await flow.authorize("github", url)).toBe("the-code");
+    const answer = await flow.authorize("github", url);
+    expect(answer.get("code")).toBe("the-code");
+    // Handed on whole, so the SDK checks which authorization server answered (RFC 9207).
+    expect(answer.get("iss")).toBe("https://auth.example.test");
   });
 
   it("refuses a redirect whose state differs, and reports a refusal", async () => {
