@@ -20,12 +20,16 @@ export interface CliFlags {
   /** `bridle runs reject`: what the model is told. */
   readonly reason?: string;
   readonly maxTurns?: string;
+  /** Seconds of silence from the provider before an attempt is abandoned. */
+  readonly idleTimeout?: string;
   readonly editFormat?: string;
   readonly profile?: string;
   readonly sandbox?: string;
   /** read-only | workspace | ask | full-access (tools-shell's PermissionMode). */
   readonly permissionMode?: string;
   readonly mcp?: string;
+  /** background | wait: whether the first model request waits for the MCP servers. */
+  readonly mcpStartup?: string;
   readonly skills?: string;
   readonly config?: string;
   readonly yes?: boolean;
@@ -96,6 +100,8 @@ const OPTIONS = {
   profile: { type: "string" },
   sandbox: { type: "string" },
   "permission-mode": { type: "string" },
+  "mcp-startup": { type: "string" },
+  "idle-timeout": { type: "string" },
   mcp: { type: "string" },
   skills: { type: "string" },
   config: { type: "string" },
@@ -144,6 +150,11 @@ const RUN_OPTIONS = `Options:
                                                           read-only asks
                                               full-access no sandbox and no approvals
   --mcp FILE                                MCP servers ({"mcpServers": {...}})
+  --idle-timeout SECONDS                    longest silence from the provider before an attempt is abandoned
+                                            and retried (default 120)
+  --mcp-startup background|wait            background (default): the first request leaves at once and a
+                                            server's tools join once it is ready; wait: every server is
+                                            ready before the first request (scripts whose first turn needs them)
   --skills DIR                              folder of SKILL.md skills
   --config FILE                             config file (default: bridle.config.json|yaml here or in ~/.config/bridle)
   -y, --yes                                 answer yes to every approval the mode asks for (runs outside
@@ -263,6 +274,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     sandbox: values.sandbox,
     permissionMode: values["permission-mode"],
     mcp: values.mcp,
+    mcpStartup: values["mcp-startup"],
+    idleTimeout: values["idle-timeout"],
     skills: values.skills,
     config: values.config,
     yes: values.yes,

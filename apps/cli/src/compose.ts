@@ -8,6 +8,7 @@ import {
   Harness,
   type Model,
   type SessionStore,
+  type ToolSource,
   type Usage,
   Workspace,
 } from "@bridle/core";
@@ -19,7 +20,7 @@ import { oneLine, visible } from "./display-text.js";
 import { type Kit, prepareKit } from "./kit.js";
 import { type McpInteraction, mcpInteraction } from "./mcp-interactive.js";
 import type { McpPromptSource } from "./mcp-prompts.js";
-import { shellRules, toolsForMode } from "./permission-tools.js";
+import { shellRules, sourceForMode, toolsForMode } from "./permission-tools.js";
 import { profileToolset, readOnlyNames, type ToolChoice, toolChoice } from "./profile.js";
 
 export interface Toolset {
@@ -34,6 +35,8 @@ export interface Toolset {
   readonly mcpPrompts?: McpPromptSource;
   /** The permission mode in force and what bounds the commands: said once at start. */
   readonly permissions: string;
+  /** Tools that join once ready (MCP servers started in the background), read before each model request. */
+  readonly toolSources: readonly ToolSource[];
   close(): Promise<void>;
 }
 
@@ -53,12 +56,21 @@ export interface Agent {
 
 export const SYSTEM_PROMPT = `You are a coding agent working in the user's repository (the workspace). Read before you edit, keep changes minimal and in scope, run the relevant checks after editing, and end with a short account of what you changed and what the checks showed. Paths are relative to the workspace root. Never read secrets (.env files, keys, credentials).`;
 
+/**
+ * How MCP servers join: "wait" lists every server's tools before the agent starts (`bridle tools list`,
+ * durable runs, whose tool set is fixed); "background" lets the first model request leave at once and adds
+ * each server's tools from the request after it is ready (`bridle run`, the interactive session).
+ */
+export type McpStart = "wait" | "background";
+
 export async function composeTools(
   settings: Settings,
   codingChoice: CodingChoice = DEFAULT_CODING,
   interaction?: McpInteraction,
+  mcpStart: McpStart = "wait",
 ): Promise<Toolset> {
   const tools: AnyTool[] = [];
+  const toolSources: ToolSource[] = [];
   const closers: (() => Promise<void>)[] = [];
   const { createFsTools } = await import("@bridle/tools-fs");
   // One read tracker for every file tool of the profile: a file read in a run may then be edited or patched.
@@ -118,17 +130,23 @@ export async function composeTools(
     });
     closers.push(() => servers.close());
     mcpPrompts = servers;
-    try {
-      tools.push(...(await servers.tools()));
-    } catch (error) {
-      await servers.close();
-      throw new CliError(`MCP servers from ${settings.mcp}: ${(error as Error).message}`);
+    if (mcpStart === "background") {
+      // A server that fails says so once, as a fact on the run's stream (run-view.ts prints it).
+      toolSources.push(sourceForMode(servers.background(), settings.permissionMode));
+    } else {
+      try {
+        tools.push(...(await servers.tools()));
+      } catch (error) {
+        await servers.close();
+        throw new CliError(`MCP servers from ${settings.mcp}: ${(error as Error).message}`);
+      }
     }
   }
   return {
     tools: toolsForMode(tools, settings.permissionMode),
     ...(mcpPrompts ? { mcpPrompts } : {}),
     permissions: shell.environment.describeMode(),
+    toolSources,
     hooks,
     choice,
     instructions: [coding?.instructions, instructions].filter(Boolean).join("\n\n"),
@@ -189,6 +207,7 @@ export async function createModel(settings: Settings): Promise<CostedModel> {
           model: settings.model,
           ...(settings.models ? { models: settings.models } : {}),
           ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}),
+          ...(settings.idleTimeout ? { idleTimeoutMs: settings.idleTimeout * 1000 } : {}),
         });
       }
       case "openai-chat": {
@@ -197,6 +216,7 @@ export async function createModel(settings: Settings): Promise<CostedModel> {
           model: settings.model,
           ...(settings.models ? { models: settings.models } : {}),
           ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}),
+          ...(settings.idleTimeout ? { idleTimeoutMs: settings.idleTimeout * 1000 } : {}),
         });
       }
       case "anthropic": {
@@ -205,6 +225,7 @@ export async function createModel(settings: Settings): Promise<CostedModel> {
           model: settings.model,
           ...(settings.models ? { models: settings.models } : {}),
           ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}),
+          ...(settings.idleTimeout ? { idleTimeoutMs: settings.idleTimeout * 1000 } : {}),
         });
       }
     }
@@ -250,7 +271,7 @@ export async function composeAgent(
   };
   const [model, toolset, opened, kit] = await Promise.all([
     createModel(settings),
-    composeTools(settings, coding, interaction),
+    composeTools(settings, coding, interaction, settings.mcpStartup),
     openStore(settings),
     prepareKit(settings, (name) => createModel({ ...settings, model: name }), warnLine),
   ]);
@@ -263,6 +284,7 @@ export async function composeAgent(
         {
           model: chosen,
           tools: toolset.tools,
+          toolSources: toolset.toolSources,
           system: toolset.instructions ? `${SYSTEM_PROMPT}\n\n${toolset.instructions}` : SYSTEM_PROMPT,
           hooks: toolset.hooks,
           workspace: new Workspace(settings.cwd),

@@ -49,6 +49,10 @@ const settingsShape = {
     .strict()
     .optional(),
   mcp: z.string().min(1).optional(),
+  // Whether the first model request waits for the MCP servers (compose.ts's McpStart).
+  mcpStartup: z.enum(["background", "wait"]).default("background"),
+  // Seconds of silence from the provider's stream before an attempt is abandoned (provider-kit's idleTimeoutMs).
+  idleTimeout: z.coerce.number().positive().max(86_400).optional(),
   skills: z.string().min(1).optional(),
   yes: z.boolean().default(false),
   json: z.boolean().default(false),
@@ -84,6 +88,8 @@ export const WORKSPACE_SETTING_RISK = {
   permissionMode: "user-only",
   permissions: "user-only",
   mcp: "sensitive", // starts the commands it names
+  mcpStartup: "harmless",
+  idleTimeout: "harmless",
   skills: "sensitive", // skills carry scripts the agent runs
   yes: "sensitive", // approves every call
   json: "harmless",

@@ -2,7 +2,7 @@
 // shell commands, and the user's own shell rules. The shell tools, and the tools that run commands through
 // their environment (run_check, skill_run), apply the mode per call themselves (tools-shell's permission
 // table): they are the tools with a per-call `needsApproval`, and are left as they are here.
-import type { AnyTool } from "@bridle/core";
+import type { AnyTool, ToolSource } from "@bridle/core";
 import type { PolicyRule } from "@bridle/tools-shell";
 import type { Settings } from "./config.js";
 
@@ -23,6 +23,27 @@ export function toolsForMode(tools: readonly AnyTool[], mode: PermissionModeName
   return tools.map((tool) =>
     judgesItself(tool) || tool.annotations?.requires_approval === true ? tool : askFirst(tool),
   );
+}
+
+/**
+ * A tool source (MCP servers joining in the background) under the same mode: each tool it offers is
+ * filtered or wrapped once, so the harness sees the same object on every request.
+ */
+export function sourceForMode(source: ToolSource, mode: PermissionModeName): ToolSource {
+  if (mode === "workspace" || mode === "full-access") return source;
+  const seen = new WeakMap<AnyTool, AnyTool | null>();
+  const shown = (tool: AnyTool): AnyTool | null => {
+    let out = seen.get(tool);
+    if (out === undefined) {
+      out = toolsForMode([tool], mode)[0] ?? null;
+      seen.set(tool, out);
+    }
+    return out;
+  };
+  return {
+    tools: () => source.tools().flatMap((tool) => shown(tool) ?? []),
+    ...(source.takeFacts ? { takeFacts: () => source.takeFacts?.() ?? [] } : {}),
+  };
 }
 
 /** The same tool, asking first: its prototype kept, so a tool that is a class instance still works. */

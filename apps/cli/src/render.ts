@@ -1,4 +1,5 @@
 import type { RunEvent, Usage } from "@bridle/core";
+import { oneLine, terminalJson, visible } from "./display-text.js";
 
 export interface Output {
   write(text: string): void;
@@ -20,7 +21,9 @@ const red = (on: boolean, text: string) => (on ? `\x1b[31m${text}\x1b[39m` : tex
 
 /**
  * Human rendering of a run: the answer streams to stdout; tool calls, their results, usage and notices go
- * to stderr, one compact line each, so `bridle run … > answer.txt` captures only the answer.
+ * to stderr, one compact line each, so `bridle run … > answer.txt` captures only the answer. Every text the
+ * run carries (the model's, tools', servers') is shown with its control characters escaped
+ * (display-text.ts); the only escape sequences written are this file's own colours.
  */
 export class HumanRenderer {
   readonly #o: RenderOptions;
@@ -43,17 +46,17 @@ export class HumanRenderer {
         break;
       case "model_warning":
         this.#endLine();
-        stderr.write(dim(terminal, `warning: ${event.message}\n`));
+        stderr.write(dim(terminal, `warning: ${visible(event.message)}\n`));
         break;
       case "text_delta":
-        this.#o.stdout.write(event.delta);
+        this.#o.stdout.write(visible(event.delta));
         this.#atLineStart = event.delta.endsWith("\n");
         break;
       case "tool_call_requested":
         this.#endLine();
-        this.#running.set(event.toolCall.id, { name: event.toolCall.name, started: Date.now() });
+        this.#running.set(event.toolCall.id, { name: oneLine(event.toolCall.name, 80), started: Date.now() });
         stderr.write(
-          `${dim(terminal, "→")} ${event.toolCall.name} ${summarizeArguments(event.toolCall.arguments)}\n`,
+          `${dim(terminal, "→")} ${oneLine(event.toolCall.name, 80)} ${summarizeArguments(event.toolCall.arguments)}\n`,
         );
         this.#startHeartbeat();
         break;
@@ -65,10 +68,11 @@ export class HumanRenderer {
           .join("");
         const firstLine = oneLine(commandSummary(text) ?? text, 100);
         const took = `${Math.round(event.durationMs)} ms`;
+        const name = oneLine(event.result.toolName, 80);
         stderr.write(
           event.result.isError
-            ? `${red(terminal, "✗")} ${event.result.toolName} ${dim(terminal, took)} ${firstLine}\n`
-            : `${dim(terminal, "✓")} ${event.result.toolName} ${dim(terminal, took)} ${dim(terminal, firstLine)}\n`,
+            ? `${red(terminal, "✗")} ${name} ${dim(terminal, took)} ${firstLine}\n`
+            : `${dim(terminal, "✓")} ${name} ${dim(terminal, took)} ${dim(terminal, firstLine)}\n`,
         );
         break;
       }
@@ -87,6 +91,16 @@ export class HumanRenderer {
         );
         break;
       }
+      case "model_retry":
+        this.#endLine();
+        // The kind of failure only: its message is said once, by the stopped: line if the retries run out.
+        stderr.write(
+          dim(
+            terminal,
+            `retrying (${event.attempt}/${event.maxAttempts}) in ${seconds(event.delayMs)}… (${retryCause(event.error)})\n`,
+          ),
+        );
+        break;
       case "limit_warning":
         stderr.write(
           dim(terminal, `notice: ${event.used} of ${event.max} ${event.limit.replace("_", " ")} used\n`),
@@ -105,7 +119,9 @@ export class HumanRenderer {
       case "run_failed":
         this.#endLine();
         this.#stopHeartbeat();
-        stderr.write(`${red(terminal, "stopped:")} ${event.stopReason}: ${event.error.message}\n`);
+        stderr.write(
+          `${red(terminal, "stopped:")} ${event.stopReason}: ${oneLine(event.error.message, 600)}\n`,
+        );
         break;
       default:
         break;
@@ -119,7 +135,8 @@ export class HumanRenderer {
   #totalCost(): string {
     // Never a guess: a model without a price says so rather than showing a neighbour's figure or none.
     if (!this.#o.cost) return "";
-    if (!this.#turnTokens.costKnown) return ` · cost unknown: no price for ${this.#model || "this model"}`;
+    if (!this.#turnTokens.costKnown)
+      return ` · cost unknown: no price for ${this.#model ? oneLine(this.#model, 80) : "this model"}`;
     return this.#turnTokens.cost > 0 ? ` · $${this.#turnTokens.cost.toFixed(4)}` : "";
   }
 
@@ -150,7 +167,10 @@ export class HumanRenderer {
   }
 }
 
-/** A short view of a call's arguments: the path or command when there is one, else the JSON, cut. */
+/**
+ * A short view of a call's arguments: the path or command when there is one, else the JSON, cut, on one
+ * line with its control characters escaped (the approval prompt shows it too).
+ */
 export function summarizeArguments(raw: string): string {
   try {
     const args = JSON.parse(raw) as Record<string, unknown>;
@@ -184,9 +204,22 @@ function commandSummary(text: string): string | undefined {
   }
 }
 
-function oneLine(text: string, max: number): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length <= max ? line : `${line.slice(0, max)}…`;
+const RETRY_CAUSES: Readonly<Record<string, string>> = {
+  rate_limit: "rate limited",
+  server: "server error",
+  timeout: "no answer",
+  network: "connection failed",
+};
+
+function retryCause(error: { readonly code: string; readonly status?: number }): string {
+  const words = RETRY_CAUSES[error.code] ?? oneLine(error.code, 40);
+  return error.status === undefined ? words : `${words} ${error.status}`;
+}
+
+/** A wait as a person reads it: tenths under ten seconds, whole seconds above. */
+function seconds(ms: number): string {
+  const s = ms / 1000;
+  return s < 10 ? `${Number(s.toFixed(1))} s` : `${Math.round(s)} s`;
 }
 
 function usageLine(usage: Usage): string {
@@ -202,7 +235,7 @@ function costText(cost: number | undefined): string {
   return cost === undefined ? " · cost unknown" : ` · $${cost.toFixed(4)}`;
 }
 
-/** JSON lines: one event per line, exactly as the run emitted it. */
+/** JSON lines: one event per line, exactly as the run emitted it (parsed back, the same strings). */
 export function jsonLine(event: RunEvent): string {
-  return `${JSON.stringify(event)}\n`;
+  return `${terminalJson(event)}\n`;
 }

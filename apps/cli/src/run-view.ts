@@ -12,7 +12,7 @@ import {
   textOf,
 } from "@bridle/core";
 import type { Agent } from "./compose.js";
-import { visible } from "./display-text.js";
+import { oneLine, visible } from "./display-text.js";
 import { type HumanRenderer, jsonLine, type Output, summarizeArguments } from "./render.js";
 
 export interface RunViewOptions {
@@ -63,6 +63,12 @@ export class RunView {
     }
     if (event.type === "fact" && event.kind === "agents.tasks") {
       this.#line(tasksLine(event.data as RunTasksFact));
+      return;
+    }
+    // MCP servers start in the background: one that fails is said once, by name (its message names it).
+    if (event.type === "fact" && (event.kind === "mcp.server_failed" || event.kind === "mcp.tool_refused")) {
+      const message = (event.data as { message?: unknown } | undefined)?.message;
+      if (typeof message === "string") this.#line(`bridle: warning: ${oneLine(message, 2_000)}`);
       return;
     }
     renderer.render(event);

@@ -38,7 +38,19 @@ describe("an MCP server's form in the interactive session with --yes", () => {
       { text: "Buy milk." },
       { text: "Both answered." },
     ]);
-    const flags = ["--yes", "--provider", "openai", "--model", "m", "--cwd", repo, "--mcp", config];
+    const flags = [
+      "--yes",
+      "--provider",
+      "openai",
+      "--model",
+      "m",
+      "--cwd",
+      repo,
+      "--mcp",
+      config,
+      "--mcp-startup",
+      "wait",
+    ];
     terminal.start([...flags, "--base-url", openaiResponsesFormat.baseUrl(server.url)], {
       OPENAI_API_KEY: "test-key",
       XDG_DATA_HOME: join(dir, "data"),

@@ -33,6 +33,9 @@ const base = (url: string) => [
   repo,
   "--mcp",
   config,
+  // These runs call the server's tools in their first turn: its tools must be there before it.
+  "--mcp-startup",
+  "wait",
 ];
 
 beforeEach(async () => {
@@ -194,5 +197,29 @@ describe("MCP prompts as slash commands", () => {
     await waitFor(/Hello, Ada!/);
     expect(server.requests).toHaveLength(1);
     expect(JSON.stringify(server.requests[0]?.body)).toContain("Say hello to Ada in a very warm tone.");
+  });
+});
+
+describe("MCP servers start in the background", () => {
+  it("the first request leaves before a slow server is up, and the run does not wait for it", async () => {
+    // A server that takes 60 s to start: with the default startup the run needs none of it.
+    await writeFile(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          slow: { command: "sh", args: ["-c", `sleep 60; exec "${process.execPath}" "${ASKER}"`] },
+        },
+      }),
+    );
+    server = await fakeOpenAI([{ text: "Nothing to ask." }]);
+    const run = await runCli(["run", "say something", ...base(server.url).slice(0, -2)], {
+      cwd: dir,
+      env: env(),
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("Nothing to ask.");
+    const tools = (server.requests[0]?.body as { tools?: { name?: string }[] } | undefined)?.tools ?? [];
+    expect(tools.length).toBeGreaterThan(0);
+    expect(tools.filter((tool) => tool.name?.startsWith("mcp_"))).toEqual([]);
   });
 });

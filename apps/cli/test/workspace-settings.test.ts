@@ -59,6 +59,8 @@ const SAMPLES: Record<keyof typeof WORKSPACE_SETTING_RISK, unknown> = {
   permissionMode: "full-access",
   permissions: { allow: ["rm"], ask: [], deny: [] },
   mcp: "mcp.json",
+  mcpStartup: "wait",
+  idleTimeout: 5,
   skills: "skills",
   yes: true,
   json: true,

@@ -202,6 +202,19 @@ export interface ModelWarningEvent extends EventBase {
   readonly message: string;
 }
 
+/**
+ * The provider failed an attempt and the adapter will try again after `delayMs` (a rate limit, a server
+ * error, a stream that went quiet), so a waiting user sees why nothing arrives. Not in the transcript.
+ */
+export interface ModelRetryEvent extends EventBase {
+  readonly type: "model_retry";
+  /** The attempt about to start, from 2 (the first attempt is 1). */
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  readonly delayMs: number;
+  readonly error: ModelError;
+}
+
 /** A near-limit notice; `message` is what the model is told, and it joins the transcript. */
 export interface LimitWarningEvent extends EventBase {
   readonly type: "limit_warning";
@@ -274,6 +287,7 @@ export type RunEvent =
   | ApprovalResolvedEvent
   | LimitWarningEvent
   | ModelWarningEvent
+  | ModelRetryEvent
   | HookFailedEvent
   | OutputRetryEvent
   | CompactionEvent

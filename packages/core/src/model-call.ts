@@ -52,6 +52,15 @@ export async function callModel(context: RunContext, call: ModelCall): Promise<M
           context.emit({ type: "model_warning", code: event.warning.code, message: event.warning.message });
           break;
         }
+        case "retry":
+          context.emit({
+            type: "model_retry",
+            attempt: event.retry.attempt,
+            maxAttempts: event.retry.maxAttempts,
+            delayMs: event.retry.delayMs,
+            error: event.retry.error,
+          });
+          break;
         case "done":
           outcome = { message: event.message, usage: event.usage, stopReason: event.stopReason };
           break;

@@ -124,8 +124,23 @@ export interface ModelWarning {
   readonly message: string;
 }
 
+/**
+ * An attempt failed in a way worth repeating (a rate limit, a server error, a stalled stream) and the
+ * adapter will try again after `delayMs`. Attempts are counted from 1: the one about to start is
+ * `attempt` of at most `maxAttempts`.
+ */
+export interface ProviderRetry {
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  readonly delayMs: number;
+  /** Why the previous attempt failed. */
+  readonly error: ModelError;
+}
+
 export type ModelEvent =
   | { readonly type: "text_delta"; readonly delta: string }
+  /** Not a failure yet: the adapter waits, then tries again. Comes before any output of the request. */
+  | { readonly type: "retry"; readonly retry: ProviderRetry }
   /** Not a failure: the request goes on. Comes before the request's other events. */
   | { readonly type: "warning"; readonly warning: ModelWarning }
   | { readonly type: "reasoning_delta"; readonly delta: string }

@@ -1,3 +1,4 @@
+export { checkedBaseUrl } from "./base-url.js";
 export { type ClassifiedError, classifyError, classifyHttpFailure, type HttpFailure } from "./errors.js";
 export { type ModelTable, modelInfoOf } from "./model-table.js";
 export { costOf } from "./pricing.js";

@@ -34,7 +34,7 @@ export interface RetryingStreamOptions<Raw> {
 
 /**
  * Runs attempts until one ends the turn, keeping the Model contract: never throws, ends with exactly one
- * `done` or `error`, stops at once on abort. A failure is retried only while nothing has reached the
+ * `done` or `error`, stops at once on abort. Each retry is announced with a `retry` event before its wait. A failure is retried only while nothing has reached the
  * caller yet (a retry after deltas would show them twice) and only when the policy allows it.
  */
 export async function* retryingStream<Raw>(
@@ -111,6 +111,16 @@ export async function* retryingStream<Raw>(
     if (!emitted && failure.retryable) {
       const delay = retryDelay(policy, retry, failure.retryAfterMs);
       if (delay !== undefined) {
+        // Said before the wait, so a person watching knows why nothing arrives (and for how long).
+        yield {
+          type: "retry",
+          retry: {
+            attempt: retry + 2,
+            maxAttempts: policy.maxRetries + 1,
+            delayMs: Math.round(delay),
+            error: publicError(failure, 1),
+          },
+        };
         try {
           await sleep(delay, signal);
         } catch {

@@ -43,7 +43,46 @@ describe("retryingStream", () => {
       }),
     );
     expect(attempts).toBe(3);
-    expect(events.map((event) => event.type)).toEqual(["text_delta", "done"]);
+    expect(events.map((event) => event.type)).toEqual(["retry", "retry", "text_delta", "done"]);
+    const retries = events.flatMap((event) => (event.type === "retry" ? [event.retry] : []));
+    expect(retries.map(({ attempt, maxAttempts }) => `${attempt}/${maxAttempts}`)).toEqual(["2/4", "3/4"]);
+    for (const retry of retries) {
+      expect(retry.error).toMatchObject({ code: "server", status: 503, retryable: true });
+      expect(retry.error.message).not.toMatch(/gave up/);
+      expect(retry.delayMs).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  it("announces no retry for a failure it will not repeat", async () => {
+    const events = await collect(
+      retryingStream({
+        signal: new AbortController().signal,
+        policy,
+        attempt: async () => {
+          throw Object.assign(new Error("401 bad key"), { status: 401 });
+        },
+      }),
+    );
+    expect(events.map((event) => event.type)).toEqual(["error"]);
+  });
+
+  it("announces each retry it makes and none after the last attempt", async () => {
+    const events = await collect(
+      retryingStream({
+        signal: new AbortController().signal,
+        policy,
+        attempt: async () => {
+          throw Object.assign(new Error("500 down"), { status: 500 });
+        },
+      }),
+    );
+    expect(events.map((event) => (event.type === "retry" ? event.retry.attempt : event.type))).toEqual([
+      2,
+      3,
+      4,
+      "error",
+    ]);
+    expect(events.at(-1)).toMatchObject({ error: { message: "500 down (gave up after 4 attempts)" } });
   });
 
   it("does not retry once a delta reached the caller", async () => {
@@ -99,7 +138,10 @@ describe("retryingStream", () => {
       }),
     );
     const events = await pending;
-    expect(events).toEqual([{ type: "error", error: expect.objectContaining({ code: "aborted" }) }]);
+    expect(events).toEqual([
+      { type: "retry", retry: expect.objectContaining({ attempt: 2, maxAttempts: 4 }) },
+      { type: "error", error: expect.objectContaining({ code: "aborted" }) },
+    ]);
   });
 
   it("abandons a stalled stream as a retryable timeout and retries it", async () => {
@@ -123,7 +165,16 @@ describe("retryingStream", () => {
       }),
     );
     expect(attempts).toBe(2);
-    expect(events).toEqual([done]);
+    expect(events).toEqual([
+      {
+        type: "retry",
+        retry: expect.objectContaining({
+          attempt: 2,
+          error: expect.objectContaining({ code: "timeout", message: "the provider sent nothing for 30 ms" }),
+        }),
+      },
+      done,
+    ]);
   });
 
   it("does not count a slow consumer against the idle timeout", async () => {

@@ -1,5 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk";
-import { envValue, type ProviderConnectionOptions } from "@bridle/provider-kit";
+import { BridleError } from "@bridle/core";
+import { checkedBaseUrl, envValue, type ProviderConnectionOptions } from "@bridle/provider-kit";
 
 /** How the Anthropic adapter reaches its server: ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL are the defaults. */
 export interface AnthropicConnectionOptions extends ProviderConnectionOptions {
@@ -10,8 +11,13 @@ export interface AnthropicConnectionOptions extends ProviderConnectionOptions {
 export function anthropicClient(options: AnthropicConnectionOptions): Anthropic {
   if (options.client) return options.client;
   const apiKey = options.apiKey ?? envValue("ANTHROPIC_API_KEY");
-  const baseURL = options.baseURL ?? envValue("ANTHROPIC_BASE_URL");
-  if (!apiKey) throw new Error("no Anthropic API key: pass apiKey or set ANTHROPIC_API_KEY");
+  const given = options.baseURL ?? envValue("ANTHROPIC_BASE_URL");
+  const baseURL =
+    given === undefined
+      ? undefined
+      : checkedBaseUrl(given, options.baseURL ? "baseURL" : "ANTHROPIC_BASE_URL");
+  if (!apiKey)
+    throw new BridleError("invalid_config", "no Anthropic API key: pass apiKey or set ANTHROPIC_API_KEY");
   return new Anthropic({
     apiKey,
     ...(baseURL ? { baseURL } : {}),

@@ -1,4 +1,5 @@
-import { envValue, type ProviderConnectionOptions } from "@bridle/provider-kit";
+import { BridleError } from "@bridle/core";
+import { checkedBaseUrl, envValue, type ProviderConnectionOptions } from "@bridle/provider-kit";
 import { OpenAI } from "openai";
 
 /** How an OpenAI adapter reaches its server: OPENAI_API_KEY and OPENAI_BASE_URL are the defaults. */
@@ -9,9 +10,12 @@ export interface OpenAIConnectionOptions extends ProviderConnectionOptions {
 
 export function openaiClient(options: OpenAIConnectionOptions): OpenAI {
   if (options.client) return options.client;
-  const baseURL = options.baseURL ?? envValue("OPENAI_BASE_URL");
+  const given = options.baseURL ?? envValue("OPENAI_BASE_URL");
+  const baseURL =
+    given === undefined ? undefined : checkedBaseUrl(given, options.baseURL ? "baseURL" : "OPENAI_BASE_URL");
   const apiKey = options.apiKey ?? envValue("OPENAI_API_KEY");
-  if (!apiKey && !baseURL) throw new Error("no OpenAI API key: pass apiKey or set OPENAI_API_KEY");
+  if (!apiKey && !baseURL)
+    throw new BridleError("invalid_config", "no OpenAI API key: pass apiKey or set OPENAI_API_KEY");
   return new OpenAI({
     // Local OpenAI-compatible servers (Ollama, llama.cpp, vLLM) accept any key, but the SDK wants one.
     apiKey: apiKey ?? "not-needed",

@@ -74,4 +74,5 @@ export const EVENT = {
   userMessageDelivered: "bridle.user_message.delivered",
   observerFailed: "bridle.observer_failed",
   modelWarning: "bridle.model_warning",
+  modelRetry: "bridle.model_retry",
 } as const;

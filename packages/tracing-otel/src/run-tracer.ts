@@ -42,6 +42,7 @@ import {
   truncateText,
 } from "./content.js";
 import { mcpExchangeAttributes } from "./mcp-exchange.js";
+import { serverAttributes } from "./server-endpoint.js";
 import {
   conventionProviderName,
   identityAttributes,
@@ -80,6 +81,12 @@ export interface RunTracerOptions {
    * "openai-chat" to "openai" and passes other ids through).
    */
   readonly providerName?: (provider: string) => string;
+  /**
+   * The base URL each provider's requests go to, by provider id ("openai", "anthropic"): chat spans
+   * carry its `server.address` and `server.port`. A provider left out gets neither (the tracer sees
+   * events, not the connection, and a guessed public endpoint would be wrong behind a proxy).
+   */
+  readonly endpoints?: Readonly<Record<string, string>>;
 }
 
 interface OpenSpan {
@@ -104,6 +111,8 @@ interface RunState {
   readonly context: Context;
   readonly provider: string;
   readonly model: string;
+  /** `server.address` and `server.port` of the provider's endpoint, for its chat spans. */
+  readonly server: Attributes;
   chat?: ChatSpan;
   readonly tools: Map<string, ToolSpan>;
   /** Decisions given before their call was recorded (a resumed run), by call id. */
@@ -131,6 +140,7 @@ export class RunTracer implements EventSink {
   readonly #maxContent: number | undefined;
   readonly #mcp: (toolName: string) => McpToolName | undefined;
   readonly #providerName: (provider: string) => string;
+  readonly #endpoints: Readonly<Record<string, string>>;
   readonly #runs = new Map<string, RunState>();
   readonly #paused = new Map<string, SpanContext>();
   /** Spans of calls that waited for approval when their run paused, by run id and call id. */
@@ -146,6 +156,7 @@ export class RunTracer implements EventSink {
     this.#parent = options.parentContext;
     this.#maxContent = captureLimit(options.captureContent);
     this.#providerName = options.providerName ?? conventionProviderName;
+    this.#endpoints = options.endpoints ?? {};
     const servers = options.mcpServers;
     this.#mcp = options.mcpToolName ?? ((name) => parseMcpToolName(name, servers));
   }
@@ -220,6 +231,7 @@ export class RunTracer implements EventSink {
                 [ATTR.providerName]: run.provider,
                 [ATTR.requestModel]: run.model,
                 [ATTR.request]: event.request,
+                ...run.server,
                 ...(event.sessionId ? { [ATTR.conversationId]: event.sessionId } : {}),
               },
             },
@@ -263,6 +275,19 @@ export class RunTracer implements EventSink {
       case "run_completed":
       case "run_failed":
         this.#finish(run, event);
+        break;
+      case "model_retry":
+        // On the request it delays: a slow chat span shows the failed attempts and waits inside it.
+        (run.chat?.span ?? run.span).addEvent(
+          EVENT.modelRetry,
+          {
+            "bridle.model_retry.attempt": event.attempt,
+            "bridle.model_retry.max_attempts": event.maxAttempts,
+            "bridle.model_retry.delay_ms": event.delayMs,
+            [ATTR.errorType]: event.error.code,
+          },
+          millisToHrTime(event.time),
+        );
         break;
       default: {
         const moment = momentOf(event);
@@ -316,6 +341,7 @@ export class RunTracer implements EventSink {
       context: trace.setSpan(parent, span),
       provider: this.#providerName(event.provider),
       model: event.model,
+      server: serverAttributes(this.#endpoints[event.provider]),
       tools: new Map(),
       decisions: new Map(),
       lastEnd: event.time,
@@ -346,6 +372,7 @@ export class RunTracer implements EventSink {
       context: trace.setSpan(parent, span),
       provider: "unknown",
       model: "unknown",
+      server: {},
       tools: new Map(),
       decisions: new Map(),
       lastEnd: event.time,

@@ -1,7 +1,9 @@
 // A session's stored events into the page's view: one pass, in sequence order. Deltas are skipped (the
 // complete turn follows them); everything the page shows folded is moved into `bodies`.
 import type { Message, RunEvent, SessionInfo, StoredEvent, Usage } from "@bridle/core";
+import { commandFailure } from "./command-result.js";
 import { editOf } from "./edits.js";
+import { factFailed, factLines, factText } from "./facts.js";
 import type { BranchView, RowView, SessionView, SpanView, TurnView, UsageView } from "./view.js";
 
 /** Options the exporter and the server share. */
@@ -76,15 +78,6 @@ function argsSummary(raw: string): string {
   return oneLine(raw);
 }
 
-function factText(kind: string, data: unknown): string {
-  const d = (data ?? {}) as Record<string, unknown>;
-  if (kind === "coding.check") return `${String(d.kind)} check ${String(d.status)}: ${String(d.command)}`;
-  if (kind === "coding.command") return `command exited ${String(d.exitCode)}: ${String(d.command)}`;
-  if (kind === "coding.changes" && Array.isArray(d.files)) return `${d.files.length} file(s) changed`;
-  if (kind === "coding.plan" && Array.isArray(d.items)) return `plan: ${d.items.length} step(s)`;
-  return oneLine(JSON.stringify(data) ?? "", 160);
-}
-
 /** Projects stored events (in sequence order) into the page's view. */
 export function projectSession(
   info: SessionInfo,
@@ -113,6 +106,18 @@ export function projectSession(
   let first = Number.POSITIVE_INFINITY;
   let last = 0;
   const events: RunEvent[] = [];
+  /** Runs started and not yet ended: a run paused for approval ends (run_failed) and resumes anew. */
+  const open = new Set<string>();
+
+  // A subagent's run is one level deeper than the run whose call started it.
+  const depths = new Map<string, number>();
+  const depthOf = (event: RunEvent): number => {
+    const known = depths.get(event.runId);
+    if (known !== undefined) return known;
+    const depth = event.parentRunId ? (depths.get(event.parentRunId) ?? 0) + 1 : 0;
+    depths.set(event.runId, depth);
+    return depth;
+  };
 
   for (const { sessionSeq: seq, event, damage } of stored) {
     events.push(event);
@@ -120,11 +125,13 @@ export function projectSession(
       first = Math.min(first, event.time);
       last = Math.max(last, event.time);
     }
-    const base = { seq, time: event.time, turn };
+    const depth = depthOf(event);
+    const base = { seq, time: event.time, turn, ...(depth > 0 ? { depth } : {}) };
     if (damage) rows.push({ ...base, kind: "damage", text: `entry ${seq}: ${damage.message}` });
     switch (event.type) {
       case "run_started": {
         runs++;
+        open.add(event.runId);
         const who = event.agentName ? `${event.agentName}: ` : "";
         const resumed = event.resumed ? " (resumed after approval)" : "";
         rows.push({
@@ -164,14 +171,13 @@ export function projectSession(
           start: event.time - event.durationMs,
           durationMs: event.durationMs,
         });
-        rows.push({ seq, time: event.time, turn, kind: "turn", n: turn });
+        rows.push({ ...base, turn, kind: "turn", n: turn });
         for (const part of event.message.content) {
           if (part.type === "reasoning") {
             const text = part.redacted ? "[redacted reasoning]" : part.text;
             if (text)
               rows.push({
-                seq,
-                time: event.time,
+                ...base,
                 turn,
                 kind: "reasoning",
                 preview: oneLine(text, 120),
@@ -179,8 +185,7 @@ export function projectSession(
               });
           } else if (part.type === "text" && part.text.trim()) {
             rows.push({
-              seq,
-              time: event.time,
+              ...base,
               turn,
               kind: "assistant",
               text: clip(part.text, ROW_TEXT),
@@ -209,7 +214,8 @@ export function projectSession(
         const result = event.result;
         const found = calls.get(result.toolCallId);
         const text = textOfMessage(result);
-        if (result.isError) failedCalls++;
+        const ranAndFailed = result.isError ? undefined : commandFailure(text);
+        if (result.isError || ranAndFailed) failedCalls++;
         const start = found?.start ?? event.time - event.durationMs;
         spans.push({
           kind: "tool",
@@ -218,7 +224,7 @@ export function projectSession(
           turn: found?.turn ?? turn,
           start,
           durationMs: event.durationMs,
-          ...(result.isError ? { failed: true } : {}),
+          ...(result.isError || ranAndFailed ? { failed: true } : {}),
         });
         const row = found ? rows[found.row] : undefined;
         if (found && row?.kind === "call") {
@@ -227,8 +233,9 @@ export function projectSession(
           rows[found.row] = {
             ...row,
             result: body(text),
-            status: result.isError ? "error" : "ok",
+            status: result.isError ? "error" : ranAndFailed ? "failed" : "ok",
             ...(result.errorKind ? { errorKind: result.errorKind } : {}),
+            ...(ranAndFailed ? { errorKind: ranAndFailed } : {}),
             ...(refused ? { decision: oneLine(text.split("\n")[0] ?? "") } : {}),
             durationMs: event.durationMs,
             ...(edit ? { edit: body(JSON.stringify(edit)) } : {}),
@@ -298,6 +305,14 @@ export function projectSession(
           text: `model warning (${event.code}): ${oneLine(event.message)}`,
         });
         break;
+      case "model_retry":
+        // Why a turn took long: the provider failed an attempt and was asked again after a wait.
+        rows.push({
+          ...base,
+          kind: "notice",
+          text: `provider retry ${event.attempt}/${event.maxAttempts} after ${event.delayMs} ms: ${event.error.code}${event.error.status === undefined ? "" : ` ${event.error.status}`}: ${oneLine(event.error.message)}`,
+        });
+        break;
       case "observer_failed":
         rows.push({
           ...base,
@@ -311,10 +326,12 @@ export function projectSession(
           kind: "fact",
           factKind: event.kind,
           text: factText(event.kind, event.data),
-          body: body(JSON.stringify(event.data, null, 2) ?? ""),
+          body: body(factLines(event.data)),
+          ...(factFailed(event.kind, event.data) ? { failed: true as const } : {}),
         });
         break;
       case "run_completed":
+        open.delete(event.runId);
         rows.push({
           ...base,
           kind: "end",
@@ -323,6 +340,7 @@ export function projectSession(
         });
         break;
       case "run_failed":
+        open.delete(event.runId);
         rows.push({
           ...base,
           kind: "end",
@@ -360,6 +378,7 @@ export function projectSession(
       usage,
       ...(cost === undefined || turns.length === 0 ? {} : { cost }),
       durationMs: Number.isFinite(first) ? last - first : 0,
+      ...(open.size > 0 ? { running: true as const } : {}),
     },
     turns,
     spans,

@@ -41,6 +41,8 @@ interface RowBase {
   readonly time: number;
   /** The turn the row belongs to (0: before the first model response). */
   readonly turn: number;
+  /** How deep in subagents the row's run is: 0 for the session's own runs, 1 under a call's subagent… */
+  readonly depth?: number;
 }
 
 export type RowView = RowBase &
@@ -58,7 +60,11 @@ export type RowView = RowBase &
         readonly summary: string;
         readonly args: number;
         readonly result?: number;
-        readonly status: "ok" | "error" | "pending";
+        /**
+         * "failed": the call ran but what it ran failed (a command that exited non-zero or timed out),
+         * so it is drawn as a failure though the tool reported no error.
+         */
+        readonly status: "ok" | "error" | "failed" | "pending";
         readonly errorKind?: string;
         readonly durationMs?: number;
         /** A refusal (a hook's or a policy's Denied, a person's ApprovalRejected): its first line, shown unfolded. */
@@ -75,7 +81,15 @@ export type RowView = RowBase &
       }
     | { readonly kind: "hook"; readonly text: string }
     | { readonly kind: "notice"; readonly text: string; readonly body?: number }
-    | { readonly kind: "fact"; readonly factKind: string; readonly text: string; readonly body: number }
+    | {
+        readonly kind: "fact";
+        readonly factKind: string;
+        readonly text: string;
+        /** The fact's fields as readable `name: value` lines. */
+        readonly body: number;
+        /** A failing check or a command that exited non-zero. */
+        readonly failed?: true;
+      }
     | { readonly kind: "damage"; readonly text: string }
     | { readonly kind: "branch"; readonly text: string }
   );
@@ -109,6 +123,11 @@ export interface SessionView {
   /** Sessions forked from this one. */
   readonly branches: readonly BranchView[];
   readonly summary: {
+    /**
+     * A run of the session has started and not ended: its process is (or was, if it died without a
+     * word) still working. A served page says "live" only then.
+     */
+    readonly running?: true;
     readonly events: number;
     readonly runs: number;
     readonly turns: number;

@@ -97,14 +97,18 @@ describe.skipIf(skip !== undefined)(
       await page.locator("a", { hasText: /^live$/ }).click();
       await page.waitForSelector("body[data-ready=true]");
       expect(await page.locator("#summary").textContent()).toContain("0 turns");
+      // Nothing runs in the session yet: the page follows it, but does not call it live.
+      expect(await page.locator("#live").textContent()).toBe(" ○ not running");
 
       const turns = [1, 2, 3].map((n) => ({
         text: `Working on step ${n}.`,
         ...(n < 3 ? { toolCalls: [{ name: "note", arguments: { step: n } }] } : {}),
-        delayMs: 150,
+        // Slow enough turns that the page sees the run going before it ends.
+        delayMs: 400,
       }));
       const harness = new Harness({ model: new ScriptedModel(turns), tools: [] });
       const run = harness.run({ prompt: "Take three steps.", sink: sessionSink(sqlite, "live") });
+      await expect.poll(() => page.locator("#live").textContent(), { timeout: 15_000 }).toBe(" ● live");
       // The page learns of each new event over the event stream and redraws; it was at the end, so it stays there.
       await expect
         .poll(() => page.locator("#summary").textContent(), { timeout: 15_000 })
@@ -113,8 +117,11 @@ describe.skipIf(skip !== undefined)(
       await expect.poll(() => page.locator(".row.end").count(), { timeout: 15_000 }).toBe(1);
       expect((await visibleTexts(page, ".row.assistant")).join("\n")).toContain("Working on step 3.");
       expect(blocked).toEqual([]);
-      // The server stops: the page says it is no longer following instead of looking live.
-      expect(await page.locator("#live").textContent()).toBe(" ● live");
+      // The run ended: the session is no longer live, though the page still follows it.
+      await expect
+        .poll(() => page.locator("#live").textContent(), { timeout: 15_000 })
+        .toBe(" ○ not running");
+      // The server stops: the page says it is no longer following.
       await server.close();
       await expect
         .poll(() => page.locator("#live").textContent(), { timeout: 15_000 })

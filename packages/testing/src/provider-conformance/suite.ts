@@ -182,6 +182,17 @@ export function describeProviderConformance(options: ProviderConformanceOptions)
         error: { code: "server", retryable: true, status: 500 },
       });
       expect(server.requests).toHaveLength(options.maxRetries + 1);
+      // Every retry is announced before its wait, numbered from the second attempt, none after the last.
+      const retries = run.events.flatMap((event) => (event.type === "retry" ? [event.retry] : []));
+      expect(retries.map((retry) => retry.attempt)).toEqual(
+        Array.from({ length: options.maxRetries }, (_, index) => index + 2),
+      );
+      for (const retry of retries) {
+        expect(retry).toMatchObject({
+          maxAttempts: options.maxRetries + 1,
+          error: { code: "server", status: 500 },
+        });
+      }
     });
 
     it("never retries a 4xx input error", async () => {
@@ -248,6 +259,20 @@ export function describeProviderConformance(options: ProviderConformanceOptions)
         expect(run.text).toBe("after the stall");
         expect(server.requests).toHaveLength(2);
         expect(server.requests[0]?.aborted).toBe(true);
+      },
+    );
+
+    it.skipIf(options.idleTimeoutMs === undefined)(
+      "ends a stream that sends its headers and then nothing with a typed timeout, once retries run out",
+      async () => {
+        const silent = { kind: "stream" as const, events: [], hangAfter: 0 };
+        server.enqueue(...Array.from({ length: options.maxRetries + 1 }, () => silent));
+        const run = await collectModelEvents(model, request());
+        expect(run.terminal).toMatchObject({ type: "error", error: { code: "timeout", retryable: true } });
+        expect(run.events.filter((event) => event.type === "retry")).toHaveLength(options.maxRetries);
+        expect(server.requests).toHaveLength(options.maxRetries + 1);
+        // The client hung up on each stalled attempt (the last one's close may still be on its way).
+        expect(server.requests.slice(0, -1).every((sent) => sent.aborted)).toBe(true);
       },
     );
 

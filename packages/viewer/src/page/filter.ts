@@ -22,7 +22,8 @@ function shownText(row: RowView): string {
 
 function wentWrong(row: RowView): boolean {
   return (
-    (row.kind === "call" && row.status === "error") ||
+    (row.kind === "call" && (row.status === "error" || row.status === "failed")) ||
+    (row.kind === "fact" && row.failed === true) ||
     (row.kind === "end" && !row.ok) ||
     (row.kind === "approval" && row.decision === "rejected") ||
     row.kind === "hook" ||

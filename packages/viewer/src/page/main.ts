@@ -15,6 +15,10 @@ type Tab = (typeof TABS)[number];
 
 type LinkTo = (id: string) => HTMLElement;
 
+function liveText(view: SessionView): string {
+  return view.summary.running ? "● live" : "○ not running";
+}
+
 function header(view: SessionView, live: LiveSource | undefined, sessionLink: LinkTo): HTMLElement {
   const s = view.summary;
   const u = s.usage;
@@ -35,7 +39,8 @@ function header(view: SessionView, live: LiveSource | undefined, sessionLink: Li
       "div",
       { class: "sid" },
       `session ${view.session.id}`,
-      live ? h("span", { class: "live", id: "live" }, " ● live") : undefined,
+      // Following the session, the page says "live" only while one of its runs is going.
+      live ? h("span", { class: "live", id: "live" }, ` ${liveText(view)}`) : undefined,
     ),
     h("div", { class: "summary-line", id: "summary" }, facts.join(" · ")),
   );
@@ -217,9 +222,14 @@ function sessionPage(
     if (badge) badge.textContent = ` ${text}`;
   };
   const events = new EventSource(live.eventsUrl);
-  events.addEventListener("error", () => liveState("○ reconnecting"));
+  events.addEventListener("error", () => {
+    document.body.dataset.following = "false";
+    liveState("○ reconnecting");
+  });
   events.addEventListener("seq", (message) => {
-    liveState("● live");
+    // Whether the page hears the server, apart from whether the session runs (tests wait on it).
+    document.body.dataset.following = "true";
+    liveState(liveText(state.view));
     if (Number((message as MessageEvent<string>).data) !== state.view.session.lastSeq) void update();
   });
 }

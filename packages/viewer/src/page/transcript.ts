@@ -54,7 +54,11 @@ function readableArgs(raw: string): string {
 
 function callRow(row: Extract<RowView, { kind: "call" }>, open: boolean, onToggle: () => void): HTMLElement {
   const status =
-    row.status === "error" ? ` · ${row.errorKind ?? "error"}` : row.status === "pending" ? " · running" : "";
+    row.status === "error" || row.status === "failed"
+      ? ` · ${row.errorKind ?? "error"}`
+      : row.status === "pending"
+        ? " · running"
+        : "";
   const label = [
     h("span", { class: "tool-name" }, row.name),
     h("span", { class: "summary" }, ` ${row.summary}`),
@@ -74,11 +78,22 @@ function callRow(row: Extract<RowView, { kind: "call" }>, open: boolean, onToggl
   return el;
 }
 
+/** A subagent's rows sit indented under the call that started them (deeper ones further, up to four). */
 export function renderRow(
   state: TranscriptState,
   index: number,
   onToggle: (index: number) => void,
 ): HTMLElement {
+  const el = rowElement(state, index, onToggle);
+  const depth = state.view.rows[index]?.depth ?? 0;
+  if (depth > 0) {
+    el.classList.add("nested", `depth-${Math.min(depth, 4)}`);
+    el.dataset.depth = String(depth);
+  }
+  return el;
+}
+
+function rowElement(state: TranscriptState, index: number, onToggle: (index: number) => void): HTMLElement {
   const row = state.view.rows[index];
   const open = state.open.has(index);
   const flip = () => onToggle(index);
@@ -127,7 +142,7 @@ export function renderRow(
       return h("div", { class: "row hook" }, row.text);
     case "notice":
     case "fact": {
-      const cls = row.kind === "fact" ? `row fact` : "row notice";
+      const cls = row.kind === "fact" ? `row fact${row.failed ? " failed" : ""}` : "row notice";
       const text = row.kind === "fact" ? `${row.factKind}: ${row.text}` : row.text;
       if (row.body === undefined) return h("div", { class: cls }, text);
       const el = h("div", { class: cls }, toggle([h("span", {}, text)], open, flip));
