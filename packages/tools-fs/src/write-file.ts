@@ -58,7 +58,7 @@ export function createWriteFileTool(settings: FsSettings) {
           const bytes = encodeLike(args.content, current?.bytes);
           // A durable run repeating this call after a crash finds its own earlier write: the file already
           // holds exactly these bytes, so writing them again changes nothing the model did not ask for.
-          const ownEarlierWrite = ctx.repeated === true && current !== undefined && current.bytes.equals(bytes);
+          const ownEarlierWrite = ctx.repeated === true && current?.bytes?.equals(bytes) === true;
           if (!ownEarlierWrite) settings.tracker.assertUnchanged(ctx.runId, real, current?.snapshot, shown);
           const created = current === undefined;
           return {
