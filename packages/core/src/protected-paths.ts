@@ -53,8 +53,8 @@ export function protectedPathReason(relative: string): string | undefined {
       }
     }
   }
-  const name = parts.at(-1);
-  if (name !== undefined && rules.namePrefixes.some((prefix) => name.startsWith(prefix))) {
+  // Any part, not only the last: `bridle.config.ts/x` would create a folder under the settings' name.
+  if (parts.some((part) => rules.namePrefixes.some((prefix) => part.startsWith(prefix)))) {
     return "it is the agent's own configuration";
   }
   return undefined;

@@ -50,6 +50,7 @@ describe("protectedPathReason", () => {
     "bridle.config.json",
     "bridle.config.yaml",
     "pkg/bridle.config.yml",
+    "bridle.config.ts/x",
     ".bridle/agents/reviewer.md",
     ".bridle/settings.json",
     "sub/.bridle/agents/x.md",

@@ -1,17 +1,18 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { checkCommand } from "../src/index.js";
 import { CD_RULE } from "../src/policy/cd.js";
+import { COPIED_TREE_RULE, DESTINATION_RULE } from "../src/policy/created.js";
 import type { ClassRule, Example } from "../src/policy/examples.js";
 import { REPOSITORY_RULE } from "../src/policy/git-discovery.js";
 import { GIT_FORM_RULE } from "../src/policy/git-forms.js";
 import { HISTORY_RULE } from "../src/policy/git-history.js";
 import { GIT_OPTION_RULE } from "../src/policy/git-options.js";
 import { LINK_RULE } from "../src/policy/links.js";
-import { PROTECTED_RULE } from "../src/policy/paths.js";
+import { CREATED_FOLDER_RULE, PROTECTED_RULE } from "../src/policy/paths.js";
 import { FILE_LIST_RULE, OPTION_PATH_RULE } from "../src/policy/specs.js";
 import { ENVIRONMENT_SETTERS } from "../src/policy/wrappers.js";
 import { harmDone, makeWorld, removeTemplate, removeWorld, SECRET, type World } from "./attack/fixture.js";
@@ -31,6 +32,9 @@ const RULES: Readonly<Record<string, ClassRule>> = {
   "links made earlier in the line": LINK_RULE,
   "core's protected paths": PROTECTED_RULE,
   "history holding a secret": HISTORY_RULE,
+  "copies, moves and links into a folder": DESTINATION_RULE,
+  "folders copied or moved whole": COPIED_TREE_RULE,
+  "folders a write creates on its way": CREATED_FOLDER_RULE,
 };
 
 const gitEnv = (home: string) => ({
@@ -62,6 +66,19 @@ function extrasTemplate(): string {
   for (const dir of ["deep/er", "src", "evil/inner/.git", "sub/.git", "wt", "hist/sub/.git"])
     mkdirSync(join(ws, dir), { recursive: true });
   symlinkSync("deep/er", join(ws, "up"));
+  // For the copy and move classes: the agent's folder, a script, a vendored checkout (vendor/nested is
+  // a repository), a tree shaped like the agent's folder and a plain data folder.
+  for (const dir of [".bridle/tmp", "tools", "vendor/nested", "tree/agents", "data"])
+    mkdirSync(join(ws, dir), { recursive: true });
+  writeFileSync(join(ws, "tools", "run.sh"), "echo run\n");
+  mkdirSync(join(ws, ".bridle", "agents"));
+  writeFileSync(join(ws, ".bridle", "agents", "a.md"), "# agent\n");
+  writeFileSync(join(ws, "tree", "agents", "x.md"), "# agent\n");
+  writeFileSync(join(ws, "data", "x.txt"), "x\n");
+  writeFileSync(join(ws, "vendor", "nested", "f.txt"), "f\n");
+  git(join(ws, "vendor", "nested"), extras, "init", "-q", "-b", "main");
+  git(join(ws, "vendor", "nested"), extras, "add", "f.txt");
+  git(join(ws, "vendor", "nested"), extras, "commit", "-qm", "one");
   symlinkSync("..", join(ws, "src", "parent"));
   writeFileSync(join(ws, "wt", ".git"), "gitdir: ../evil/.git\n");
   const hist = join(ws, "hist");
@@ -137,6 +154,80 @@ describe("blocked examples are real harm when run without the policy", () => {
     try {
       expect((await checkCommand(command, { workspace: world.ws })).decision).not.toBe("allow");
       expect((await harmDone(world, command)).join("\n")).toContain(harm);
+    } finally {
+      removeWorld(world);
+    }
+  });
+});
+
+describe("writes that create protected paths are real harm when run without the policy", () => {
+  // The attack generator's shrunk sequences: each, run for real, creates what the policy now refuses.
+  it.each([
+    ["cp tools/run.sh .bridle", ".bridle/run.sh"],
+    ["mv list.txt .bridle", ".bridle/list.txt"],
+    ["cp -t .bridle src/a.ts", ".bridle/a.ts"],
+    ["cp -a vendor M", "M/nested/.git/HEAD"],
+    ["mv vendor L", "L/nested/.git/HEAD"],
+    ["cp -r tree/. .bridle", ".bridle/agents/x.md"],
+    ["mkdir -p bridle.config.ts/x", "bridle.config.ts"],
+  ])("%s creates %s", async (command, created) => {
+    const world = exampleWorld();
+    try {
+      expect((await checkCommand(command, { workspace: world.ws })).decision).not.toBe("allow");
+      expect(existsSync(join(world.ws, created))).toBe(false);
+      execFileSync("bash", ["-c", command], { cwd: world.ws, stdio: "ignore" });
+      expect(existsSync(join(world.ws, created))).toBe(true);
+    } finally {
+      removeWorld(world);
+    }
+  });
+});
+
+describe("a copied tree too large to walk", () => {
+  it("asks, where a small one runs unasked", async () => {
+    const world = exampleWorld();
+    try {
+      const big = join(world.ws, "big");
+      mkdirSync(big);
+      for (let i = 0; i < 10_050; i++) writeFileSync(join(big, `f${i}`), "");
+      const copy = await checkCommand("cp -r big b2", { workspace: world.ws });
+      expect(copy.decision).toBe("ask");
+      expect(copy.reasons.join(" ")).toContain("too large to check for protected paths");
+      expect((await checkCommand("cp -r data d2", { workspace: world.ws })).decision).toBe("allow");
+    } finally {
+      removeWorld(world);
+    }
+  });
+});
+
+describe("commands that always ask keep protected destinations firm", () => {
+  // ln and install ask anyway; a saved allow rule lifts that, but never a write to a protected path.
+  const rules = [
+    { decision: "allow" as const, argv: ["ln", "-s"] },
+    { decision: "allow" as const, argv: ["install"] },
+    { decision: "allow" as const, argv: ["rsync", "-a"] },
+  ];
+  it.each([
+    ["ln -s src/a.ts .bridle", "ask"],
+    ["ln -s src/a.ts", "allow"],
+    ["ln -s src/a.ts docs", "allow"],
+    ["install -t .bridle src/a.ts", "ask"],
+    ["install -D src/a.ts bridle.config.mjs/a.ts", "ask"],
+    ["install src/a.ts docs", "allow"],
+    ["install -s src/a.ts docs", "ask"],
+    ["rsync -a tree/ .bridle", "ask"],
+    ["rsync -a vendor M", "ask"],
+    ["rsync -a src/a.ts .git/hooks/pre-commit", "ask"],
+    ["rsync -a docs/ backup", "allow"],
+    ["rsync -a docs host:backup", "allow"],
+    ["rsync -a host:run.sh .bridle", "ask"],
+    ["rsync -aR tree/agents/x.md .bridle/tmp/..", "ask"],
+    ["rsync -aR docs/readme.md .bridle/tmp", "allow"],
+  ])("%s: %s", async (command, expected) => {
+    const world = exampleWorld();
+    try {
+      const result = await checkCommand(command, { workspace: world.ws, rules });
+      expect(result.decision, result.reasons.join(" | ")).toBe(expected);
     } finally {
       removeWorld(world);
     }

@@ -1,6 +1,7 @@
 import { basename } from "node:path";
-import { parseArgs } from "./argv.js";
+import { type ParsedArgs, parseArgs } from "./argv.js";
 import { cdLandings } from "./cd.js";
+import { judgeCreated, judgeRsync } from "./created.js";
 import type { Decomposition, RawCommand, WalkBudget } from "./decompose.js";
 import { judgeFind } from "./find.js";
 import { judgeGit } from "./git.js";
@@ -278,8 +279,11 @@ function judgeCommand(
   } else {
     if (runner) state.unsaveable.push(runner);
     const spec = READ_ONLY[name] ?? WORKSPACE_WRITERS[name] ?? DESTRUCTIVE[name];
-    if (spec) applySpec(name, spec, args, verdict, state.mode);
-    else judgeUnknown(name, args, verdict);
+    if (spec) judgeCreated(name, applySpec(name, spec, args, verdict, state.mode), verdict, state);
+    else {
+      judgeUnknown(name, args, verdict);
+      if (name === "rsync") judgeRsync(args, verdict, state);
+    }
   }
   const spec = READ_ONLY[name];
   if (extraArgs && spec?.kind !== "none")
@@ -444,7 +448,7 @@ function applySpec(
   args: readonly ShellWord[],
   verdict: Verdict,
   mode: PolicyMode,
-): void {
+): ParsedArgs {
   const parsed = specArgs(spec, args);
   for (const flag of unknownOptions(spec, parsed))
     verdict.hard.push(
@@ -496,6 +500,7 @@ function applySpec(
     verdict.soft.push(`${name} deletes or changes files; asked unless a rule allows it`);
   else if (spec.kind === "write" && mode === "read-only")
     verdict.soft.push(`${name} modifies files (read-only mode)`);
+  return parsed;
 }
 
 function finish(

@@ -169,7 +169,10 @@ export function checkPath(claim: PathClaim, context: PathContext, verdict: Verdi
     const secret = !claim.names && (context.workspace.isSecret(absolute) || context.workspace.isSecret(real));
     if (!claim.recursive) uses.push({ path: word.text, resolved: real, access, inside, secret });
     const shown = relative(context.realRoots[0] ?? "/", real) || ".";
-    const guarded = access === "write" && inside ? protectedReason(context, absolute, real) : undefined;
+    const guarded =
+      access === "write" && inside
+        ? (protectedReason(context, absolute, real) ?? createdFolderReason(context, absolute, real))
+        : undefined;
     if (secret) verdict.deny.push(`${word.text} looks like a secret (credentials, keys, .env)`);
     else if (!inside && access === "write")
       verdict.deny.push(`writes ${word.text} (${real}), outside the workspace`);
@@ -232,6 +235,47 @@ export const PROTECTED_RULE: ClassRule = {
 // as the command would name the path and as the kernel resolves it.
 function protectedReason(context: PathContext, absolute: string, real: string): string | undefined {
   return context.workspace.protectedReason(normalize(absolute)) ?? context.workspace.protectedReason(real);
+}
+
+/**
+ * A write creates the folders missing on its way (`mkdir -p`, `install -D`, `cp --parents`): each is
+ * judged by core's rule too, so `mkdir -p bridle.config.ts/x` cannot make a protected name in passing.
+ * Only a folder that does not exist yet is created; one that exists is merely entered.
+ */
+export const CREATED_FOLDER_RULE: ClassRule = {
+  why: "every folder a write creates on its way is judged by core's protected-path rule",
+  examples: [
+    ["mkdir -p bridle.config.ts/x", "block"],
+    ["mkdir -p src/bridle.config.json/x/y", "block"],
+    ["mkdir -p x/../bridle.config.ts/y", "block"],
+    ["mkdir -p BRIDLE.CONFIG.TS/x", "block"],
+    ["install -D src/a.ts bridle.config.mjs/a.ts", "block"],
+    ["cp --parents src/a.ts bridle.config.js", "block"],
+    ["touch bridle.config.ts/x", "block"],
+    ["mkdir -p .bridle/tmp/x/y", "allow"],
+    ["mkdir -p bridle/config/x", "allow"],
+    ["mkdir -p build/bridle.configs/x", "allow"],
+    ["mkdir -p docs/bridle.config.d && touch docs/bridle.config.d/x", "block"],
+    ["mkdir -p src/util/deep/er && touch src/util/deep/er/x", "allow"],
+  ],
+};
+
+/** Why a folder the write to `absolute` creates on its way is protected (see CREATED_FOLDER_RULE). */
+function createdFolderReason(context: PathContext, absolute: string, real: string): string | undefined {
+  // Folders above a root are the user's, not created by this write: the walk stops at the roots.
+  const roots = new Set([...context.realRoots, ...context.workspace.roots]);
+  for (const path of new Set([normalize(absolute), real])) {
+    for (
+      let folder = dirname(path);
+      !roots.has(folder) && folder !== dirname(folder);
+      folder = dirname(folder)
+    ) {
+      const reason = context.workspace.protectedReason(folder);
+      if (reason && !lstatSync(folder, { throwIfNoEntry: false }))
+        return `it creates the folder ${relative(context.realRoots[0] ?? "/", folder)} on its way: ${reason}`;
+    }
+  }
+  return undefined;
 }
 
 /**

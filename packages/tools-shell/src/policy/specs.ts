@@ -600,6 +600,18 @@ export const DESTRUCTIVE: Record<string, CommandSpec> = {
     options: OWNERSHIP,
     readPathFlags: ["--reference"],
   },
+  // install copies like cp and sets modes and owners like chmod and chown: it always asks.
+  install: {
+    kind: "write",
+    always: "ask",
+    options: optionTable(
+      "bcCdDg:m:o:pst:TvS:Z",
+      `backup=? compare directory group= mode= owner= preserve-timestamps strip strip-program= suffix=
+       target-directory= no-target-directory verbose preserve-context context=? debug ${HELP}`,
+    ),
+    writePathFlags: ["-t", "--target-directory"],
+    execFlags: ["-s", "--strip", "--strip-program"],
+  },
   ln: {
     kind: "write",
     always: "ask",
