@@ -99,6 +99,54 @@ describe("the benchmark with the real tools through a Harness", () => {
     }
   });
 
+  it("never lets the slips models make in new text corrupt a file silently, and every refusal names the line", async () => {
+    const kinds = [
+      ["hashline", "pasted_prefix"],
+      ["hashline", "literal_tab"],
+      ["hashline", "literal_newline"],
+      ["hashline", "swapped_tag"],
+      ["hashline", "line_number_tag"],
+      ["replace", "literal_tab"],
+      ["replace", "literal_newline"],
+      ["replace", "escape_new_only"],
+      ["replace", "context_in_new_only"],
+    ] as const;
+    for (const task of sample) {
+      for (const [format, mistake] of kinds) {
+        const line = await runEditTask(task, format, { kind: mistake, rate: 1, seed: 7 });
+        const outcome = { task: task.id, format, mistake, ...line.metrics };
+        expect(outcome).toMatchObject({ silentCorruption: 0, nonActionableRefusals: 0 });
+        // The slip was made, and the file ended up right: repaired at once, or refused and resent.
+        if (line.metrics?.injectedMistakes) expect(line.pass || line.failedEditCalls >= 4).toBe(true);
+      }
+    }
+  });
+
+  it("counts an applied edit that leaves the file wrong as a silent corruption", async () => {
+    const [task] = sample;
+    if (!task) throw new Error("no task");
+    // An edit answered as applied with the file still wrong afterwards; a refusal that names no line.
+    const { editOutcome } = await import("../src/edit-format/outcome.js");
+    const applied = {
+      role: "tool",
+      toolCallId: "e",
+      toolName: "edit_file",
+      content: [{ type: "text", text: "Edited" }],
+      isError: false,
+    } as const;
+    const refused = {
+      ...applied,
+      content: [{ type: "text", text: "InvalidInput: not found" }],
+      isError: true,
+    } as const;
+    expect(editOutcome(task, "replace", [refused, applied], false)).toEqual({
+      silentCorruption: 1,
+      refusals: 1,
+      nonActionableRefusals: 1,
+    });
+    expect(editOutcome(task, "replace", [refused, applied], true).silentCorruption).toBe(0);
+  });
+
   it("sums the lines into a table of formats and mistake kinds", async () => {
     const lines = await runEditBench({
       seed: 7,

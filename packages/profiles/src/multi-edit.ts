@@ -4,13 +4,12 @@ import {
   encodeText,
   type FileTracker,
   looksBinary,
+  planTextEdit,
   updateFile,
-  withLineEndings,
 } from "@bridle/tools-fs";
 import { z } from "zod";
 
 const MAX_EDIT_BYTES = 64 * 1024 * 1024;
-const MAX_SHOWN = 120;
 
 const multiEditSchema = z.object({
   file_path: z.string().min(1).describe("The file, relative to the workspace root or absolute inside it"),
@@ -43,7 +42,7 @@ export function createMultiEditTool(tracker: FileTracker): AnyTool {
     name: "MultiEdit",
     description:
       "Make several exact text replacements in one file at once; they apply in order, and if any fails none is applied. Read the file first. " +
-      "Each old_string must match exactly one place (whitespace included) unless replace_all is true.",
+      "Each old_string must match exactly one place (whitespace included) unless replace_all is true; each edit is matched and checked as Edit does.",
     inputSchema: multiEditSchema,
     annotations: { destructive: true },
     sequential: true,
@@ -67,38 +66,33 @@ export function createMultiEditTool(tracker: FileTracker): AnyTool {
           const { text, format } = decodeText(before);
           let next = text;
           let replacements = 0;
+          const repairs: string[] = [];
           args.edits.forEach((edit, index) => {
-            const which = `edit ${index + 1} of ${args.edits.length}`;
-            const eol = (value: string) => (format.eol === "crlf" ? withLineEndings(value, "crlf") : value);
-            const search = eol(edit.old_string);
-            const replacement = eol(edit.new_string);
-            if (search === replacement) {
+            // edit_file's own matcher and recovery rules, applied to the result of the edits before.
+            try {
+              const plan = planTextEdit(next, format, {
+                oldString: edit.old_string,
+                newString: edit.new_string,
+                replaceAll: edit.replace_all ?? false,
+              });
+              next = plan.text;
+              replacements += plan.starts.length;
+              repairs.push(...plan.repairs.map((repair) => `edit ${index + 1}: ${repair}`));
+            } catch (error) {
+              if (!(error instanceof ToolFailure)) throw error;
+              const after = index > 0 ? " (after the edits before it)" : "";
               throw new ToolFailure(
-                "InvalidInput",
-                `${which}: old_string and new_string are the same; nothing was changed`,
+                error.kind,
+                `edit ${index + 1} of ${args.edits.length}${after}, so nothing was changed: ${error.message}`,
+                { details: error.details },
               );
             }
-            const count = next.split(search).length - 1;
-            if (count === 0) {
-              throw new ToolFailure(
-                "InvalidInput",
-                `${which}: old_string ${preview(edit.old_string)} is not in ${shown}${index > 0 ? " (after the edits before it)" : ""}; nothing was changed. Read the file again, or use Edit for one change at a time.`,
-              );
-            }
-            if (count > 1 && !edit.replace_all) {
-              throw new ToolFailure(
-                "InvalidInput",
-                `${which}: old_string ${preview(edit.old_string)} matches ${count} places in ${shown}; nothing was changed. Add surrounding lines to make it unique, or set replace_all.`,
-              );
-            }
-            next = next.split(search).join(replacement);
-            replacements += count;
           });
           const bytes = encodeText(next, format);
           return {
             bytes,
             value: {
-              content: `Edited ${shown}: ${args.edits.length} edit${args.edits.length === 1 ? "" : "s"}, ${replacements} replacement${replacements === 1 ? "" : "s"}.`,
+              content: `Edited ${shown}: ${args.edits.length} edit${args.edits.length === 1 ? "" : "s"}, ${replacements} replacement${replacements === 1 ? "" : "s"}.${repairs.length > 0 ? ` Note: ${repairs.join("; ")}.` : ""}`,
               details: { path: shown, edits: args.edits.length, replacements },
             },
           };
@@ -106,9 +100,4 @@ export function createMultiEditTool(tracker: FileTracker): AnyTool {
       );
     },
   });
-}
-
-function preview(text: string): string {
-  const shown = JSON.stringify(text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text);
-  return shown;
 }

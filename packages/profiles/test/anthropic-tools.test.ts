@@ -57,6 +57,44 @@ describe("Claude Code's shapes over the same tools", () => {
     );
   });
 
+  it("MultiEdit recovers from the mistakes Edit recovers from, and refuses the slips Edit refuses", async () => {
+    const f = await fixture();
+    const code = "function f() {\n  const x = 1;\n  const y = x - 3;\n  return y;\n}\n";
+    await f.files({ "m.js": code });
+    const tools = f.tools("anthropic", "replace");
+    const multi = tools.get("MultiEdit");
+    await f.call(tools.get("Read"), { file_path: "m.js" });
+    // Read's line-number gutter pasted into both strings, and a JSON-escaped pair: repaired as Edit repairs them.
+    const repaired = await f.call(multi, {
+      file_path: "m.js",
+      edits: [
+        { old_string: "3\t  const y = x - 3;", new_string: "3\t  const y = x - 4;" },
+        { old_string: String.raw`  return y;\n}`, new_string: String.raw`  return y + 1;\n}` },
+      ],
+    });
+    expect(text(repaired)).toContain("line-number prefixes were removed");
+    expect(await readFile(join(f.dir, "m.js"), "utf8")).toBe(
+      "function f() {\n  const x = 1;\n  const y = x - 4;\n  return y + 1;\n}\n",
+    );
+    const after = await readFile(join(f.dir, "m.js"), "utf8");
+    // A context line kept in new_string only, and an escape slip in new_string only: refused, all of it.
+    const kept = await f.fail(multi, {
+      file_path: "m.js",
+      edits: [
+        { old_string: "return y + 1;", new_string: "return y + 2;" },
+        { old_string: "  const y = x - 4;", new_string: "  const x = 1;\n  const y = x - 5;" },
+      ],
+    });
+    expect(kept.message).toContain("edit 2 of 2 (after the edits before it), so nothing was changed");
+    expect(kept.message).toContain("repeats line 2, just above old_string");
+    const escaped = await f.fail(multi, {
+      file_path: "m.js",
+      edits: [{ old_string: "  const x = 1;", new_string: String.raw`\tconst x = 2;` }],
+    });
+    expect(escaped.message).toContain("outside any string");
+    expect(await readFile(join(f.dir, "m.js"), "utf8")).toBe(after);
+  });
+
   it("MultiEdit refuses a file the run has not read, and a path outside the workspace", async () => {
     const f = await fixture();
     await f.files({ "n.txt": "x\n" });

@@ -51,17 +51,14 @@ export function applyChunks(
     }
     const old = chunk.lines.filter((line) => line.kind !== "+").map((line) => line.text);
     if (old.length === 0) {
-      // A pure addition goes where its @@ line points, or at the end only when the patch says so.
-      if (chunk.endOfFile) placements.push({ at: lines.length, chunk });
-      else if (chunk.anchors.length > 0 || lines.length === 0) placements.push({ at: from, chunk });
-      else {
-        throw failure(
-          where,
-          "this chunk only adds lines and says nowhere where. Put the line it goes after in an @@ line " +
-            '(such as "@@ def main():"), add a context line or two, or close the chunk with "*** End of File" to append.',
-          { code: "addition_without_context" },
-        );
-      }
+      // A pure addition goes where its @@ line points, else at the end (as Codex places it), said in the
+      // result so a model that meant somewhere else learns where its lines went.
+      if (chunk.endOfFile || chunk.anchors.length === 0) {
+        placements.push({ at: lines.length, chunk });
+        if (!chunk.endOfFile && lines.length > 0) {
+          tolerances.push({ kind: "appended_without_context", path: shown, patchLine: chunk.patchLine });
+        }
+      } else placements.push({ at: from, chunk });
       cursor = from;
       return;
     }

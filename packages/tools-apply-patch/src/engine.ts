@@ -1,6 +1,15 @@
 import { lstat, stat } from "node:fs/promises";
+import { resolve } from "node:path";
 import { isErrno, ToolFailure, Workspace } from "@bridle/core";
-import { decodeText, encodeText, FileTracker, looksBinary, snapshotOf } from "@bridle/tools-fs";
+import {
+  type CurrentFile,
+  decodeText,
+  encodeText,
+  FileTracker,
+  looksBinary,
+  sameContent,
+  snapshotOf,
+} from "@bridle/tools-fs";
 import { applyChunks } from "./apply-chunks.js";
 import { type CommitOptions, type CommitStep, commitAll, type FileOwner } from "./commit.js";
 import { type LockedFile, withLockedFiles } from "./locked-files.js";
@@ -118,6 +127,29 @@ export async function runPatch(patch: string, context: PatchContext): Promise<Ap
   const requests = targets
     .filter((target) => target.operation.kind !== "add")
     .map((target) => ({ real: target.real, requireBytes: target.operation.kind === "update" }));
+  // An Add over an existing file, or a Move onto one, replaces it (as Codex does) when the run has read it:
+  // it is locked and checked like a file the patch updates.
+  for (const target of targets) {
+    const { operation } = target;
+    const replaced = operation.kind === "add" ? target.real : target.destination?.real;
+    const named =
+      operation.kind === "add"
+        ? operation.path
+        : target.destination && operation.kind === "update"
+          ? operation.moveTo
+          : undefined;
+    if (replaced === undefined || named === undefined) continue;
+    // Checked as written: the policy resolved a link to the file it points at, which is not what is named.
+    if ((await lstat(resolve(workspace.root, named)).catch(() => undefined))?.isSymbolicLink()) {
+      throw new ToolFailure(
+        "InvalidInput",
+        `apply_patch: nothing was changed. ${named} is a symbolic link; apply_patch does not replace links.`,
+      );
+    }
+    if (await existingFile(replaced, workspace.display(replaced))) {
+      requests.push({ real: replaced, requireBytes: false });
+    }
+  }
   const settings = {
     maxBytes: context.maxFileBytes,
     // Without a run (the bare engine) nothing is remembered anywhere that matters.
@@ -155,14 +187,14 @@ async function planAndCommit(
   for (const target of targets) {
     const { operation, real, shown } = target;
     if (operation.kind === "add") {
-      if (await exists(real)) {
-        throw new ToolFailure(
-          "InvalidInput",
-          `apply_patch: nothing was changed. ${shown} already exists (patch line ${operation.patchLine}); change it with "*** Update File: ${operation.path}", or delete it first.`,
-        );
-      }
+      const replaced = await replaceable(real, shown, locked, readGuard, `patch line ${operation.patchLine}`);
       const text = operation.lines.length === 0 ? "" : `${operation.lines.join("\n")}\n`;
-      writes.push({ kind: "write", target: real, bytes: Buffer.from(text, "utf8") });
+      writes.push({
+        kind: "write",
+        target: real,
+        bytes: Buffer.from(text, "utf8"),
+        ...(replaced ? { expected: replaced.snapshot, like: await ownerOf(real) } : {}),
+      });
       files.push({ path: shown, action: "added", linesAdded: operation.lines.length, linesRemoved: 0 });
       continue;
     }
@@ -201,13 +233,20 @@ async function planAndCommit(
     }
     if (target.destination) {
       const destination = target.destination;
-      if (await exists(destination.real)) {
-        throw new ToolFailure(
-          "InvalidInput",
-          `apply_patch: nothing was changed. Cannot move ${shown} to ${destination.shown}: it already exists. Delete it in the same patch first, or choose another name.`,
-        );
-      }
-      writes.push({ kind: "write", target: destination.real, bytes: newBytes, like: owner });
+      const replaced = await replaceable(
+        destination.real,
+        destination.shown,
+        locked,
+        readGuard,
+        `the move of ${shown}, patch line ${operation.patchLine}`,
+      );
+      writes.push({
+        kind: "write",
+        target: destination.real,
+        bytes: newBytes,
+        like: owner,
+        ...(replaced ? { expected: replaced.snapshot } : {}),
+      });
       removes.push({ kind: "remove", target: real, expected: current.snapshot });
       files.push({
         path: destination.shown,
@@ -232,14 +271,59 @@ async function planAndCommit(
   return { result: { files, tolerances, summary: summarize(files, tolerances) }, written };
 }
 
-async function exists(path: string): Promise<boolean> {
-  return lstat(path).then(
-    () => true,
-    (error: unknown) => {
-      if (isErrno(error, "ENOENT")) return false;
-      throw error;
-    },
+/**
+ * Whether a path an Add or a Move would write holds a file already. Only a regular file may be replaced:
+ * a folder or a symbolic link there is refused (replacing a link would write the file it points at).
+ */
+async function existingFile(path: string, shown: string): Promise<boolean> {
+  const stats = await lstat(path).catch((error: unknown) => {
+    if (isErrno(error, "ENOENT")) return undefined;
+    throw error;
+  });
+  if (stats === undefined) return false;
+  if (stats.isFile()) return true;
+  throw new ToolFailure(
+    "InvalidInput",
+    `apply_patch: nothing was changed. ${shown} already exists and is ${stats.isDirectory() ? "a folder" : "not a regular file"}; apply_patch replaces only files.`,
   );
+}
+
+/**
+ * The file an Add or a Move would replace, when it may be replaced: this run read it and it has not
+ * changed since. Undefined when nothing is there. Otherwise the whole patch is refused, saying why.
+ */
+async function replaceable(
+  real: string,
+  shown: string,
+  locked: ReadonlyMap<string, LockedFile>,
+  readGuard: PatchContext["readGuard"],
+  where: string,
+): Promise<CurrentFile | undefined> {
+  const current = locked.get(real)?.current;
+  // Checked again under the lock: a file that appeared since the first look is judged like any other.
+  if (current === undefined) {
+    if (await existingFile(real, shown)) {
+      throw new ToolFailure(
+        "Conflict",
+        `apply_patch: nothing was changed. ${shown} appeared while the patch was being applied (${where}); read it, then retry.`,
+      );
+    }
+    return undefined;
+  }
+  const seen = readGuard?.tracker.lastSeen(readGuard.runId, real);
+  if (seen === undefined) {
+    throw new ToolFailure(
+      "Conflict",
+      `apply_patch: nothing was changed. ${shown} already exists (${where}) and has not been read in this run, so it is not replaced. Read it first if the patch should replace it, or change it with "*** Update File: ${shown}".`,
+    );
+  }
+  if (!sameContent(seen, current.snapshot)) {
+    throw new ToolFailure(
+      "Conflict",
+      `apply_patch: nothing was changed. ${shown} already exists (${where}) and changed on disk since this run read it, so it is not replaced. Read it again, then retry.`,
+    );
+  }
+  return current;
 }
 
 async function ownerOf(path: string): Promise<FileOwner> {

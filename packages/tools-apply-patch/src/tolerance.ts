@@ -7,7 +7,8 @@ export type ToleranceKind =
   | "missing_first_hunk_header"
   | "blank_context_line"
   | "context_trailing_whitespace"
-  | "context_punctuation";
+  | "context_punctuation"
+  | "appended_without_context";
 
 export interface Tolerance {
   readonly kind: ToleranceKind;
@@ -26,6 +27,8 @@ const SAYS: Record<ToleranceKind, string> = {
   blank_context_line: "read an empty line inside a chunk as an empty context line",
   context_trailing_whitespace: "matched context ignoring trailing whitespace",
   context_punctuation: "matched context treating Unicode dashes, quotes and spaces as ASCII",
+  appended_without_context:
+    "a chunk that only adds lines and names no place was appended at the end of the file, as Codex does; give it an @@ line or context to put it elsewhere",
 };
 
 export function describeTolerance(tolerance: Tolerance): string {

@@ -92,7 +92,8 @@ describe("moves and deletes", () => {
     const error = await failureOf(
       applyPatch(wrapPatch("*** Update File: a.txt\n*** Move to: b.txt"), { root: dir }),
     );
-    expect(error.message).toContain("Cannot move a.txt to b.txt: it already exists");
+    expect(error.message).toContain("b.txt already exists (the move of a.txt, patch line 2)");
+    expect(error.message).toContain("has not been read in this run, so it is not replaced");
     expect(await snapshotTree(dir)).toEqual(before);
   });
 

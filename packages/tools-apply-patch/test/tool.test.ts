@@ -52,6 +52,85 @@ async function run(
   return result.messages.filter((message): message is ToolResultMessage => message.role === "tool");
 }
 
+describe("replacing a file with Add File or Move to, as Codex does", () => {
+  const add = (path: string, line: string) => wrapPatch(`*** Add File: ${path}\n+${line}`);
+  const move = wrapPatch(
+    "*** Update File: app.py\n*** Move to: main.py\n@@ def main():\n-    print('hi')\n+    print('moved')",
+  );
+
+  it("replaces a file the run read and that is unchanged since, and refuses one it never read", async () => {
+    await writeFile(join(dir, "notes.md"), "old\n");
+    const unread = await run([[{ name: "apply_patch", arguments: { input: add("notes.md", "new") } }]]);
+    expect(unread[0]?.isError).toBe(true);
+    expect(textOf(unread[0]?.content ?? [])).toContain(
+      "notes.md already exists (patch line 2) and has not been read in this run, so it is not replaced",
+    );
+    expect(await readFile(join(dir, "notes.md"), "utf8")).toBe("old\n");
+    const results = await run([
+      [{ name: "read_file", arguments: { path: "notes.md" } }],
+      [{ name: "apply_patch", arguments: { input: add("notes.md", "new") } }],
+    ]);
+    expect(results[1]?.isError).toBe(false);
+    expect(textOf(results[1]?.content ?? [])).toContain("A notes.md");
+    expect(await readFile(join(dir, "notes.md"), "utf8")).toBe("new\n");
+  });
+
+  it("refuses to replace a file that changed after the read, and writes nothing of the patch", async () => {
+    await writeFile(join(dir, "notes.md"), "old\n");
+    const results = await run(
+      [
+        [{ name: "read_file", arguments: { path: "notes.md" } }],
+        [
+          {
+            name: "apply_patch",
+            arguments: { input: wrapPatch("*** Add File: fresh.txt\n+x\n*** Add File: notes.md\n+new") },
+          },
+        ],
+      ],
+      () => writeFile(join(dir, "notes.md"), "someone else's\n"),
+    );
+    expect(results[1]?.isError).toBe(true);
+    expect(textOf(results[1]?.content ?? [])).toContain(
+      "notes.md already exists (patch line 4) and changed on disk since this run read it",
+    );
+    expect(await readFile(join(dir, "notes.md"), "utf8")).toBe("someone else's\n");
+    await expect(readFile(join(dir, "fresh.txt"), "utf8")).rejects.toThrow(/ENOENT/);
+  });
+
+  it("moves onto a destination the run read, and refuses one it did not", async () => {
+    await writeFile(join(dir, "main.py"), "stale\n");
+    const refused = await run([
+      [{ name: "read_file", arguments: { path: "app.py" } }],
+      [{ name: "apply_patch", arguments: { input: move } }],
+    ]);
+    expect(textOf(refused[1]?.content ?? [])).toContain("main.py already exists (the move of app.py");
+    expect(await readFile(join(dir, "main.py"), "utf8")).toBe("stale\n");
+    const moved = await run([
+      [{ name: "read_file", arguments: { path: "app.py" } }],
+      [{ name: "read_file", arguments: { path: "main.py" } }],
+      [{ name: "apply_patch", arguments: { input: move } }],
+    ]);
+    expect(moved[2]?.isError).toBe(false);
+    expect(await readFile(join(dir, "main.py"), "utf8")).toBe("def main():\n    print('moved')\n");
+    await expect(readFile(join(dir, "app.py"), "utf8")).rejects.toThrow(/ENOENT/);
+  });
+
+  it("never replaces through a symbolic link or over a folder", async () => {
+    const { mkdir, symlink } = await import("node:fs/promises");
+    await writeFile(join(dir, "target.txt"), "t\n");
+    await symlink("target.txt", join(dir, "link.txt"));
+    await mkdir(join(dir, "folder"));
+    const results = await run([
+      [{ name: "read_file", arguments: { path: "target.txt" } }],
+      [{ name: "apply_patch", arguments: { input: add("link.txt", "x") } }],
+      [{ name: "apply_patch", arguments: { input: add("folder", "x") } }],
+    ]);
+    expect(textOf(results[1]?.content ?? [])).toContain("link.txt is a symbolic link");
+    expect(textOf(results[2]?.content ?? [])).toContain("folder is a directory");
+    expect(await readFile(join(dir, "target.txt"), "utf8")).toBe("t\n");
+  });
+});
+
 describe("apply_patch in a run", () => {
   it("updates a file the run has read, and again without reading it back", async () => {
     const results = await run([

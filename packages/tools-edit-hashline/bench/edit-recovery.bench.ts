@@ -171,8 +171,23 @@ function replaceCalls(lines: string[], rand: () => number): Call[] {
     add("duplicated line above", i, (l) => ({ old_string: l, new_string: `${lines[i - 1]}\n${l}${EDITED}` }));
   for (const i of each())
     add("duplicated line below", i, (l) => ({ old_string: l, new_string: `${l}${EDITED}\n${lines[i + 1]}` }));
+  // Slips in new_string alone: old_string matches as it is, so only the new text can tell.
+  for (const i of each().filter((i) => /["']/.test(lines[i] as string)))
+    add("escaped quotes, new only", i, (l) => ({ old_string: l, new_string: escapeQuotes(l + EDITED) }));
+  for (const i of each())
+    add("literal \\n beside real ones", i, (l) => ({
+      old_string: `${lines[i - 1]}\n${l}\n${lines[i + 1]}`,
+      new_string: `${lines[i - 1]}\n${l}${EDITED}\\n${lines[i + 1]}`,
+    }));
+  for (const i of each().filter((i) => /^\s+\S/.test(lines[i] as string)))
+    add("literal \\t indent, new only", i, (l) => ({ old_string: l, new_string: tabSlip(l + EDITED) }));
   return calls;
 }
+
+const escapeQuotes = (text: string) => text.replace(/\\/g, "\\\\").replace(/(["'])/g, "\\$1");
+/** The line's indentation written as literal \t sequences. */
+const tabSlip = (text: string) =>
+  text.replace(/^\s+/, (indent) => "\\t".repeat(Math.max(1, indent.length >> 1)));
 
 function hashlineCalls(lines: string[], rand: () => number): Call[] {
   const calls: Call[] = [];
@@ -216,7 +231,34 @@ function hashlineCalls(lines: string[], rand: () => number): Call[] {
     add("duplicated line above", i, (t, l) => replace(t(i + 1), `${lines[i - 1]}\n${l}${EDITED}`));
   for (const i of each())
     add("duplicated line below", i, (t, l) => replace(t(i + 1), `${l}${EDITED}\n${lines[i + 1]}`));
+  for (const i of each().filter((i) => /["']/.test(lines[i] as string)))
+    add("escaped quotes", i, (t, l) => replace(t(i + 1), escapeQuotes(l + EDITED)));
+  for (const i of each().filter((i) => /^\s+\S/.test(lines[i] as string)))
+    add("literal \\t indent", i, (t, l) => replace(t(i + 1), tabSlip(l + EDITED)));
+  for (const i of each().filter((i) => (lines[i + 2] ?? "").trim() !== ""))
+    add("literal \\n beside real ones", i, (t, l) => ({
+      op: "replace_range",
+      start_tag: t(i + 1),
+      end_tag: t(i + 3),
+      new_text: `${l}${EDITED}\n${lines[i + 1]}\\n${lines[i + 2]}`,
+    }));
+  for (const i of each()) add("two characters swapped", i, (t, l) => replace(swapTwo(t(i + 1)), l + EDITED));
+  for (const i of each()) add("line number as the tag", i, (_, l) => replace(String(i + 1), l + EDITED));
+  for (const i of each()) {
+    const invented = Math.floor(rand() * 0xffffffff)
+      .toString(16)
+      .padStart(8, "0");
+    add("invented tag", i, (_, l) => replace(invented, l + EDITED));
+  }
   return calls;
+}
+
+/** The tag with two neighbouring characters that differ swapped. */
+function swapTwo(tag: string): string {
+  for (let i = tag.length - 2; i >= 0; i--) {
+    if (tag[i] !== tag[i + 1]) return `${tag.slice(0, i)}${tag[i + 1]}${tag[i]}${tag.slice(i + 2)}`;
+  }
+  return tag;
 }
 
 const skipped = new Map<string, number>();

@@ -1,6 +1,7 @@
 import { ToolFailure } from "@bridle/core";
 import { EditedLines, type LineEnding, type Segment, splitNewText, type TextDocument } from "./document.js";
 import type { HashlineEdit } from "./edit-schema.js";
+import type { ShownLine } from "./read-state.js";
 import type { LineSpan } from "./render.js";
 import { normalizeTag } from "./tag.js";
 
@@ -21,30 +22,49 @@ export interface AppliedEdits {
   readonly linesAdded: number;
 }
 
-// A model sometimes pastes lines back with their hashline prefix. Stripped on every line or on none: when
-// only some lines carry one, it may be the file's own text (a doc showing read output), so it stays.
-const ECHOED_LINE = /^ *\d+ [0-9a-f]{8} \|(?: |$)/;
+// A model sometimes pastes lines back with their hashline prefix, on every line or on the first only.
+const ECHOED_LINE = /^ *(\d+) ([0-9a-f]{8}) \|(?: |$)/;
 
-function newLines(text: string, repairs: string[], edit: number): string[] {
-  const lines = splitNewText(text);
-  const echoed = lines.filter((line) => ECHOED_LINE.test(line)).length;
-  if (echoed > 0 && echoed === lines.length) {
-    repairs.push(`edit ${edit + 1}: removed the "<n> <tag> | " prefixes pasted into new_text`);
-    return lines.map((line) => line.replace(ECHOED_LINE, ""));
-  }
-  if (echoed > 0) {
-    repairs.push(
-      `edit ${edit + 1}: ${echoed} of ${lines.length} lines of new_text begin like read_file's "<n> <tag> | " ` +
-        "prefix; none was removed, so they are in the file as written. If they were pasted by mistake, " +
-        "replace those lines again without the prefix",
-    );
-  }
-  return lines;
+/** What new_text's lines are judged against: the tags this run was shown, and whether to write as sent. */
+export interface NewTextRules {
+  readonly shown: ReadonlyMap<string, ShownLine>;
+  readonly verbatim: boolean;
 }
 
 /**
- * Warnings for new text that repeats the unchanged line just above or below it: the slip of a model
- * that copies an anchor line into new_text without replacing it. A repeat the file already had is no slip.
+ * new_text's lines, with pasted "<n> <tag> | " prefixes removed: on every line when every line has one,
+ * or on those whose number and tag are a pair this run was shown (a pasted read line, not text that
+ * happens to look like one). A prefix that is neither is refused, since either reading is a guess;
+ * `verbatim` writes it as sent.
+ */
+function newLines(text: string, repairs: string[], edit: number, rules: NewTextRules): string[] {
+  const lines = splitNewText(text);
+  const echoed = lines.map((line) => ECHOED_LINE.exec(line));
+  const count = echoed.filter(Boolean).length;
+  if (count === 0 || rules.verbatim) return lines;
+  const pasted = (match: RegExpExecArray | null) =>
+    match !== null && rules.shown.get(match[2] as string)?.line === Number(match[1]);
+  if (count === lines.length || echoed.every((match) => match === null || pasted(match))) {
+    repairs.push(
+      `edit ${edit + 1}: removed the "<n> <tag> | " prefix${count === 1 ? "" : "es"} pasted into new_text`,
+    );
+    return lines.map((line) => line.replace(ECHOED_LINE, ""));
+  }
+  const at = echoed.findIndex((match) => match !== null && !pasted(match));
+  const line = lines[at] as string;
+  throw new ToolFailure(
+    "InvalidInput",
+    `edit ${edit + 1}: line ${at + 1} of new_text begins with ${JSON.stringify((echoed[at] as RegExpExecArray)[0])}, ` +
+      `which looks like read_file's "<n> <tag> | " prefix, but no read in this run showed that line with that tag; nothing was written. ` +
+      `If it was pasted by mistake, resend new_text without it (${JSON.stringify(line.replace(ECHOED_LINE, "").slice(0, 80))}); ` +
+      'if the file should hold that text, resend the same call with "verbatim": true.',
+  );
+}
+
+/**
+ * New text that repeats the unchanged line just above or below it: the slip of a model that copies an
+ * anchor line into new_text without replacing it (applied, the line would be there twice). A repeat the
+ * file already had is no slip.
  */
 export function duplicatedNeighbours(doc: TextDocument, changes: readonly Change[]): string[] {
   const warnings: string[] = [];
@@ -60,14 +80,14 @@ export function duplicatedNeighbours(doc: TextDocument, changes: readonly Change
     const last = change.lines.at(-1);
     if (same(first, text(aboveAt)) && !same(removed[0], text(aboveAt))) {
       warnings.push(
-        `edit ${change.edit + 1}: the first new line repeats line ${aboveAt + 1} just above it ` +
-          `(${JSON.stringify(first?.slice(0, 80))}); if that line was meant to be replaced, it is now there twice`,
+        `${describe(change)}: the first new line repeats line ${aboveAt + 1} just above it ` +
+          `(${JSON.stringify(first?.slice(0, 80))}), which the edit does not replace`,
       );
     }
     if (same(last, text(belowAt)) && !same(removed[1], text(belowAt))) {
       warnings.push(
-        `edit ${change.edit + 1}: the last new line repeats line ${belowAt + 1} just below it ` +
-          `(${JSON.stringify(last?.slice(0, 80))}); if that line was meant to be replaced, it is now there twice`,
+        `${describe(change)}: the last new line repeats line ${belowAt + 1} just below it ` +
+          `(${JSON.stringify(last?.slice(0, 80))}), which the edit does not replace`,
       );
     }
   }
@@ -79,6 +99,7 @@ export function planEdits(
   edits: readonly HashlineEdit[],
   index: ReadonlyMap<string, number>,
   repairs: string[],
+  rules: NewTextRules,
 ): Change[] {
   const at = (raw: string): number => index.get(normalizeTag(raw) as string) as number;
   const place = (edit: HashlineEdit, i: number): Change => {
@@ -89,7 +110,7 @@ export function planEdits(
           insert: false,
           start: at(edit.tag),
           end: at(edit.tag),
-          lines: newLines(edit.new_text, repairs, i),
+          lines: newLines(edit.new_text, repairs, i, rules),
         };
       case "insert_after":
         return {
@@ -97,7 +118,7 @@ export function planEdits(
           insert: true,
           start: at(edit.tag),
           end: at(edit.tag),
-          lines: newLines(edit.new_text, repairs, i),
+          lines: newLines(edit.new_text, repairs, i, rules),
         };
       case "delete_line":
         return { edit: i, insert: false, start: at(edit.tag), end: at(edit.tag), lines: [] };
@@ -110,7 +131,7 @@ export function planEdits(
             `edit ${i + 1}: end_tag (line ${end + 1}) comes before start_tag (line ${start + 1}); nothing was written`,
           );
         }
-        const lines = edit.new_text === "" ? [] : newLines(edit.new_text, repairs, i);
+        const lines = edit.new_text === "" ? [] : newLines(edit.new_text, repairs, i, rules);
         return { edit: i, insert: false, start, end, lines };
       }
     }

@@ -39,7 +39,9 @@ export const editFileSchema = z.strictObject({
   verbatim: z
     .boolean()
     .optional()
-    .describe("true: write new_text as sent even if it looks JSON-escaped twice"),
+    .describe(
+      "true: write new_text as sent even if it looks JSON-escaped twice or begins with a read_file line prefix",
+    ),
 });
 
 export type HashlineEdit = z.output<typeof editSchema>;

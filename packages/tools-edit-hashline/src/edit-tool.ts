@@ -102,11 +102,23 @@ function planFileEdit(file: LoadedFile, args: EditFileArgs, runId: string, optio
     throw tagFailure({ file, problems, validLines, changedOnDisk, options, runId });
   }
   const repairs: string[] = [];
-  const changes = planEdits(args.edits, index, repairs);
+  const changes = planEdits(args.edits, index, repairs, {
+    shown: shownTags,
+    verbatim: args.verbatim === true,
+  });
   if (args.verbatim !== true) assertNotOverEscaped(doc, changes);
   assertEncodable(doc, changes);
   const applied = applyChanges(doc, changes);
-  repairs.push(...duplicatedNeighbours(doc, changes));
+  const repeats = duplicatedNeighbours(doc, changes);
+  if (repeats.length > 0 && args.verbatim !== true) {
+    throw new ToolFailure(
+      "InvalidInput",
+      `${repeats.join("; ")}: applied, that line would be there twice, so nothing was written. ` +
+        "If it should stay as it is, leave it out of new_text; if new_text replaces it, widen the edit to it " +
+        '(replace_range). If the file should hold it twice, resend the same call with "verbatim": true.',
+    );
+  }
+  repairs.push(...repeats);
   const bytes = serializeDocument(applied.lines);
   const result = renderResult(
     file.shown,

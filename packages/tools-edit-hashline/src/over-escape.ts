@@ -1,7 +1,7 @@
 import { ToolFailure } from "@bridle/core";
+import { EscapeLexer, type Stray } from "@bridle/tools-fs";
 import type { Change } from "./apply-edits.js";
 import type { LineSource } from "./document.js";
-import { EscapeLexer, type Stray } from "./escape-lexer.js";
 
 // How far around an edit the file's own lines are taken as the witness of what its text looks like.
 const WITNESS_LINES = 10;
@@ -41,7 +41,9 @@ function problemOf(doc: LineSource, change: Change): string | undefined {
   // the lines above (the lexer is rough) can only excuse text, never refuse it.
   // Most text has no sequence in code on its own, and then the file above need not be read at all.
   const alone = new EscapeLexer();
-  const candidates = change.lines.flatMap((text, line) => alone.scan(text, line));
+  const candidates = change.lines
+    .flatMap((text, line) => alone.scan(text, line))
+    .filter((s) => s.kind !== "command");
   if (candidates.length === 0) return undefined;
   const placed = lexerAt(doc, change.insert ? change.start + 1 : change.start);
   const inPlace = new Set(change.lines.flatMap((text, line) => placed.scan(text, line)).map(key));
@@ -55,19 +57,18 @@ function problemOf(doc: LineSource, change: Change): string | undefined {
     for (let i = from; i <= to; i++) for (const s of reader.scan(doc.text(i), i)) witness.add(s.kind);
   }
   const quote = strays.find((s) => s.kind === "quote" && !witness.has("quote"));
-  // Literal \n only means flattened lines when the text has no real line break of its own.
-  const flat =
-    change.lines.length === 1
-      ? strays.find((s) => s.kind === "newline" && !witness.has("newline"))
-      : undefined;
-  const where = `edit ${change.edit + 1} (line ${change.start + 1})`;
-  const first = quote ?? flat;
+  // A literal \n or \t in code, where the lines around have none, stands for a line break or a tab,
+  // beside real line breaks as much as in text that has none.
+  const flat = strays.find((s) => s.kind === "newline" && !witness.has("newline"));
+  // A file that writes backslash commands in code (LaTeX) may mean `\t` as one (`\textbf`).
+  const tab = strays.find((s) => s.kind === "tab" && !witness.has("tab") && !witness.has("command"));
+  const where = `edit ${change.edit + 1} (${change.end > change.start ? `lines ${change.start + 1}-${change.end + 1}` : `line ${change.start + 1}`})`;
+  const first = quote ?? flat ?? tab;
   if (first) {
-    const what = [quote && "\\\" or \\'", flat && "\\n"].filter(Boolean).join(" and ");
-    const tabs = strays.some((s) => s.kind === "tab") ? " (and \\t)" : "";
+    const what = [quote && "\\\" or \\'", flat && "\\n", tab && "\\t"].filter(Boolean).join(" and ");
     return (
-      `${where}: new_text has ${what}${tabs} outside any string, ` +
-      `as in \`${excerpt(change.lines[first.line] as string, first.at)}\`, and the lines around it have none`
+      `${where}: new_text has ${what} outside any string, ` +
+      `as in \`${excerpt(change.lines[first.line] as string, first.at)}\` (line ${first.line + 1} of new_text), and the lines around it have none`
     );
   }
   const doubled = doubledInRegex(doc, change, strays);

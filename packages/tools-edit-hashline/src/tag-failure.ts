@@ -32,6 +32,11 @@ export function tagFailure(input: TagFailureInput): ToolFailure {
   const lines: string[] = [];
   // A problem that shows the current lines is one the model can retry from at once.
   const stale = problems.some((p) => p.kind === "stale" || p.kind === "line-mismatch");
+  // Lines the error names with their current tags: the model may retry from them without a read.
+  const pointed = problems.some(
+    (p) =>
+      p.kind === "line-number" || (p.kind === "unknown" && (p.near !== undefined || p.likely.length > 0)),
+  );
   if (input.changedOnDisk) {
     lines.push(`${file.shown} changed on disk since you last read it; nothing was written.`);
   } else {
@@ -49,7 +54,7 @@ export function tagFailure(input: TagFailureInput): ToolFailure {
     spots.push({ from: at, to: at });
   }
   for (const line of input.validLines) spots.push({ from: line, to: line });
-  if (problems.length > 0 && !stale && input.validLines.length === 0 && !input.changedOnDisk) {
+  if (problems.length > 0 && !stale && !pointed && input.validLines.length === 0 && !input.changedOnDisk) {
     lines.push("Tags come from read_file (or an earlier edit_file result) for this same file in this run.");
   }
 
@@ -92,8 +97,19 @@ function describeProblem(problem: TagProblem, file: LoadedFile): string {
   switch (problem.kind) {
     case "malformed":
       return `${JSON.stringify(problem.raw.slice(0, 40))}: not a tag (a tag is the 8 hex characters after the line number)`;
+    case "line-number": {
+      const said = problem.said;
+      if (said < 1 || said > file.doc.count)
+        return `"${said}": a line number, not a tag, and past the end (the file has ${file.doc.count} lines); send the 8-hex-character tag read_file shows after the number`;
+      const tag = lineTag(said, file.doc.text(said - 1), file.doc.encoding);
+      return `"${said}": a line number, not a tag; line ${said} is now tag ${tag}. If that is the line you mean, send "${tag}"`;
+    }
     case "unknown": {
       const base = `${problem.tag}: no read of ${file.shown} in this run showed this tag`;
+      if (problem.near === undefined && problem.likely.length > 0) {
+        const list = problem.likely.map((l) => `line ${l.line} ${currentTag(file, l.line, l.text)}`);
+        return `${base}; the lines most like your new text are ${list.join(", ")}. Use the tag of the line you mean`;
+      }
       if (problem.near === undefined) return base;
       const near = problem.near.line;
       return `${base}; it is one character away from the tag of line ${near}: did you mean line ${near} ${currentTag(file, near, problem.near.text)}?`;
@@ -132,9 +148,11 @@ function spotsOf(problem: TagProblem): number[] {
     case "line-mismatch":
       return [problem.said, problem.was.line].filter((line) => line >= 1);
     case "unknown":
-      return [problem.near?.line, problem.said].filter(
+      return [problem.near?.line, problem.said, ...problem.likely.map((l) => l.line)].filter(
         (line): line is number => line !== undefined && line >= 1,
       );
+    case "line-number":
+      return problem.said >= 1 ? [problem.said] : [];
     case "malformed":
       return [];
   }

@@ -86,7 +86,7 @@ describe("document round trips", () => {
         }
       }
       if (index.size !== texts.length) continue; // two lines with one tag: not a case to fuzz
-      const applied = applyChanges(doc, planEdits(edits, index, []));
+      const applied = applyChanges(doc, planEdits(edits, index, [], { shown: new Map(), verbatim: false }));
       const got = serializeDocument(applied.lines);
       expect(got.equals(reference(applied.lines)), `seed ${seed}`).toBe(true);
       // The edited view reads the same lines the bytes hold.

@@ -19,6 +19,13 @@ interface Case {
 
 const LEGITIMATE: readonly Case[] = [
   {
+    name: "a LaTeX command beginning with \\t where the lines around write commands",
+    file: "a.tex",
+    lines: [r`\section{Intro}`, "Some text.", r`\end{document}`],
+    at: 2,
+    newText: r`\textbf{Some} text.`,
+  },
+  {
     name: "a JS string holding \\n",
     file: "a.js",
     lines: ["const a = 1;", "const b = 2;"],
@@ -242,13 +249,37 @@ const OVER_ESCAPED: readonly (Case & { readonly meant: string })[] = [
     meant: "  const a = 1;\n  const b = 2;",
   },
   {
+    name: "one line break of several written as \\n beside real ones",
+    file: "a.js",
+    lines: ["function f() {", "  const a = 1;", "}"],
+    at: 2,
+    newText: `  const a = 2;\n  const b = 3;${r`\n`}  return a;`,
+    meant: "  const a = 2;\n  const b = 3;\n  return a;",
+  },
+  {
+    name: "a doc-comment line indented with \\t written out",
+    file: "a.js",
+    lines: ["/**", " * one", " */", "run();"],
+    at: 2,
+    newText: r`\t* two`,
+    meant: "\t* two",
+  },
+  {
+    name: "an indent written as \\t",
+    file: "a.js",
+    lines: ["function f() {", "  return 0;", "}"],
+    at: 2,
+    newText: r`\treturn 1;`,
+    meant: "\treturn 1;",
+  },
+  {
     name: "\\n and \\t written out",
     file: "a.c",
     lines: ["int f(int x) {", "  return 0;", "}"],
     at: 1,
-    newText: r`int f(int x) {\n\tif (x) return 1;`,
+    newText: r`  int y = x;\n\tif (y) return 1;`,
     insert: true,
-    meant: "int f(int x) {\n\tif (x) return 1;",
+    meant: "  int y = x;\n\tif (y) return 1;",
   },
   {
     name: "Python flattened after a colon",

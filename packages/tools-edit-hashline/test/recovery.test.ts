@@ -100,33 +100,115 @@ describe("pasted display prefixes", () => {
     expect(text).toContain("removed the");
   });
 
-  it("are kept on every line, with a warning, when only some lines carry one", async () => {
+  it("are stripped from the first line alone when that line and tag are one this run was shown", async () => {
     const f = await fixture();
     const text = expectOk(
       await f.edit({
         path: "a.txt",
-        edits: [{ op: "replace_line", tag: f.tag(2), new_text: `BETA\n   3 ${f.tag(3)} | beta2` }],
+        edits: [
+          {
+            op: "replace_range",
+            start_tag: f.tag(2),
+            end_tag: f.tag(3),
+            new_text: `   2 ${f.tag(2)} | BETA\ngamma`,
+          },
+        ],
       }),
     );
-    expect(await f.content()).toBe(
-      `alpha\nBETA\n   3 ${f.tag(3)} | beta2\ngamma\ndelta\nepsilon\nzeta\neta\n`,
+    expect(await f.content()).toBe("alpha\nBETA\ngamma\ndelta\nepsilon\nzeta\neta\n");
+    expect(text).toContain('removed the "<n> <tag> | " prefix pasted into new_text');
+  });
+
+  it("are refused when no read showed that line with that tag, and written with verbatim", async () => {
+    const f = await fixture();
+    const lookalike = "  12 0badc0de | x";
+    const refused = await f.edit({
+      path: "a.txt",
+      edits: [{ op: "replace_line", tag: f.tag(2), new_text: `${lookalike}\nbeta2` }],
+    });
+    expect(refused.ok).toBe(false);
+    if (refused.ok) return;
+    expect(refused.kind).toBe("InvalidInput");
+    expect(refused.text).toContain("line 1 of new_text begins with");
+    expect(refused.text).toContain('"verbatim": true');
+    expect(await f.content()).toBe(f.original);
+    expectOk(
+      await f.edit({
+        path: "a.txt",
+        edits: [{ op: "replace_line", tag: f.tag(2), new_text: `${lookalike}\nbeta2` }],
+        verbatim: true,
+      }),
     );
-    expect(text).toContain("1 of 2 lines of new_text begin like read_file's");
+    expect(await f.content()).toBe(`alpha\n${lookalike}\nbeta2\ngamma\ndelta\nepsilon\nzeta\neta\n`);
+  });
+});
+
+describe("tags that name no shown line, named with the nearest real ones", () => {
+  it("takes two swapped characters as one character away", async () => {
+    const f = await fixture();
+    const tag = f.tag(5);
+    const i = [...tag].findIndex((c, k) => k < 7 && c !== tag[k + 1]);
+    const swapped = `${tag.slice(0, i)}${tag[i + 1]}${tag[i]}${tag.slice(i + 2)}`;
+    const result = await f.edit({
+      path: "a.txt",
+      edits: [{ op: "replace_line", tag: swapped, new_text: "E" }],
+    });
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.text).toContain(`did you mean line 5 (tag ${tag})?`);
+    expect(await f.content()).toBe(f.original);
+  });
+
+  it("reads a bare line number as one, names that line's tag, and never edits by it", async () => {
+    const f = await fixture();
+    const result = await f.edit({ path: "a.txt", edits: [{ op: "replace_line", tag: "4", new_text: "D" }] });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.text).toContain(`"4": a line number, not a tag; line 4 is now tag ${f.tag(4)}`);
+    expect(hashlines(result.text).get(4)?.tag).toBe(f.tag(4));
+    expect(await f.content()).toBe(f.original);
+    const past = await f.edit({ path: "a.txt", edits: [{ op: "delete_line", tag: "40" }] });
+    expect(past.ok).toBe(false);
+    if (!past.ok) expect(past.text).toContain("past the end (the file has 7 lines)");
+    // The tag it names works at once, without another read.
+    expectOk(await f.edit({ path: "a.txt", edits: [{ op: "replace_line", tag: f.tag(4), new_text: "D" }] }));
+    expect(await f.content()).toBe("alpha\nbeta\ngamma\nD\nepsilon\nzeta\neta\n");
+  });
+
+  it("names the lines most like the new text for an invented tag, and nothing when none is close", async () => {
+    const f = await fixture();
+    const result = await f.edit({
+      path: "a.txt",
+      edits: [{ op: "replace_line", tag: "0f0f0f0f", new_text: "epsilon!" }],
+    });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.text).toContain(`the lines most like your new text are line 5 (tag ${f.tag(5)})`);
+    expect(hashlines(result.text).get(5)?.text).toBe("epsilon");
+    const none = await f.edit({
+      path: "a.txt",
+      edits: [{ op: "replace_line", tag: "0f0f0f0f", new_text: "qqqqqq" }],
+    });
+    expect(none.ok).toBe(false);
+    if (!none.ok) expect(none.text).not.toContain("most like");
+    expect(await f.content()).toBe(f.original);
   });
 });
 
 describe("a successful edit", () => {
-  it("shows the changed lines with context and warns when new text repeats the line beside it", async () => {
+  it("refuses new text that repeats the line beside it, and writes it with verbatim, noted", async () => {
     const f = await fixture();
-    const text = expectOk(
-      await f.edit({
-        path: "a.txt",
-        edits: [{ op: "replace_line", tag: f.tag(4), new_text: "gamma\nDELTA\nepsilon" }],
-      }),
-    );
+    const edits = [{ op: "replace_line", tag: f.tag(4), new_text: "gamma\nDELTA\nepsilon" }] as const;
+    const refused = await f.edit({ path: "a.txt", edits: [...edits] });
+    expect(refused.ok).toBe(false);
+    if (refused.ok) return;
+    expect(refused.kind).toBe("InvalidInput");
+    expect(refused.text).toContain('the first new line repeats line 3 just above it ("gamma")');
+    expect(refused.text).toContain('the last new line repeats line 5 just below it ("epsilon")');
+    expect(refused.text).toContain("leave it out of new_text");
+    expect(await f.content()).toBe(f.original);
+    const text = expectOk(await f.edit({ path: "a.txt", edits: [...edits], verbatim: true }));
     expect(await f.content()).toBe("alpha\nbeta\ngamma\ngamma\nDELTA\nepsilon\nepsilon\nzeta\neta\n");
-    expect(text).toContain('the first new line repeats line 3 just above it ("gamma")');
-    expect(text).toContain('the last new line repeats line 5 just below it ("epsilon")');
+    expect(text).toContain("repeats line 3 just above it");
     const shown = hashlines(text);
     expect([...shown.keys()]).toEqual([2, 3, 4, 5, 6, 7, 8]);
   });

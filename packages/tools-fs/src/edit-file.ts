@@ -1,7 +1,7 @@
 import { argumentAliases, defineTool, ToolFailure, type ToolOutput } from "@bridle/core";
 import { z } from "zod";
-import { closestHint, numberedLines, splitLines } from "./edit-hints.js";
-import { lineOf, occurrences, planEdit } from "./edit-match.js";
+import { closestHint, numberedLines } from "./edit-hints.js";
+import { lineOf, occurrences, planTextEdit } from "./edit-match.js";
 import type { FsSettings } from "./options.js";
 import { sameContent } from "./snapshot.js";
 import { decodeText, encodeText, looksBinary } from "./text-format.js";
@@ -88,7 +88,11 @@ export function createEditFileTool(settings: FsSettings) {
             );
           }
           settings.tracker.assertUnchanged(ctx.runId, real, current.snapshot, shown);
-          const plan = planEdit(text, format, args.old_string, args.new_string, args.replace_all ?? false);
+          const plan = planTextEdit(text, format, {
+            oldString: args.old_string,
+            newString: args.new_string,
+            replaceAll: args.replace_all ?? false,
+          });
           const bytes = encodeText(plan.text, format);
           return { bytes, value: report(shown, plan, before.length, bytes.length) };
         },
@@ -123,7 +127,7 @@ function repeatedEdit(
 
 function report(
   shown: string,
-  plan: ReturnType<typeof planEdit>,
+  plan: ReturnType<typeof planTextEdit>,
   bytesBefore: number,
   bytesAfter: number,
 ): ToolOutput<EditFileDetails> {
@@ -140,8 +144,6 @@ function report(
     `Edited ${shown}: ${count} replacement${count === 1 ? "" : "s"} (line${count === 1 ? "" : "s"} ${startLines.slice(0, 10).join(", ")}${count > 10 ? ", …" : ""}).`,
   ];
   if (plan.repairs.length > 0) out.push(`Note: ${plan.repairs.join("; ")}.`);
-  const slips = duplicatedNeighbours(plan.text, plan);
-  if (slips.length > 0) out.push(`Warning: ${slips.join("; ")}.`);
   const addedLines = plan.replacement.split("\n").length;
   for (const line of startLines.slice(0, MAX_SNIPPETS)) {
     out.push("", snippet(lines, line, addedLines));
@@ -210,44 +212,4 @@ function staleRead(shown: string, text: string, oldString: string, markSeen: () 
   }
   markSeen();
   return new ToolFailure("Conflict", `${head} ${body}`);
-}
-
-/**
- * Warnings for a replacement of whole lines whose first or last line repeats the unchanged line just
- * above or below it, when old_string did not already have that line there: the slip of copying an anchor
- * line into new_string without replacing it.
- */
-function duplicatedNeighbours(text: string, plan: ReturnType<typeof planEdit>): string[] {
-  const replacement = plan.replacement;
-  const inner = (value: string) => value.replace(/^\r?\n/, "").replace(/\r?\n$/, "");
-  const core = inner(replacement);
-  if (core.trim() === "") return [];
-  const lead = replacement.length - replacement.replace(/^\r?\n/, "").length;
-  const old = splitLines(inner(plan.search));
-  const lines = splitLines(text);
-  const warnings: string[] = [];
-  for (const off of plan.starts.slice(0, MAX_SNIPPETS)) {
-    const a = off + lead;
-    const b = a + core.length;
-    const wholeLines =
-      (a === 0 || text[a - 1] === "\n") && (b === text.length || /[\r\n]/.test(text[b] as string));
-    if (!wholeLines) continue;
-    const first = lineOf(text, a);
-    const last = lineOf(text, b);
-    const above = lines[first - 2];
-    const below = lines[last];
-    if (above?.trim() && lines[first - 1] === above && old[0] !== above) {
-      warnings.push(
-        `new line ${first} repeats line ${first - 1} just above it (${JSON.stringify(above.slice(0, 80))})`,
-      );
-    }
-    if (below?.trim() && lines[last - 1] === below && old.at(-1) !== below) {
-      warnings.push(
-        `new line ${last} repeats line ${last + 1} just below it (${JSON.stringify(below.slice(0, 80))})`,
-      );
-    }
-  }
-  return warnings.length > 0
-    ? [`${warnings.join("; ")}; if that line was meant to be replaced, it is now there twice`]
-    : [];
 }

@@ -30,7 +30,7 @@ export function splitLines(text: string): string[] {
 }
 
 /** Similarity of two strings (0..1): Dice's coefficient over character pairs, whitespace squashed. */
-function similarity(a: string, b: string): number {
+export function textSimilarity(a: string, b: string): number {
   const x = squash(a);
   const y = squash(b);
   if (x === y) return 1;
@@ -90,7 +90,7 @@ export function closestRegions(text: string, oldString: string): LineRegion[] {
     for (let i = 0; i < m; i++) {
       const line = lines[start + i];
       if (line === undefined) continue;
-      const s = similarity(wanted[i] as string, line);
+      const s = textSimilarity(wanted[i] as string, line);
       total += s;
       if (s === 1) equal++;
       if (line.trimEnd() === (wanted[i] as string).trimEnd()) exact++;

@@ -1,5 +1,6 @@
 import { ToolFailure } from "@bridle/core";
 import { closestHint } from "./edit-hints.js";
+import { assertNoDuplicatedNeighbour, assertNoSlips } from "./edit-slips.js";
 import { type TextFormat, withLineEndings } from "./text-format.js";
 
 export interface EditPlan {
@@ -20,6 +21,32 @@ interface Candidate {
 }
 
 const MAX_LISTED_LINES = 10;
+
+/** One exact-replace edit, as edit_file and every tool built like it (MultiEdit) take it. */
+export interface TextEdit {
+  readonly oldString: string;
+  readonly newString: string;
+  readonly replaceAll?: boolean;
+}
+
+/**
+ * edit_file's whole rule for one replacement on decoded text: the matcher and its repairs (planEdit),
+ * then the refusals of slips in new_string that no match can catch (escaped once too often; a context
+ * line kept in new_string but not in old_string). A tool that replaces text calls this, not a matcher of
+ * its own, so every such tool recovers from the same mistakes and refuses the same ones.
+ */
+export function planTextEdit(text: string, format: TextFormat, edit: TextEdit): EditPlan {
+  const plan = planEdit(text, format, edit.oldString, edit.newString, edit.replaceAll ?? false);
+  assertNoSlips(text, toOld(plan, text));
+  assertNoDuplicatedNeighbour(plan);
+  return plan;
+}
+
+/** The plan with its first start as an offset in the text before the edit (where the slips are judged). */
+function toOld(plan: EditPlan, text: string): EditPlan {
+  const first = plan.starts[0];
+  return first === undefined ? plan : { ...plan, text, starts: [first] };
+}
 
 /**
  * Decide one exact-replace edit on decoded text. An exact match wins; in a CRLF file, old_string's LF line

@@ -1,7 +1,10 @@
 /** A backslash sequence where code, not a literal or a comment, is. */
 export interface Stray {
-  /** `doubled` is `\\` inside a regex literal; the others stand outside every literal. */
-  readonly kind: "quote" | "newline" | "tab" | "doubled";
+  /**
+   * `doubled` is `\\` inside a regex literal; the others stand outside every literal. `command` is a
+   * backslash before any other letter (LaTeX's `\section`): never a slip, only a sign of the file's style.
+   */
+  readonly kind: "quote" | "newline" | "tab" | "doubled" | "command";
   /** The character after the backslash (after both, for `doubled`). */
   readonly next: string;
   /** Index of the line among those scanned with recording on. */
@@ -63,7 +66,10 @@ export class EscapeLexer {
           const flattened = next === "n" && FLATTENED_COMMENT.test(text.slice(i + 2));
           // `don\'t`: no comment spells a contraction with a backslash.
           const contraction = next === "'" && WORD.test(text[i - 1] ?? "") && WORD.test(text[i + 2] ?? "");
+          // A comment line indented with `\t` written out: no comment begins its line with the sequence.
+          const indent = next === "t" && text.slice(0, i).trim() === "";
           if (flattened) record({ kind: "newline", next, at: i });
+          if (indent) record({ kind: "tab", next, at: i });
           if (contraction) record({ kind: "quote", next, at: i });
           // Flattened code after a line comment is code again.
           if (flattened && lineComment && !/^\s*(?:\/\/|#|\*)/.test(text.slice(i + 2))) lineComment = false;
@@ -99,7 +105,7 @@ export class EscapeLexer {
         if (next === '"' || next === "'") record({ kind: "quote", next, at: i });
         else if ((next === "n" || next === "r" || next === "t") && !pathLike(text, i)) {
           record({ kind: next === "t" ? "tab" : "newline", next, at: i });
-        }
+        } else if (/[A-Za-z]/.test(next)) record({ kind: "command", next, at: i });
         i++;
         lastCode = "\\";
         continue;

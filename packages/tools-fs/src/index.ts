@@ -1,4 +1,7 @@
 export type { EditFileDetails, EditHunk } from "./edit-file.js";
+export { textSimilarity } from "./edit-hints.js";
+export { type EditPlan, planTextEdit, type TextEdit } from "./edit-match.js";
+export { EscapeLexer, type Stray } from "./escape-lexer.js";
 export { FileTracker, type FileTrackerOptions } from "./file-tracker.js";
 export type { GlobDetails } from "./glob.js";
 export type { GrepDetails } from "./grep.js";

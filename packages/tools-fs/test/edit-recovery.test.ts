@@ -172,18 +172,80 @@ describe("a bare line break at either end of old_string", () => {
   });
 });
 
-describe("a successful edit", () => {
-  it("shows the region with context and warns when new text repeats the line beside it", async () => {
+describe("a context line kept in new_string but not in old_string", () => {
+  it("is refused, naming the line and both ways to say what was meant, and never placed twice", async () => {
     const fx = await fixture();
     await fx.files({ "m.ts": CODE });
     await fx.call(fx.kit.readFile, { path: "m.ts" });
-    const out = await edit(fx, "m.ts", "  const y = x - 3;", "  const x = a * 2;\n  const y = x - 4;");
-    expect(text(out)).toContain('Warning: new line 8 repeats line 7 just above it ("  const x = a * 2;")');
-    expect(text(out)).toContain(" 6\tfunction second() {\n 7\t  const x = a * 2;\n 8\t  const x = a * 2;");
-    const below = await edit(fx, "m.ts", "  const y = x - 4;", "  const y = x - 5;\n  return x + y;");
-    expect(text(below)).toContain('new line 10 repeats line 11 just below it ("  return x + y;")');
+    const above = await fx.fail(fx.kit.editFile, {
+      path: "m.ts",
+      old_string: "  const y = x - 3;",
+      new_string: "  const x = a * 2;\n  const y = x - 4;",
+    });
+    expect(above.kind).toBe("InvalidInput");
+    expect(above.message).toContain(
+      'the first line of new_string repeats line 7, just above old_string (line 8): "  const x = a * 2;"',
+    );
+    expect(above.message).toContain("leave it out of new_string");
+    const below = await fx.fail(fx.kit.editFile, {
+      path: "m.ts",
+      old_string: "  const y = x - 3;",
+      new_string: "  const y = x - 5;\n  return x + y;",
+    });
+    expect(below.message).toContain("the last line of new_string repeats line 9, just below old_string");
+    expect(await content(fx, "m.ts")).toBe(CODE);
+    // Either retry the refusal offers works, once.
+    await edit(
+      fx,
+      "m.ts",
+      "  const x = a * 2;\n  const y = x - 3;",
+      "  const x = a * 2;\n  const y = x - 4;",
+    );
+    expect(await content(fx, "m.ts")).toBe(CODE.replace("x - 3", "x - 4"));
+    // A repeat the file already had, or a blank line, is no slip.
     const quiet = await edit(fx, "m.ts", "  return a + 1;", "  return a + 2;");
-    expect(text(quiet)).not.toContain("Warning");
+    expect(text(quiet)).toContain("Edited m.ts");
+  });
+});
+
+describe("escape slips in new_string alone", () => {
+  const r = String.raw;
+  const cases = [
+    { name: "escaped quotes", new_string: r`  const y = \"x\" + 3;`, meant: '  const y = "x" + 3;' },
+    { name: "a tab written as \\t", new_string: r`\tconst y = x - 4;`, meant: "\tconst y = x - 4;" },
+    {
+      name: "a line break written as \\n beside real ones",
+      new_string: `  const y = x - 4;\n  const z = 1;${r`\n`}  const w = 2;`,
+      meant: "  const y = x - 4;\n  const z = 1;\n  const w = 2;",
+    },
+  ];
+  it.each(cases)("refuses $name where the file around has none, and writes nothing", async (c) => {
+    const fx = await fixture();
+    await fx.files({ "m.ts": CODE });
+    await fx.call(fx.kit.readFile, { path: "m.ts" });
+    const slip = await fx.fail(fx.kit.editFile, {
+      path: "m.ts",
+      old_string: "  const y = x - 3;",
+      new_string: c.new_string,
+    });
+    expect(slip.kind).toBe("InvalidInput");
+    expect(slip.message).toMatch(/outside any string \(its line \d, which lands at line (8|9)\b/);
+    expect(slip.message).toContain("Resend new_string with real quotes, tabs and line breaks");
+    expect(await content(fx, "m.ts")).toBe(CODE);
+    await edit(fx, "m.ts", "  const y = x - 3;", c.meant);
+    expect(await content(fx, "m.ts")).toBe(CODE.replace("  const y = x - 3;", c.meant));
+  });
+
+  it("writes escapes inside a string, and those the code around already holds", async () => {
+    const fx = await fixture();
+    const code = 'const s = "a";\nrun();\n';
+    await fx.files({ "s.ts": code, "sh.sh": 'echo \\"hi\\"\necho done\n' });
+    await fx.call(fx.kit.readFile, { path: "s.ts" });
+    await edit(fx, "s.ts", '"a"', r`"a\nb\t\"c\""`);
+    expect(await content(fx, "s.ts")).toBe(`const s = ${r`"a\nb\t\"c\""`};\nrun();\n`);
+    await fx.call(fx.kit.readFile, { path: "sh.sh" });
+    await edit(fx, "sh.sh", "echo done", r`echo \"done\"`);
+    expect(await content(fx, "sh.sh")).toBe('echo \\"hi\\"\necho \\"done\\"\n');
   });
 });
 

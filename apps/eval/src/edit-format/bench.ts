@@ -31,6 +31,11 @@ export interface EditBenchRow {
   readonly tokensPerTask: number;
   /** Edit attempts that carried the mistake, per task. */
   readonly injectedPerTask: number;
+  /** Tasks where an edit was answered as applied and the file ended up wrong. */
+  readonly silentCorruptions: number;
+  readonly refusals: number;
+  /** Refusals that name neither the line the fix goes on nor its neighbour. */
+  readonly nonActionableRefusals: number;
 }
 
 /** Runs the benchmark and returns every result line. */
@@ -66,8 +71,9 @@ export function summarize(lines: readonly ResultLineInput[]): EditBenchRow[] {
   }
   return [...groups].map(([key, group]) => {
     const [format = "", mistake = ""] = key.split("\u0000");
-    const per = (value: (line: ResultLineInput) => number) =>
-      group.reduce((sum, line) => sum + value(line), 0) / group.length;
+    const sum = (value: (line: ResultLineInput) => number) =>
+      group.reduce((total, line) => total + value(line), 0);
+    const per = (value: (line: ResultLineInput) => number) => sum(value) / group.length;
     return {
       format,
       mistake,
@@ -77,6 +83,9 @@ export function summarize(lines: readonly ResultLineInput[]): EditBenchRow[] {
       extraTurnsPerTask: per((line) => line.metrics?.extraTurns ?? 0),
       tokensPerTask: per((line) => line.inputTokens + line.outputTokens),
       injectedPerTask: per((line) => line.metrics?.injectedMistakes ?? 0),
+      silentCorruptions: sum((line) => line.metrics?.silentCorruption ?? 0),
+      refusals: sum((line) => line.metrics?.refusals ?? 0),
+      nonActionableRefusals: sum((line) => line.metrics?.nonActionableRefusals ?? 0),
     };
   });
 }
@@ -89,13 +98,13 @@ function mistakeOf(line: ResultLineInput): string {
 /** The rows as a Markdown table. */
 export function formatTable(rows: readonly EditBenchRow[]): string {
   const out = [
-    "| format | injected mistake | tasks | success | failed edit calls / task | extra turns / task | tokens / task | mistakes made / task |",
-    "|---|---|---:|---:|---:|---:|---:|---:|",
+    "| format | injected mistake | tasks | success | failed edit calls / task | extra turns / task | tokens / task | mistakes made / task | silent corruptions | refusals without a hint |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const row of rows) {
     const success = `${((100 * row.passed) / row.tasks).toFixed(1)}%`;
     out.push(
-      `| ${row.format} | ${row.mistake} | ${row.tasks} | ${success} | ${row.failedEditCallsPerTask.toFixed(2)} | ${row.extraTurnsPerTask.toFixed(2)} | ${Math.round(row.tokensPerTask)} | ${row.injectedPerTask.toFixed(2)} |`,
+      `| ${row.format} | ${row.mistake} | ${row.tasks} | ${success} | ${row.failedEditCallsPerTask.toFixed(2)} | ${row.extraTurnsPerTask.toFixed(2)} | ${Math.round(row.tokensPerTask)} | ${row.injectedPerTask.toFixed(2)} | ${row.silentCorruptions} | ${row.nonActionableRefusals} of ${row.refusals} |`,
     );
   }
   return out.join("\n");

@@ -14,13 +14,39 @@ export const MISTAKE_KINDS = [
   "wrong_line_numbers",
   "ambiguous_anchor",
   "bad_patch_context",
+  "pasted_prefix",
+  "literal_tab",
+  "literal_newline",
+  "escape_new_only",
+  "context_in_new_only",
+  "swapped_tag",
+  "line_number_tag",
 ] as const;
 export type MistakeKind = (typeof MISTAKE_KINDS)[number];
 
 /** The mistakes a format can suffer: a replace call quotes no tags, a hashline call quotes no text. */
 export const MISTAKES_BY_FORMAT: Readonly<Record<EditFormatName, readonly MistakeKind[]>> = {
-  replace: ["whitespace_drift", "escaped_strings", "wrong_line_numbers", "ambiguous_anchor"],
-  hashline: ["stale_tag", "invented_tag", "escaped_strings", "wrong_line_numbers"],
+  replace: [
+    "whitespace_drift",
+    "escaped_strings",
+    "wrong_line_numbers",
+    "ambiguous_anchor",
+    "literal_tab",
+    "literal_newline",
+    "escape_new_only",
+    "context_in_new_only",
+  ],
+  hashline: [
+    "stale_tag",
+    "invented_tag",
+    "escaped_strings",
+    "wrong_line_numbers",
+    "pasted_prefix",
+    "literal_tab",
+    "literal_newline",
+    "swapped_tag",
+    "line_number_tag",
+  ],
   apply_patch: [
     "whitespace_drift",
     "escaped_strings",
@@ -91,9 +117,15 @@ function replaceCall(
     const ambiguous = ambiguousReplace(lines, change);
     if (ambiguous) return { name: "edit_file", arguments: { path, ...ambiguous }, mistake };
   }
+  if (mistake === "context_in_new_only") {
+    const kept = contextInNewOnly(lines, change);
+    if (kept) return { name: "edit_file", arguments: { path, ...kept }, mistake };
+  }
   // The smallest block of whole lines around the change that occurs once in the file.
   let start = change.start === change.end ? Math.max(0, change.start - 1) : change.start;
   let end = Math.max(change.end, start + 1);
+  // A literal \n beside real line breaks needs a quote of three lines.
+  if (mistake === "literal_newline") end = Math.min(lines.length, Math.max(end, start + 3));
   while (occurrences(text, lines.slice(start, end).join("\n")) > 1 && (start > 0 || end < lines.length)) {
     if (end < lines.length) end++;
     if (occurrences(text, lines.slice(start, end).join("\n")) > 1 && start > 0) start--;
@@ -117,6 +149,16 @@ function replaceCall(
     // The read's gutter pasted into the quote, as models do after reading numbered output.
     oldString = oldLines.map((line, i) => `${start + i + 1}\t${line}`).join("\n");
     made = mistake;
+  } else if (mistake === "literal_tab") {
+    const slipped = tabSlip(newLines, change.start - start);
+    if (slipped) [newString, made] = [slipped, mistake];
+  } else if (mistake === "literal_newline") {
+    const slipped = newlineSlip(newLines);
+    if (slipped) [newString, made] = [slipped, mistake];
+  } else if (mistake === "escape_new_only") {
+    // Only new_string went through one JSON encoding too many; old_string matches as it is.
+    const escaped = escapeLines(newLines);
+    if (escaped !== newLines.join("\n")) [newString, made] = [escaped, mistake];
   }
   return {
     name: "edit_file",
@@ -163,14 +205,105 @@ function hashlineCall(
   if (mistake === "stale_tag") tag = helpers.staleTag(anchor.number + 1, anchor.text);
   else if (mistake === "invented_tag") tag = helpers.inventedTag();
   else if (mistake === "wrong_line_numbers") tag = `${anchor.number + 1} ${tag}`;
+  else if (mistake === "swapped_tag") tag = swapTwo(tag);
+  else if (mistake === "line_number_tag") tag = String(anchor.number);
   else if (mistake === "escaped_strings") {
     newText = escapeLines(change.replacement);
     if (newText === change.replacement.join("\n")) made = undefined;
+  } else if (mistake === "literal_tab") {
+    const slipped = tabSlip(change.replacement, 0);
+    if (slipped) newText = slipped;
+    else made = undefined;
+  } else if (mistake === "pasted_prefix" || mistake === "literal_newline") {
+    const wide = widerHashline(seen, change, mistake);
+    if (wide) return { name: "edit_file", arguments: { path, edits: [wide] }, mistake };
+    made = undefined;
   } else made = undefined;
   const edit = insert
     ? { op: "insert_after", tag, new_text: newText }
     : { op: "replace_line", tag, new_text: newText };
   return { name: "edit_file", arguments: { path, edits: [edit] }, mistake: made };
+}
+
+/**
+ * The same change as a replace_range over more lines than it needs, which is how a model that pastes
+ * several read lines writes it: with the read's "<n> <tag> | " prefix left on the first line only, or
+ * with one of its line breaks written as the two characters \n beside real ones.
+ */
+function widerHashline(
+  seen: readonly SeenLine[],
+  change: Change,
+  mistake: "pasted_prefix" | "literal_newline",
+) {
+  const insert = change.start === change.end;
+  const span = mistake === "pasted_prefix" ? 2 : 3;
+  // The read lines around the change, the new line in place of the one it fixes (or after its anchor).
+  const at = change.start;
+  const before = insert ? 1 : 0;
+  // A span that ends on a blank line cannot be written as new_text (one trailing \n is dropped), so the
+  // span moves up until it ends on text, as a model's paste would.
+  for (let up = 0; up < span; up++) {
+    const from = at - before - up;
+    const to = from + span - (insert ? 1 : 0) - 1;
+    const first = seen[from];
+    const last = seen[to];
+    if (from < 0 || !first || !last) continue;
+    const texts = seen.slice(from, to + 1).map((l) => l.text);
+    if (at - from > texts.length) continue;
+    texts.splice(at - from, insert ? 0 : 1, ...change.replacement);
+    if (texts.at(-1)?.trim() === "") continue;
+    const newText =
+      mistake === "pasted_prefix"
+        ? [`${String(first.number).padStart(4)} ${first.tag} | ${texts[0]}`, ...texts.slice(1)].join("\n")
+        : (newlineSlip(texts) as string);
+    return { op: "replace_range", start_tag: first.tag, end_tag: last.tag, new_text: newText };
+  }
+  return undefined;
+}
+
+/**
+ * old_string with only the changed lines, new_string keeping the line above as context too: applied as
+ * sent, that line would be there twice.
+ */
+function contextInNewOnly(
+  lines: readonly string[],
+  change: Change,
+): { old_string: string; new_string: string } | undefined {
+  const text = lines.join("\n");
+  const start = change.start;
+  const above = lines[start - 1];
+  if (start < 1 || above === undefined || above.trim() === "") return undefined;
+  let end = Math.max(change.end, start + 1);
+  while (occurrences(text, lines.slice(start, end).join("\n")) > 1 && end < lines.length) end++;
+  const oldLines = lines.slice(start, end);
+  if (oldLines.join("").trim() === "") return undefined;
+  const newLines = [above, ...change.replacement, ...lines.slice(change.end, end)];
+  return { old_string: oldLines.join("\n"), new_string: newLines.join("\n") };
+}
+
+/** Line `at` (or the first indented line) with its indentation written as literal \t sequences. */
+function tabSlip(lines: readonly string[], at: number): string | undefined {
+  const order = [at, ...lines.keys()];
+  const index = order.find((i) => /^[ \t]+\S/.test(lines[i] ?? ""));
+  if (index === undefined) return undefined;
+  const line = lines[index] as string;
+  const indent = /^[ \t]*/.exec(line)?.[0] ?? "";
+  const slipped = `${"\\t".repeat(Math.max(1, Math.floor(indent.length / 2)))}${line.slice(indent.length)}`;
+  return lines.map((l, i) => (i === index ? slipped : l)).join("\n");
+}
+
+/** The lines joined with real breaks but for the last, written as the two characters \n. */
+function newlineSlip(lines: readonly string[]): string | undefined {
+  if (lines.length < 3) return undefined;
+  return `${lines.slice(0, -1).join("\n")}\\n${lines.at(-1)}`;
+}
+
+/** The tag with two neighbouring characters that differ swapped. */
+function swapTwo(tag: string): string {
+  for (let i = tag.length - 2; i >= 0; i--) {
+    if (tag[i] !== tag[i + 1]) return `${tag.slice(0, i)}${tag[i + 1]}${tag[i]}${tag.slice(i + 2)}`;
+  }
+  return tag;
 }
 
 const CONTEXT = 3;

@@ -11,6 +11,7 @@ import { createFsTools } from "@bridle/tools-fs";
 import type { ResultLineInput } from "../result.js";
 import type { EditFormatName } from "./edits.js";
 import { type MistakePlan, mistakeModel } from "./mistake-model.js";
+import { editOutcome } from "./outcome.js";
 import { checkFixed, type EditTask } from "./tasks.js";
 
 /** The fewest model turns a task takes: read, edit, answer. */
@@ -51,6 +52,7 @@ export async function runEditTask(
     const toolResults = result.messages.filter((m) => m.role === "tool");
     const failedEdits = toolResults.filter((m) => m.isError && EDIT_TOOLS.has(m.toolName)).length;
     const turns = model.calls;
+    const outcome = editOutcome(task, format, toolResults, pass);
     return {
       taskId: task.id,
       suite: "edit-format",
@@ -79,6 +81,9 @@ export async function runEditTask(
         extraTurns: Math.max(0, turns - MIN_TURNS),
         editAttempts: log.editAttempts,
         injectedMistakes: log.injected,
+        silentCorruption: outcome.silentCorruption,
+        refusals: outcome.refusals,
+        nonActionableRefusals: outcome.nonActionableRefusals,
       },
     };
   } finally {
