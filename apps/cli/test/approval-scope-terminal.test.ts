@@ -83,7 +83,11 @@ describe("always on one command, in a terminal", () => {
         60_000,
       );
       terminal.keys("n", "Enter");
-      await terminal.waitFor(/Allow bash rm -rf src\? \[y\]es \/ \[n\]o \/ \[a\]lways for rm: $/m, 60_000);
+      // A deleting command is remembered only for exactly what it deletes.
+      await terminal.waitFor(
+        /Allow bash rm -rf src\? \[y\]es \/ \[n\]o \/ \[a\]lways for rm -rf src: $/m,
+        60_000,
+      );
       terminal.keys("n", "Enter");
       const screen = await terminal.waitFor(/All done\./, 60_000);
       expect(questions(screen).map((line) => line.replace(/\? .*/, ""))).toEqual([

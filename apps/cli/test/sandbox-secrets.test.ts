@@ -214,13 +214,16 @@ describe("the sandbox by default", () => {
       env: { ...env, PATH: `${bin}:${process.env.PATH}` },
     });
     expect(required.code).not.toBe(0);
-    expect(required.stderr).toMatch(/cannot set up the shell \(--sandbox bwrap\).*cannot run here/s);
+    expect(required.stderr).toMatch(
+      /cannot set up the shell \(--sandbox bwrap, --permission-mode workspace\).*cannot run here/s,
+    );
     const off = await runCli(["run", "go", ...args(server, "off")], {
       cwd: dir,
       env: { ...env, PATH: `${bin}:${process.env.PATH}` },
     });
     expect(off.code, off.stderr).toBe(0);
-    expect(off.stderr).not.toMatch(/sandbox/);
+    expect(off.stderr).not.toMatch(/sandbox cannot run/);
+    expect(off.stderr).toMatch(/permission mode workspace, no sandbox/);
   });
 
   it.skipIf(!bwrap.available)(

@@ -1,7 +1,7 @@
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { call, queueTurns, runCli } from "./cli-harness.js";
+import { call, queueTurns, runCli, toolOutputsSent } from "./cli-harness.js";
 import { TmuxCli } from "./tmux.js";
 import { type TrustScene, trustScene, warningsBesideModelTable } from "./trust-scene.js";
 
@@ -37,7 +37,7 @@ describe("the trust prompt on a terminal", () => {
     expect(later.stderr).toMatch(IGNORED);
   });
 
-  it("y applies and remembers them until the agent edits the config, which asks again", async () => {
+  it("y applies and remembers them until the config changes, which asks again; the agent cannot change it", async () => {
     scene = await trustScene({ user: [{ text: "The user's server, after the edit." }], workspace: [] });
     const { repo, env, dir, workspaceServer, userServer } = scene;
     queueTurns(workspaceServer, [
@@ -72,12 +72,18 @@ describe("the trust prompt on a terminal", () => {
     expect(terminal.screen()).not.toMatch(PROMPT);
     terminal.kill();
 
-    // Without a terminal too; the agent edits the config in that run. That run keeps the settings it started with.
+    // Without a terminal too; the agent tries to edit the config in that run, and is refused: it is protected.
     const editing = await runCli(["run", "tidy the config", "--cwd", repo], { cwd: dir, env });
     expect(editing.code).toBe(0);
     expect(warningsBesideModelTable(editing.stderr)).toEqual([]);
-    expect(await readFile(join(repo, "bridle.config.json"), "utf8")).toContain("evil.json");
+    expect(toolOutputsSent(workspaceServer).join("\n")).toMatch(/Denied: bridle\.config\.json is protected/);
+    expect(await readFile(join(repo, "bridle.config.json"), "utf8")).not.toContain("evil.json");
     expect(workspaceServer.requests).toHaveLength(5);
+    // Someone else changes it (a pull, another program): the trust was for the old bytes.
+    await writeFile(
+      join(repo, "bridle.config.json"),
+      JSON.stringify({ ...scene.workspaceConfig, mcp: "evil.json" }),
+    );
 
     // The next run finds content nobody trusted.
     const after = await runCli(["run", "hello", "--cwd", repo], { cwd: dir, env });

@@ -18,7 +18,8 @@ const attempt = [{ toolCalls: [call("c1", "bash", WRITE_PWNED)] }, { text: "Trie
 describe("a workspace config nobody has trusted", () => {
   it("is ignored without a terminal: the user's base URL is used, yes does not approve, one warning names the keys", async () => {
     scene = await trustScene({ user: attempt, workspace: attempt });
-    const run = await runCli(["run", "write the file", "--cwd", scene.repo], {
+    // No sandbox: the strict policy asks for the write, so only an approval (yes) could let it run.
+    const run = await runCli(["run", "write the file", "--cwd", scene.repo, "--sandbox", "off"], {
       cwd: scene.dir,
       env: scene.env,
     });
