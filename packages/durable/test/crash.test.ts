@@ -101,8 +101,10 @@ describe.skipIf(skipReason !== "")(`SIGKILLed workers${skipNote}`, () => {
       // Each event of the run stored once, in order; apart from the notes recording each repeat, the
       // same events as the uninterrupted run.
       expect(crashed.map((event) => event.seq)).toEqual(crashed.map((_, index) => index));
+      // Every repeat the tool saw has its note; a worker killed after recording a repeat's note and before
+      // the tool started leaves a note with no attempt line, so there may be more notes, never fewer.
       const notes = crashed.filter((event) => event.type === "tool_progress");
-      expect(notes).toHaveLength(repeats);
+      expect(notes.length).toBeGreaterThanOrEqual(repeats);
       for (const note of notes)
         expect(note).toMatchObject({ data: { durable: "repeat", ran: true, decidedBy: "tool" } });
       const types = (events: typeof crashed) =>
