@@ -15,17 +15,27 @@ const shellSchema = z.object({
     .describe('The command as an argv list, e.g. ["bash", "-lc", "npm test"] or ["ls", "-la"]'),
   workdir: z.string().min(1).optional().describe("Folder to run in, relative to the workspace root"),
   timeout_ms: z.number().int().positive().optional().describe("Timeout in milliseconds"),
-  sandbox_permissions: z
-    .enum(["use_default", "require_escalated"])
-    .optional()
-    .describe('"require_escalated" runs the command outside the sandbox; a person is asked every time'),
-  justification: z
-    .string()
-    .min(1)
-    .max(500)
-    .optional()
-    .describe('Why the command must run outside the sandbox; required with "require_escalated"'),
 });
+
+/** The escalation request, as Codex names it; the fields are the bash tool's own, so there is one definition. */
+interface Escalation {
+  readonly sandbox_permissions?: "use_default" | "require_escalated";
+  readonly justification?: string;
+}
+
+const ESCALATION_FIELDS = ["sandbox_permissions", "justification"] as const;
+
+/**
+ * `shell`'s schema: Codex's argv shape, plus the escalation fields when the bash tool under it takes them
+ * (a bash without a sandbox to leave offers none).
+ */
+function shellSchemaFor(bash: AnyTool): z.ZodType<z.output<typeof shellSchema> & Escalation> {
+  const shape = (bash.inputSchema as { shape?: Record<string, z.ZodType> }).shape ?? {};
+  const fields = Object.fromEntries(
+    ESCALATION_FIELDS.flatMap((name) => (shape[name] ? [[name, shape[name]]] : [])),
+  );
+  return shellSchema.extend(fields) as unknown as z.ZodType<z.output<typeof shellSchema> & Escalation>;
+}
 
 /** `shell` over the bash tool: argv in, Codex's "Exit code / Wall time / Output" text out. */
 export function codexShell(bash: AnyTool): AnyTool {
@@ -34,7 +44,7 @@ export function codexShell(bash: AnyTool): AnyTool {
     description:
       'Run a command in the workspace. Pass argv, usually ["bash", "-lc", "<script>"]. Returns the exit code, wall time and output (stdout, then stderr). ' +
       "The command policy and sandbox of the bash tool apply; a non-zero exit is a normal result.",
-    inputSchema: shellSchema,
+    inputSchema: shellSchemaFor(bash),
     toArgs: (args) => ({
       command: argvToCommand(args.command),
       ...(args.workdir === undefined ? {} : { cwd: args.workdir }),
