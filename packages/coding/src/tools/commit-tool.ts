@@ -1,5 +1,5 @@
-import { isAbsolute, normalize, sep } from "node:path";
-import { type AnyTool, defineTool, isSecretPath, ToolFailure, type Workspace } from "@bridle/core";
+import { isAbsolute, relative, resolve } from "node:path";
+import { type AnyTool, defineTool, isSecretPath, isWithin, ToolFailure, type Workspace } from "@bridle/core";
 import { z } from "zod";
 import { commitIdentity, git, writingGit } from "../git.js";
 import type { RunRegistry } from "../run-state.js";
@@ -70,11 +70,12 @@ export function createGitCommitTool(runs: RunRegistry): AnyTool {
 
 /** A literal pathspec for a workspace-relative path the agent may commit. */
 function pathspec(path: string, workspace: Workspace): string {
-  const normal = normalize(path);
-  if (isAbsolute(normal) || normal === ".." || normal.startsWith(`..${sep}`)) {
+  const absolute = resolve(workspace.root, path);
+  if (isAbsolute(path) || !isWithin(workspace.root, absolute)) {
     throw new ToolFailure("Denied", `${path} is outside the workspace`);
   }
-  const reason = workspace.protectedReason(`${workspace.root}${sep}${normal}`);
+  const normal = relative(workspace.root, absolute) || ".";
+  const reason = workspace.protectedReason(absolute);
   if (reason) throw new ToolFailure("Denied", `${path} is protected: ${reason}`);
   if (isSecretPath(normal))
     throw new ToolFailure("Denied", `${path} looks like a secret; it is not committed`);
