@@ -1,6 +1,7 @@
 import { lstat, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { userConfigFolder } from "@bridle/core";
 import type { ModelTable } from "@bridle/provider-kit";
 import { z } from "zod";
 import { type AgentFile, readAgentFiles } from "./agent-files.js";
@@ -220,9 +221,7 @@ export function userDataDir(env: NodeJS.ProcessEnv = process.env): string {
 
 /** The user's config folder: their config, and the trust they have given. */
 export function userConfigDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base =
-    env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : join(homedir(), ".config");
-  return join(base, "bridle");
+  return userConfigFolder(env);
 }
 
 /** The workspace config's values that apply: all of them if trusted, else only the harmless ones. */
