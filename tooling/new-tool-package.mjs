@@ -49,7 +49,7 @@ export async function generateToolPackage(name, options = {}) {
   const files = {
     "package.json": templates.packageJson(pkg),
     "tsconfig.json": templates.tsconfig(pkg),
-    "tsup.config.ts": templates.tsupConfig,
+    "tsdown.config.ts": templates.tsdownConfig,
     "vitest.config.ts": templates.vitestConfig,
     "src/index.ts": templates.index(pkg),
     "src/tool.ts": templates.tool(pkg),

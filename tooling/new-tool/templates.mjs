@@ -15,7 +15,7 @@ export function packageJson(pkg) {
     types: "./dist/index.d.ts",
     files: ["dist", "README.md", "LICENSE"],
     scripts: {
-      build: "tsup",
+      build: "tsdown",
       typecheck: "tsc -p tsconfig.json",
       lint: "biome check .",
       test: "vitest run",
@@ -39,7 +39,7 @@ export function tsconfig(pkg) {
   )}\n`;
 }
 
-export const tsupConfig = `import { packageBuild } from "@bridle/tooling/tsup";
+export const tsdownConfig = `import { packageBuild } from "@bridle/tooling/tsdown";
 
 export default packageBuild();
 `;

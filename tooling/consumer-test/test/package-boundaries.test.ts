@@ -101,6 +101,8 @@ export function layerViolation(from: string, to: string, fromApp: boolean): stri
   // An application may run the fakes on purpose (the CLI's offline demo), declared as a dependency.
   if (fromApp) return undefined;
   if (target === "testing") return `imports ${to} at run time: the test kit is a devDependency`;
+  // The recipe is where concrete packages meet: it lists the providers and opens the store the settings name.
+  if (source === "coding-agent" && /^(providers-|store-)/.test(target)) return undefined;
   if (/^(providers-|store-)/.test(target) || target === "tracing-otel") {
     return `imports ${to}: which provider, store or tracing to use is the application's choice`;
   }
@@ -125,6 +127,10 @@ describe("package boundaries", () => {
     expect(layerViolation("@bridle/cli", "@bridle/store-sqlite", true)).toBeUndefined();
     expect(layerViolation("@bridle/tools-edit-hashline", "@bridle/tools-fs", false)).toBeUndefined();
     expect(layerViolation("@bridle/providers-openai", "@bridle/provider-kit", false)).toBeUndefined();
+    expect(layerViolation("@bridle/coding-agent", "@bridle/store-postgres", false)).toBeUndefined();
+    expect(layerViolation("@bridle/coding-agent", "@bridle/tracing-otel", false)).toContain(
+      "application's choice",
+    );
   });
 
   it("src/ imports other packages only by their exports, through declared dependencies, in one direction", async () => {

@@ -1,7 +1,6 @@
-import { packageBuild } from "@bridle/tooling/tsup";
+import { packageBuild } from "@bridle/tooling/tsdown";
 
 export default packageBuild({
   entry: ["src/main.ts"],
   banner: "#!/usr/bin/env node",
-  splitting: true,
 });

@@ -1,3 +1,0 @@
-import { packageBuild } from "@bridle/tooling/tsup";
-
-export default packageBuild();
