@@ -1,20 +1,10 @@
 import { randomBytes } from "node:crypto";
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  fsyncSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { BridleError } from "./errors.js";
+import { writeFileAtomicSync } from "./node/atomic-write.js";
+import { isErrno } from "./node/errno.js";
 import { userConfigFolder } from "./protected-paths.js";
-import { isErrno } from "./workspace.js";
 
 /** The file, in the user's Bridle config folder, that holds the key approval envelopes are sealed with. */
 const APPROVAL_SECRET_FILE = "approval-secret";
@@ -46,21 +36,7 @@ export function loadOrCreateApprovalSecret(options: ApprovalSecretOptions = {}):
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     // Written whole under a temporary name, then linked into place: a reader never sees half a key, and
     // of two processes creating it at once, one link wins and both read the winner.
-    const temp = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
-    const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-    try {
-      writeFileSync(fd, `${randomBytes(32).toString("hex")}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    try {
-      linkSync(temp, path);
-    } catch (error) {
-      if (!isErrno(error, "EEXIST")) throw error;
-    } finally {
-      unlinkSync(temp);
-    }
+    writeFileAtomicSync(path, `${randomBytes(32).toString("hex")}\n`, { mode: 0o600, ifAbsent: true });
   }
   throw new BridleError("approval_secret_invalid", `${path} keeps disappearing while it is being created`);
 }

@@ -149,6 +149,7 @@ export async function runBatch(
     const approval = settled.get(call.id);
     let result: ToolResultMessage;
     let ran = false;
+    let executedArgs: unknown;
     if (infrastructureError || hooks.strictFailure || context.signal.aborted) {
       result = cancelledResult(call);
     } else if (approval && !approval.decision.approved) {
@@ -156,19 +157,40 @@ export async function runBatch(
       result = rejectedResult(call, approval);
     } else if (tool && parsed?.ok) {
       const gate = new CancelSwitch();
+      // Held in an object: hooks replace it from inside their handlers.
+      const current: { args: ParsedArguments } = { args: parsed };
       const failure = await hooks.fire(
         "before_tool_call",
-        { toolCall: call, args: parsed.value, cancel: gate.cancel },
+        {
+          toolCall: call,
+          // A getter, so each hook sees the arguments the hooks before it replaced.
+          get args() {
+            return current.args.ok ? current.args.value : undefined;
+          },
+          cancel: gate.cancel,
+          replaceArgs: (value: unknown) => {
+            current.args = parseToolArguments(
+              tool.inputSchema,
+              JSON.stringify(value ?? {}),
+              tool.prepareArguments?.bind(tool),
+            );
+          },
+        },
         { subject: call.name, stopped: () => gate.cancelled },
       );
-      if (failure || gate.cancelled) {
-        const why = failure ? `a before_tool_call hook failed: ${failure.message}` : gate.reason;
+      const args = current.args;
+      if (failure || gate.cancelled || !args.ok) {
+        const why = failure
+          ? `a before_tool_call hook failed: ${failure.message}`
+          : (gate.reason ??
+            `a before_tool_call hook replaced the arguments with invalid ones: ${args.ok ? "" : args.problems.slice(0, 3).join("; ")}`);
         result = failureResult(call, "Denied", failureText("Denied", `the call was blocked: ${why}`));
         context.cancelledToolCalls++;
       } else {
         await Promise.all(begun.slice(0, index).map((earlier) => earlier.promise));
         begun[index]?.resolve();
-        const outcome = await executeCall(call, tool, parsed, env, names);
+        executedArgs = args.value;
+        const outcome = await executeCall(call, tool, args, env, names);
         infrastructureError ??= outcome.infrastructureError;
         result = outcome.result;
         ran = true;
@@ -181,8 +203,7 @@ export async function runBatch(
     // Retry accounting is settled on the tool's own result, before any hook rewrites what the model sees.
     const retryable = result.errorKind !== undefined && RETRYABLE_KINDS.has(result.errorKind);
     if (retryable) context.toolRetries[call.name] = (context.toolRetries[call.name] ?? 0) + 1;
-    if (ran)
-      result = await afterToolCall(hooks, call, parsed?.ok ? parsed.value : undefined, result, retryable);
+    if (ran) result = await afterToolCall(hooks, call, executedArgs, result, retryable);
     if (setup.finishResult) result = await setup.finishResult(result);
     context.emit({ type: "tool_call_completed", result, durationMs: performance.now() - started });
   };

@@ -199,3 +199,41 @@ export async function summarize(request: SummaryRequest): Promise<SummaryOutcome
     };
   }
 }
+
+/** What a provider's context-overflow message says: the input limit and the tokens the request had. */
+export interface StatedContext {
+  readonly limit?: number;
+  readonly requested?: number;
+}
+
+const count = (text: string | undefined) => (text === undefined ? undefined : Number(text.replace(/,/g, "")));
+const N = String.raw`(\d[\d,]*)`;
+
+/**
+ * The limit and size a context-overflow message states, in the wordings of OpenAI ("maximum context
+ * length is 8192 tokens. However, your messages resulted in 9000 tokens"), Anthropic ("prompt is too
+ * long: 210000 tokens > 200000 maximum"; "input length and `max_tokens` exceed context limit: 190000 +
+ * 21333 > 200000") and llama.cpp's server ("request (9000 tokens) exceeds the available context size
+ * (8192 tokens)"). Anthropic's input-plus-output form leaves the output's share out of the limit.
+ */
+export function statedContextLimit(message: string): StatedContext {
+  const sum = new RegExp(`${N}\\s*\\+\\s*${N}\\s*>\\s*${N}`).exec(message);
+  if (sum && /context limit|max_tokens/i.test(message)) {
+    const [input, output, limit] = [count(sum[1]), count(sum[2]), count(sum[3])] as [number, number, number];
+    return { limit: limit - output, requested: input };
+  }
+  const anthropic = new RegExp(`too long:\\s*${N} tokens\\s*>\\s*${N}`, "i").exec(message);
+  if (anthropic) return { limit: count(anthropic[2]), requested: count(anthropic[1]) };
+  const limit = new RegExp(
+    `(?:maximum context length is|context (?:window|length|limit|size) (?:is |of )?\\(?)${N} tokens`,
+    "i",
+  ).exec(message);
+  const requested = new RegExp(
+    `(?:(?:resulted in|requested|prompt has|input has) |request \\()${N} tokens`,
+    "i",
+  ).exec(message);
+  return {
+    ...(limit ? { limit: count(limit[1]) } : {}),
+    ...(requested ? { requested: count(requested[1]) } : {}),
+  };
+}

@@ -48,6 +48,8 @@ export type BridleErrorCode =
   | "approval_secret_insecure"
   | "approval_secret_invalid"
   | "invalid_argument"
+  | "not_regular_file"
+  | "file_too_large"
   | "run_ended";
 
 /**

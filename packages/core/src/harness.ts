@@ -2,6 +2,7 @@ import { loadOrCreateApprovalSecret } from "./approval-secret.js";
 import type { ApprovalDecisions } from "./approvals.js";
 import type { Approver } from "./approver.js";
 import { type ContextOptions, contextSettings } from "./context.js";
+import { DeferredTools } from "./deferred-tools.js";
 import { BridleError, errorMessage } from "./errors.js";
 import { closeDanglingCalls, continuedHistory } from "./history.js";
 import { type AnyHook, HookRunner, RunHooks } from "./hooks.js";
@@ -28,6 +29,15 @@ export interface HarnessOptions<O = unknown> {
    * envelope is bound to; a resumed call names its tool as the source offers it at resume.
    */
   readonly toolSources?: readonly ToolSource[];
+  /**
+   * Tools left out of the request until the model finds them with a search tool (named `toolSearchName`)
+   * that the harness then offers: rarely needed tools cost no request bytes. A found tool is offered from
+   * the next request on, appended after the others; a call to one not found yet is answered with how to
+   * find it. Which were found is read from the transcript, so a resumed session offers them again.
+   */
+  readonly deferredTools?: readonly AnyTool[];
+  /** The deferred tools' search tool: "tool_search" unless given ("ToolSearch" in Claude's vocabulary). */
+  readonly toolSearchName?: string;
   readonly system?: string;
   /** The workspace tools act in: a Workspace, or a folder path. Defaults to the current directory. */
   readonly workspace?: Workspace | string;
@@ -99,7 +109,11 @@ export class Harness<O = unknown> {
       );
     }
     const context = contextSettings(options.context);
-    for (const tool of options.tools ?? []) {
+    const deferred =
+      options.deferredTools && options.deferredTools.length > 0
+        ? new DeferredTools(options.deferredTools, options.toolSearchName)
+        : undefined;
+    for (const tool of [...(options.tools ?? []), ...(deferred ? [deferred.search] : [])]) {
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(tool.name)) {
         throw new BridleError("invalid_config", `tool name "${tool.name}" must match ^[A-Za-z0-9_-]{1,64}$`);
       }
@@ -107,8 +121,17 @@ export class Harness<O = unknown> {
         throw new BridleError("duplicate_tool", `two tools are named "${tool.name}"`);
       this.#tools.set(tool.name, tool);
     }
+    for (const name of deferred?.names ?? []) {
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
+        throw new BridleError("invalid_config", `tool name "${name}" must match ^[A-Za-z0-9_-]{1,64}$`);
+      }
+      if (this.#tools.has(name)) throw new BridleError("duplicate_tool", `two tools are named "${name}"`);
+    }
     this.#schemas = [...this.#tools.values()].map(toolSchemaOf);
-    this.#toolset = toolsetDigest(this.#schemas);
+    // An envelope is bound to every tool a resumed call may name, the deferred ones too.
+    this.#toolset = toolsetDigest(
+      deferred ? [...this.#schemas, ...(options.deferredTools ?? []).map(toolSchemaOf)] : this.#schemas,
+    );
     const output = new OutputPlan(options.output);
     const finalResult = output.toolSchema();
     if (finalResult && this.#tools.has(FINAL_RESULT_TOOL)) {
@@ -130,6 +153,7 @@ export class Harness<O = unknown> {
       tools: this.#tools,
       modelSchemas,
       toolSources: options.toolSources ?? [],
+      ...(deferred ? { deferred } : {}),
       toolset: this.#toolset,
       output,
       contextSettings: context,

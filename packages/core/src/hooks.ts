@@ -36,6 +36,11 @@ export interface BeforeToolCallInput extends HookInputBase {
   readonly args: unknown;
   /** Skip the call: the model sees a Denied result carrying the reason. */
   cancel(reason: string): void;
+  /**
+   * Run the tool with these arguments instead (a hook script's `updatedInput`). They are validated
+   * against the tool's schema like the model's; later hooks see them as `args`.
+   */
+  replaceArgs(args: unknown): void;
 }
 
 export interface AfterToolCallInput extends HookInputBase {
@@ -77,6 +82,22 @@ export interface LimitReachedInput extends HookInputBase {
   readonly usage: RunUsage;
 }
 
+/**
+ * The model gave a final answer and the run would complete (nothing queued keeps it going): a handler may
+ * keep it going instead (Claude Code's Stop hook). Not fired when the run ends any other way.
+ */
+export interface BeforeStopInput extends HookInputBase {
+  /** The answer that would end the run. */
+  readonly finalText: string;
+  /** True when an earlier before_stop handler of this run already kept it going. */
+  readonly continued: boolean;
+  /**
+   * Keep the run going: `message` joins the transcript as a follow-up user message and the model answers
+   * it. Bounded by the run's model-request limit like any other turn.
+   */
+  continueWith(message: string): void;
+}
+
 export interface RunEndInput extends HookInputBase {
   readonly stopReason: StopReason;
   readonly finalText: string;
@@ -96,6 +117,7 @@ export interface HookInputs {
   before_subagent_run: BeforeSubagentRunInput;
   after_subagent_run: AfterSubagentRunInput;
   limit_reached: LimitReachedInput;
+  before_stop: BeforeStopInput;
   run_end: RunEndInput;
 }
 
@@ -131,6 +153,7 @@ export const hookEventNames: readonly HookEventName[] = [
   "before_subagent_run",
   "after_subagent_run",
   "limit_reached",
+  "before_stop",
   "run_end",
 ];
 

@@ -5,6 +5,7 @@ export {
   type ApprovalPhase,
   askApprover,
   type PendingApproval,
+  settleApprovals,
 } from "./approvals.js";
 export type {
   ApprovalAnswer,
@@ -31,6 +32,7 @@ export {
   type AfterToolCallContext,
   type AfterToolCallInput,
   type AnyHook,
+  type BeforeStopInput,
   type BeforeSubagentRunContext,
   type BeforeSubagentRunInput,
   type BeforeToolCallContext,
@@ -55,11 +57,21 @@ export {
   type UserPromptSubmitContext,
   type UserPromptSubmitInput,
 } from "./hooks.js";
-export { type InstructionsFile, type InstructionsSettings, withInstructions } from "./instructions.js";
+export {
+  type InstructionsFile,
+  type InstructionsSettings,
+  instructionsName,
+  type ReadInstructionsOptions,
+  readWorkspaceInstructions,
+  type SkippedInstructions,
+  withInstructions,
+} from "./instructions.js";
 export { type HarnessLimits, type HarnessLimitsInput, limitsSchema } from "./limits.js";
 export { mcpToolName, mcpToolPrefix } from "./mcp-tool-name.js";
 export * from "./messages.js";
 export type * from "./model.js";
+export { isErrno } from "./node/errno.js";
+export { isWithin } from "./node/is-within.js";
 export type { EventObserver } from "./observers.js";
 export type { OutputMode, OutputSpec, TurnResolution } from "./output.js";
 export {
@@ -102,6 +114,7 @@ export { estimateMessagesTokens, estimateTextTokens, type TokenEstimator } from 
 export {
   type AnyTool,
   type ApprovalCheckEnv,
+  type ChildRuns,
   defineTool,
   type PreparedArguments,
   type Tool,
@@ -110,8 +123,9 @@ export {
   type ToolContext,
   type ToolOutput,
 } from "./tool.js";
+export { type CallEnvironment, type CallOutcome, executeCall } from "./tool-call.js";
 export type { ToolSource } from "./tool-source.js";
 export { projectTranscript, TranscriptProjection } from "./transcript.js";
 export type { RunUsage, Usage } from "./usage.js";
 export { type QueuedMessage, undeliveredMessages } from "./user-queue.js";
-export { isErrno, isWithin, Workspace, type WorkspaceOptions } from "./workspace.js";
+export { Workspace, type WorkspaceOptions } from "./workspace.js";

@@ -29,6 +29,7 @@ export async function callModel(context: RunContext, call: ModelCall): Promise<M
       messages: context.transcript.messages,
       tools: call.tools,
       ...(call.options ? { options: call.options } : {}),
+      cacheKey: cacheKeyOf(context),
       signal: context.signal,
     });
     for await (const event of events) {
@@ -184,4 +185,15 @@ export function normalizeToolCalls(message: AssistantMessage): AssistantMessage 
     return id === part.id && name === part.name ? part : { ...part, id, name };
   });
   return changed ? { ...message, content } : message;
+}
+
+/**
+ * A session's requests share their prefix across runs, so the session keys the cache (a child run
+ * without one, its parent run); a subagent's prefix (its own prompt and tools) is another, so it gets
+ * its own key beside its parent's.
+ */
+function cacheKeyOf(context: RunContext): string {
+  const { sessionId, parentRunId, agentName } = context.identity;
+  const base = sessionId ?? parentRunId ?? context.runId;
+  return agentName ? `${base}:${agentName}` : base;
 }

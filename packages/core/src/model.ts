@@ -56,6 +56,12 @@ export interface ModelRequest {
   readonly messages: readonly Message[];
   readonly tools: readonly ToolSchema[];
   readonly options?: ModelOptions;
+  /**
+   * The same for every request that shares a prefix (one session's, one subagent's within it): adapters
+   * whose provider routes requests to its prompt cache by a key send it (OpenAI's `prompt_cache_key`), so
+   * each turn lands where the previous one left the prefix. Never part of the prompt.
+   */
+  readonly cacheKey?: string;
   readonly signal: AbortSignal;
 }
 
@@ -81,6 +87,11 @@ export interface ModelError {
   readonly message: string;
   readonly status?: number;
   readonly retryable: boolean;
+  /**
+   * For `context_overflow`: the input tokens the provider says a request may hold, when it says so in a
+   * structured form. Without it, core reads the limit from the message (OpenAI's and Anthropic's state it).
+   */
+  readonly contextLimit?: number;
 }
 
 /** Prices in US dollars per million tokens. Cache prices default to the input price when absent. */

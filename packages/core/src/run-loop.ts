@@ -3,6 +3,7 @@ import type { PendingApproval } from "./approvals.js";
 import type { ApprovalDecision, Approver } from "./approver.js";
 import { type BatchOutcome, type BatchSetup, runBatch, type SettledApproval } from "./batch.js";
 import { type ContextSettings, ContextTracker } from "./context.js";
+import type { DeferredTools } from "./deferred-tools.js";
 import { BridleError, errorMessage } from "./errors.js";
 import type { StopReason, UserMessageDelivery } from "./events.js";
 import { CancelSwitch, type HookFailure, type ReachedLimit, RunHooks } from "./hooks.js";
@@ -59,6 +60,8 @@ export interface RunSetup {
   readonly modelSchemas: readonly ToolSchema[];
   /** Tools that join after the harness was built, read before each model request. */
   readonly toolSources: readonly ToolSource[];
+  /** Tools offered only once the model finds them with the search tool (which is among `tools`). */
+  readonly deferred?: DeferredTools;
   /** The digest of the tool schemas an approval envelope is bound to. */
   readonly toolset: string;
   readonly output: OutputPlan;
@@ -104,6 +107,8 @@ export class RunLoop<O> {
   #ended = false;
   /** The terminal event is out. */
   #terminated = false;
+  /** A before_stop handler has kept this run going once already. */
+  #stopContinued = false;
   /** The last model turn stopped at max_tokens: its tool calls are answered as truncated, never run. */
   #truncated = false;
 
@@ -112,7 +117,7 @@ export class RunLoop<O> {
     this.#context = context;
     this.#hooks = hooks;
     this.#system = setup.output.system(setup.system);
-    this.#tools = new RunTools(setup.tools, setup.modelSchemas, setup.toolSources);
+    this.#tools = new RunTools(setup.tools, setup.modelSchemas, setup.toolSources, setup.deferred);
     const compaction = setup.contextSettings.compaction;
     this.#compaction = compaction
       ? new RunCompaction(
@@ -201,6 +206,7 @@ export class RunLoop<O> {
           this.#deliver("follow_up");
           continue;
         }
+        if (await this.#keptGoing()) continue;
         this.#output = resolution.output;
         return this.#finish("completed");
       }
@@ -221,6 +227,30 @@ export class RunLoop<O> {
       }
       if (this.#hooks.strictFailure) return this.#finishHookFailed(this.#hooks.strictFailure);
     }
+  }
+
+  /**
+   * before_stop: a handler may keep the run going with a message, which joins as a follow-up so the
+   * record shows it like any other queued message.
+   */
+  async #keptGoing(): Promise<boolean> {
+    let message: string | undefined;
+    await this.#hooks.fire(
+      "before_stop",
+      {
+        finalText: lastAssistantText(this.#context.transcript.messages),
+        continued: this.#stopContinued,
+        continueWith: (text: string) => {
+          message ??= text.trim() === "" ? "Continue." : text;
+        },
+      },
+      { stopped: () => message !== undefined },
+    );
+    if (message === undefined || this.#hooks.strictFailure) return false;
+    this.#stopContinued = true;
+    this.enqueue("follow_up", message);
+    this.#deliver("follow_up");
+    return true;
   }
 
   /** Queued messages of one delivery join the transcript, oldest first. */
@@ -249,7 +279,8 @@ export class RunLoop<O> {
     for (let attempt = 0; ; attempt++) {
       // The safe point: the last batch has settled (compaction too), the request is not made yet.
       this.#deliver("steer");
-      // Tools that joined since the last request (a server that finished connecting) are offered now.
+      // Tools that joined since the last request (a server that finished connecting, a deferred tool the
+      // model found) are offered now.
       this.#refreshTools();
       const schemas = this.#tools.schemas;
       context.modelRequests++;
@@ -280,7 +311,7 @@ export class RunLoop<O> {
         let message = modelError.message;
         // A context overflow gets one forced compaction and one retry; a second overflow ends the run.
         if (modelError.code === "context_overflow" && attempt === 0 && compaction) {
-          const forced = await compaction.compact("overflow", this.#system);
+          const forced = await compaction.compact("overflow", this.#system, undefined, modelError);
           if (forced === "aborted") return { stop: await this.#finishAborted() };
           if (forced === "compacted") {
             if (context.modelRequests >= setup.limits.maxModelRequests) {
@@ -465,7 +496,8 @@ export class RunLoop<O> {
 
   /** Reads the tool sources again; what they had to say goes on the run's stream as facts. */
   #refreshTools(): void {
-    for (const fact of this.#tools.refresh()) this.#context.emit({ type: "fact", ...fact });
+    const messages = this.#context.transcript.messages;
+    for (const fact of this.#tools.refresh(messages)) this.#context.emit({ type: "fact", ...fact });
   }
 
   async #pause(

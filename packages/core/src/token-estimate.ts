@@ -7,7 +7,7 @@ import type { Message } from "./messages.js";
  */
 export type TokenEstimator = (message: Message) => number;
 
-const CHARS_PER_TOKEN = 4;
+export const CHARS_PER_TOKEN = 4;
 /** Per message: role markers and separators every provider adds. */
 const MESSAGE_OVERHEAD = 4;
 /** An image costs a roughly constant amount whatever its bytes (providers resize them). */

@@ -1,8 +1,8 @@
 import type { z } from "zod";
-import type { ApprovalScope } from "./approver.js";
+import type { ApprovalScope, Approver } from "./approver.js";
 import type { SubagentHooks } from "./hooks.js";
 import type { ToolResultContent } from "./messages.js";
-import type { ToolInputFormat } from "./model.js";
+import type { Model, ToolInputFormat } from "./model.js";
 import type { Workspace } from "./workspace.js";
 
 /** What a tool promises about its effects. A missing hint means false. */
@@ -20,6 +20,12 @@ export interface ToolAnnotations {
    * repeat_safe is asked about instead.
    */
   readonly repeat_safe?: boolean;
+  /**
+   * The call's work is child runs it starts (a subagent) and builds from `ToolCallEnv.childRuns` when that
+   * is given; it has no effect of its own. A runner that records each run's steps (a durable run) then
+   * records the child's model requests and tool calls under this call, instead of the call as one step.
+   */
+  readonly starts_runs?: boolean;
 }
 
 /**
@@ -42,6 +48,27 @@ export interface ToolCallEnv {
   progress(data: unknown): void;
   /** The run's subagent hooks, for a tool that starts a child run (set by the harness). */
   readonly hooks?: SubagentHooks;
+  /**
+   * Given to a `starts_runs` tool by a runner that records each run's steps (a durable run): build the
+   * child run from it, so the child's requests and calls are recorded under this call and replayed, not
+   * repeated, when the run is executed again after a crash.
+   */
+  readonly childRuns?: ChildRuns;
+}
+
+/**
+ * How a tool starts a child run inside a run whose steps are recorded. The child must run to its end
+ * within the call (not in the background): its steps take their places among the parent's.
+ */
+export interface ChildRuns {
+  /** The child run's id: the same on every execution of this call. */
+  readonly runId: string;
+  /** `model`, each request of the child recorded. */
+  model(model: Model): Model;
+  /** `tool`, each call of the child recorded (and a call interrupted by a crash repeated only as it allows). */
+  tool(tool: AnyTool): AnyTool;
+  /** `approver`, each decision for the child recorded (a later execution gets the same answer). */
+  approver(approver: Approver): Approver;
 }
 
 /** @deprecated use ToolCallEnv (kept for one release) */

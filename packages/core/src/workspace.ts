@@ -1,7 +1,9 @@
 import { lstatSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { mkdir, realpath } from "node:fs/promises";
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { dirname, relative, resolve } from "node:path";
 import { ToolFailure } from "./errors.js";
+import { isErrno } from "./node/errno.js";
+import { isWithin, isWithinAny } from "./node/is-within.js";
 import { protectedPathReason, userConfigFolder } from "./protected-paths.js";
 import { isSecretPath } from "./secrets.js";
 
@@ -54,9 +56,7 @@ export class Workspace {
     // symlinked checkout), its real path is what those paths start with.
     this.#realRoot ??= realRootSync(this.root);
     for (const root of [this.root, this.#realRoot]) {
-      const rel = relative(root, absolute);
-      if (rel === "") return ".";
-      if (!rel.startsWith("..") && !isAbsolute(rel)) return rel;
+      if (isWithin(root, absolute)) return relative(root, absolute) || ".";
     }
     return absolute;
   }
@@ -153,10 +153,7 @@ export class Workspace {
 
   /** Whether a real path lies inside one of the roots. */
   async contains(realPath: string): Promise<boolean> {
-    const roots = await this.#roots();
-    return roots.some(
-      (root) => realPath === root || realPath.startsWith(root.endsWith(sep) ? root : root + sep),
-    );
+    return isWithinAny(await this.#roots(), realPath);
   }
 
   isSecret(path: string): boolean {
@@ -207,12 +204,6 @@ function unique(paths: string[]): string[] {
   return [...new Set(paths)];
 }
 
-/** Whether `path` is `place` or lies under it (lexically: both are absolute and normalized). */
-export function isWithin(place: string, path: string): boolean {
-  const rel = relative(place, path);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
-}
-
 /** The entry at `path`, undefined when there is none; a file where a folder should be is the caller's mistake. */
 function lstatOrNone(path: string, shown: string): Stats | undefined {
   try {
@@ -233,8 +224,4 @@ function nearestExisting(path: string): string {
     current = up;
   }
   return current;
-}
-
-export function isErrno(error: unknown, code: string): boolean {
-  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === code;
 }
