@@ -1,6 +1,8 @@
 export { checkedBaseUrl } from "./base-url.js";
+export type { CostedModel, DescribedModelOptions, ProviderDescriptor } from "./descriptor.js";
 export { type ClassifiedError, classifyError, classifyHttpFailure, type HttpFailure } from "./errors.js";
 export { type ModelTable, modelInfoOf } from "./model-table.js";
+export { type ModelsDevCopy, type ModelsDevRow, modelTableFromModelsDev } from "./models-dev.js";
 export { costOf } from "./pricing.js";
 export { envValue, type ProviderConnectionOptions, ProviderModel } from "./provider-model.js";
 export {

@@ -8,11 +8,16 @@ export type ModelTable = Readonly<Record<string, ModelInfo>>;
 const SNAPSHOT_SUFFIX = /-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$/;
 
 /**
- * The row for `model`: its exact name, or the name without a date-snapshot suffix. Never a neighbour by
- * prefix: claude-opus-4-6 does not get claude-opus-4's row, it gets none (and its adapter says so).
+ * The row for `model`: its exact name, the name without a date-snapshot suffix, or else the one dated
+ * snapshot of that alias (claude-3-7-sonnet finds claude-3-7-sonnet-20250219; an alias with two snapshots
+ * finds none). Never a neighbour by prefix: claude-opus-4-6 does not get claude-opus-4's row.
  */
 export function modelInfoOf(table: ModelTable, model: string): ModelInfo | undefined {
   if (Object.hasOwn(table, model)) return table[model];
   const alias = model.replace(SNAPSHOT_SUFFIX, "");
-  return alias !== model && Object.hasOwn(table, alias) ? table[alias] : undefined;
+  if (alias !== model && Object.hasOwn(table, alias)) return table[alias];
+  const snapshots = Object.keys(table).filter(
+    (name) => name !== alias && name.replace(SNAPSHOT_SUFFIX, "") === alias,
+  );
+  return snapshots.length === 1 && snapshots[0] !== undefined ? table[snapshots[0]] : undefined;
 }

@@ -8,6 +8,7 @@ import type {
   ModelWarning,
   Usage,
 } from "@bridle/core";
+import { type ClassifiedError, classifyError } from "./errors.js";
 import { type ModelTable, modelInfoOf } from "./model-table.js";
 import { costOf } from "./pricing.js";
 import { type RetryPolicy, retryPolicy } from "./retry.js";
@@ -35,6 +36,8 @@ export interface ProviderConnectionOptions {
    * `timeout` (default 120 000 ms). It catches connections that stall without closing.
    */
   readonly idleTimeoutMs?: number;
+  /** Where the key and base-URL variables are read (default `process.env`). */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -83,6 +86,7 @@ export abstract class ProviderModel<Raw> implements Model {
       policy: this.retry,
       idleTimeoutMs: this.idleTimeoutMs,
       attempt: (signal) => this.attempt(sent, signal),
+      classify: (error, signal) => this.classify(error, signal),
     });
     return warnings.length === 0 ? events : warnedStream(warnings, events);
   }
@@ -132,13 +136,21 @@ export abstract class ProviderModel<Raw> implements Model {
     return [];
   }
 
+  /**
+   * Classifies what an attempt threw. The default knows the openai and Anthropic SDKs' errors; an adapter
+   * over another client whose errors are shaped differently (the AI SDK's) classifies its own.
+   */
+  protected classify(error: unknown, signal: AbortSignal): ClassifiedError {
+    return classifyError(error, signal);
+  }
+
   /** Sends one request and returns its raw events with their reader; may throw. */
   protected abstract attempt(request: ModelRequest, signal: AbortSignal): Promise<StreamAttempt<Raw>>;
 }
 
 /** An environment variable's value, unless it is unset or blank. */
-export function envValue(name: string): string | undefined {
-  const value = process.env[name];
+export function envValue(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const value = env[name];
   return value?.trim() ? value : undefined;
 }
 

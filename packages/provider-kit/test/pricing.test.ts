@@ -20,6 +20,19 @@ describe("model rows", () => {
     expect(modelInfoOf(table, "gpt-4o-latest")?.price?.input).toBe(2.5);
   });
 
+  it("finds the one dated snapshot of an alias that has no row of its own, and none of two", () => {
+    const dated = {
+      "claude-3-7-sonnet-20250219": info(3),
+      "claude-3-5-sonnet-20240620": info(3),
+      "claude-3-5-sonnet-20241022": info(4),
+    };
+    expect(modelInfoOf(dated, "claude-3-7-sonnet")?.price?.input).toBe(3);
+    expect(modelInfoOf(dated, "claude-3-7-sonnet-latest")?.price?.input).toBe(3);
+    expect(modelInfoOf(dated, "claude-3-5-sonnet-20241022")?.price?.input).toBe(4);
+    expect(modelInfoOf(dated, "claude-3-5-sonnet")).toBeUndefined();
+    expect(modelInfoOf(dated, "claude-3-7")).toBeUndefined();
+  });
+
   it("never lends a neighbour's row by prefix", () => {
     expect(modelInfoOf(table, "claude-opus-4-6")).toBeUndefined();
     expect(modelInfoOf(table, "claude-opus-4-5-fast")).toBeUndefined();

@@ -10,8 +10,8 @@ export interface AnthropicConnectionOptions extends ProviderConnectionOptions {
 
 export function anthropicClient(options: AnthropicConnectionOptions): Anthropic {
   if (options.client) return options.client;
-  const apiKey = options.apiKey ?? envValue("ANTHROPIC_API_KEY");
-  const given = options.baseURL ?? envValue("ANTHROPIC_BASE_URL");
+  const apiKey = options.apiKey ?? envValue("ANTHROPIC_API_KEY", options.env);
+  const given = options.baseURL ?? envValue("ANTHROPIC_BASE_URL", options.env);
   const baseURL =
     given === undefined
       ? undefined

@@ -1,4 +1,5 @@
 export type { AnthropicConnectionOptions } from "./client.js";
+export { anthropic } from "./descriptor.js";
 export { type AnthropicReasoningBlob, toAnthropicMessages } from "./input.js";
 export {
   AnthropicModel,

@@ -35,8 +35,8 @@ describe("the model's row", () => {
     }
   });
 
-  it("is never a neighbour's: claude-opus-4-6 has no row, no price, and the run says so once", async () => {
-    const model = createAnthropicModel({ model: "claude-opus-4-6", apiKey: "k", baseURL: server.url });
+  it("is never a neighbour's: claude-opus-4-9 has no row, no price, and the run says so once", async () => {
+    const model = createAnthropicModel({ model: "claude-opus-4-9", apiKey: "k", baseURL: server.url });
     expect(model.info).toBeUndefined();
     expect(model.cost({ ...zero, inputTokens: 1000 })).toBeUndefined();
     server.enqueue({
@@ -53,7 +53,7 @@ describe("the model's row", () => {
     const said = warnings(events);
     expect(said).toHaveLength(1);
     expect(said[0]?.code).toBe("model_unknown");
-    expect(said[0]?.message).toContain("cost unknown: no price for claude-opus-4-6");
+    expect(said[0]?.message).toContain("cost unknown: no price for claude-opus-4-9");
   });
 
   it("says it cannot send a native output schema instead of dropping it silently", async () => {

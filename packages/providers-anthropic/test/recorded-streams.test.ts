@@ -131,6 +131,17 @@ describeWithSharedFixtures("provider-streams", "recorded Anthropic streams (shar
     });
   });
 
+  it("prices that usage with the recording model's row, reads and writes at their own rates", async () => {
+    const turn = done(await replay("anthropic-code-execution-20260120-prompt-cache.1.chunks.txt", dir));
+    const model = createAnthropicModel({ model: "claude-sonnet-5", apiKey: "k" });
+    const price = model.info?.price;
+    if (!price?.cacheRead || !price.cacheWrite) throw new Error("claude-sonnet-5 has no cache prices");
+    expect(price.cacheRead).toBeLessThan(price.input);
+    const expected =
+      (6 * price.input + 6289 * price.cacheRead + 3337 * price.cacheWrite + 198 * price.output) / 1e6;
+    expect(model.cost(turn.usage)).toBeCloseTo(expected, 12);
+  });
+
   it("a refusal", async () => {
     const turn = done(await replay("anthropic-refusal.chunks.txt", dir));
     expect(turn.stopReason).toBe("refusal");

@@ -18,15 +18,28 @@ export interface ChatCompat {
   readonly reasoningReplayField?: "reasoning_content" | "reasoning";
   /** Send `response_format` json_schema when the harness asks for structured output (default true). */
   readonly jsonSchema?: boolean;
+  /**
+   * Send the request's cache key (one per session) as `prompt_cache_key`, which OpenAI, DeepSeek and
+   * Mistral route their prompt caches by (default true); local servers have no use for it.
+   */
+  readonly promptCacheKey?: boolean;
 }
 
 /** Known servers' differences. */
 export const chatCompat = Object.freeze({
   openai: {} satisfies ChatCompat,
   openrouter: { maxTokensField: "max_tokens" } satisfies ChatCompat,
-  vllm: { maxTokensField: "max_tokens", reasoningEffort: false } satisfies ChatCompat,
-  ollama: { maxTokensField: "max_tokens", reasoningEffort: false } satisfies ChatCompat,
-  llamacpp: { maxTokensField: "max_tokens", reasoningEffort: false } satisfies ChatCompat,
+  vllm: { maxTokensField: "max_tokens", reasoningEffort: false, promptCacheKey: false } satisfies ChatCompat,
+  ollama: {
+    maxTokensField: "max_tokens",
+    reasoningEffort: false,
+    promptCacheKey: false,
+  } satisfies ChatCompat,
+  llamacpp: {
+    maxTokensField: "max_tokens",
+    reasoningEffort: false,
+    promptCacheKey: false,
+  } satisfies ChatCompat,
   deepseek: {
     maxTokensField: "max_tokens",
     reasoningEffort: false,

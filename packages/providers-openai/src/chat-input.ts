@@ -8,6 +8,7 @@ import type {
   ChatCompletionUserMessageParam,
 } from "openai/resources/chat/completions/completions";
 import type { ChatCompat } from "./chat-compat.js";
+import { promptCacheKeyField } from "./prompt-cache-key.js";
 
 type UserParts = Exclude<ChatCompletionUserMessageParam["content"], string>;
 
@@ -159,6 +160,7 @@ export function toChatBody(
     messages: readonly Message[];
     tools: readonly ToolSchema[];
     options?: ModelOptions;
+    cacheKey?: string;
   },
   provider: string,
   cache?: ChatMessageCache,
@@ -174,6 +176,7 @@ export function toChatBody(
     messages: chatMessages(request.system, request.messages, provider, compat, model, cache),
     stream: true,
     ...((compat.streamUsage ?? true) ? { stream_options: { include_usage: true } } : {}),
+    ...((compat.promptCacheKey ?? true) ? promptCacheKeyField(request.cacheKey) : {}),
     ...(tools.length > 0 ? { tools } : {}),
     ...(toolChoice && tools.length > 0
       ? {

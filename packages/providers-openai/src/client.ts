@@ -10,10 +10,10 @@ export interface OpenAIConnectionOptions extends ProviderConnectionOptions {
 
 export function openaiClient(options: OpenAIConnectionOptions): OpenAI {
   if (options.client) return options.client;
-  const given = options.baseURL ?? envValue("OPENAI_BASE_URL");
+  const given = options.baseURL ?? envValue("OPENAI_BASE_URL", options.env);
   const baseURL =
     given === undefined ? undefined : checkedBaseUrl(given, options.baseURL ? "baseURL" : "OPENAI_BASE_URL");
-  const apiKey = options.apiKey ?? envValue("OPENAI_API_KEY");
+  const apiKey = options.apiKey ?? envValue("OPENAI_API_KEY", options.env);
   if (!apiKey && !baseURL)
     throw new BridleError("invalid_config", "no OpenAI API key: pass apiKey or set OPENAI_API_KEY");
   return new OpenAI({

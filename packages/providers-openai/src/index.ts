@@ -8,6 +8,7 @@ export {
   type OpenAIChatModelOptions,
 } from "./chat-model.js";
 export type { OpenAIConnectionOptions } from "./client.js";
+export { openaiChat, openaiResponses } from "./descriptors.js";
 export { openaiModels } from "./models.js";
 export {
   isResponsesReasoningBlob,

@@ -8,6 +8,7 @@ import type {
   ResponseInputItem,
   ResponseInputText,
 } from "openai/resources/responses/responses";
+import { promptCacheKeyField } from "./prompt-cache-key.js";
 
 /** What a Responses reasoning item needs to be replayed: its id and encrypted content. */
 export interface ResponsesReasoningBlob {
@@ -119,6 +120,8 @@ export interface ResponsesSettings {
   readonly model: string;
   readonly includeEncryptedReasoning: boolean;
   readonly reasoningSummary: "auto" | "concise" | "detailed" | "none";
+  /** Send the request's cache key as `prompt_cache_key`. */
+  readonly promptCacheKey: boolean;
 }
 
 export function toResponsesBody(
@@ -128,6 +131,7 @@ export function toResponsesBody(
     messages: readonly Message[];
     tools: readonly ToolSchema[];
     options?: ModelOptions;
+    cacheKey?: string;
   },
   provider: string,
 ): ResponseCreateParamsStreaming {
@@ -155,6 +159,7 @@ export function toResponsesBody(
     stream: true,
     // Stateless: nothing is kept server-side, so reasoning travels back as encrypted content.
     store: false,
+    ...(settings.promptCacheKey ? promptCacheKeyField(request.cacheKey) : {}),
     ...(request.system ? { instructions: request.system } : {}),
     ...(tools.length > 0 ? { tools } : {}),
     ...(options.toolChoice && tools.length > 0

@@ -18,6 +18,12 @@ export interface OpenAIResponsesModelOptions extends OpenAIConnectionOptions {
   readonly includeEncryptedReasoning?: boolean;
   /** Reasoning summary detail requested with a reasoning effort (default "auto"). */
   readonly reasoningSummary?: "auto" | "concise" | "detailed" | "none";
+  /**
+   * Send the request's cache key (one per session) as `prompt_cache_key`, so OpenAI routes the session's
+   * requests to the machines holding its prefix (default true). Turn it off for a compatible server that
+   * rejects the parameter.
+   */
+  readonly promptCacheKey?: boolean;
 }
 
 /**
@@ -36,6 +42,7 @@ export class OpenAIResponsesModel extends ProviderModel<ResponseStreamEvent> {
       model: options.model,
       includeEncryptedReasoning: options.includeEncryptedReasoning ?? true,
       reasoningSummary: options.reasoningSummary ?? "auto",
+      promptCacheKey: options.promptCacheKey ?? true,
     };
   }
 
