@@ -15,7 +15,8 @@ export type {
   ConnectionStatus,
   McpElicitation,
   McpSamplingRequest,
-} from "./connection.js";
+} from "./connection-settings.js";
+export { declaredInputSchema } from "./declared-schema.js";
 export type { McpExchange } from "./exchange.js";
 export { inputSchemaFromJson } from "./json-schema.js";
 export { mapAnnotations } from "./mcp-tool.js";
@@ -28,6 +29,7 @@ export {
   type McpOAuthStore,
 } from "./oauth.js";
 export { type LoopbackAuthorizationOptions, loopbackAuthorization } from "./oauth-loopback.js";
+export type { WorkloadIdentity } from "./oauth-workload.js";
 export { LIST_RESOURCES_TOOL, READ_RESOURCE_TOOL } from "./resource-tools.js";
 export { type McpCallDetails, shapeCallResult } from "./result.js";
 export { type Discovery, type McpPrompt, McpServers, type McpServersOptions } from "./servers.js";

@@ -1,6 +1,7 @@
 import type { AnyTool, ToolAnnotations } from "@bridle/core";
 import type { Tool as McpToolDefinition } from "@modelcontextprotocol/client";
 import type { McpConnection } from "./connection.js";
+import { rememberDeclaredSchema } from "./declared-schema.js";
 import { inputSchemaFromJson } from "./json-schema.js";
 import { shapeCallResult } from "./result.js";
 
@@ -58,5 +59,6 @@ export function buildMcpTool(
       });
     },
   };
+  rememberDeclaredSchema(tool, definition.inputSchema);
   return warning === undefined ? { tool } : { tool, warning };
 }

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { userConfigFolder } from "@bridle/core";
+import { writeFileAtomicSync } from "@bridle/core/node";
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -10,11 +11,14 @@ import type {
 } from "@modelcontextprotocol/client";
 import {
   ClientCredentialsProvider,
+  type DpopSession,
   discoverAuthorizationServerMetadata,
   discoverOAuthProtectedResourceMetadata,
   type OAuthClientProvider,
   PrivateKeyJwtProvider,
 } from "@modelcontextprotocol/client";
+import { DpopKey } from "./dpop.js";
+import { type WorkloadIdentity, WorkloadIdentityProvider } from "./oauth-workload.js";
 
 /** What one server's OAuth session keeps between runs. */
 export interface McpOAuthRecord {
@@ -74,6 +78,11 @@ export interface McpOAuthOptions {
     readonly idpClientId: string;
     readonly idToken: () => string | Promise<string>;
   };
+  /**
+   * Workload identity federation (SEP-1933, an extension): a workload with no user and no secret signs in
+   * with the JWT its platform issued it, as a JWT bearer grant (RFC 7523). Tokens are kept in memory.
+   */
+  readonly workload?: WorkloadIdentity;
   /** Default: a 0600 file per server under the user's config folder (`…/bridle/mcp-oauth`). */
   readonly store?: McpOAuthStore;
   /** A client ID metadata document URL, used instead of dynamic registration where supported. */
@@ -83,8 +92,7 @@ export interface McpOAuthOptions {
 
 /** The user's config folder for Bridle's MCP OAuth sessions. */
 export function defaultOAuthDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CONFIG_HOME?.startsWith("/") ? env.XDG_CONFIG_HOME : join(homedir(), ".config");
-  return join(base, "bridle", "mcp-oauth");
+  return join(userConfigFolder(env), "mcp-oauth");
 }
 
 /** One JSON file per server (named by server and URL), written atomically with mode 0600. */
@@ -103,10 +111,7 @@ export function fileOAuthStore(dir: string = defaultOAuthDir()): McpOAuthStore {
     },
     save(server, url, record) {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const target = path(server, url);
-      const temporary = `${target}.${process.pid}.tmp`;
-      writeFileSync(temporary, JSON.stringify(record), { mode: 0o600 });
-      renameSync(temporary, target);
+      writeFileAtomicSync(path(server, url), JSON.stringify(record), { mode: 0o600 });
     },
   };
 }
@@ -122,6 +127,7 @@ export class McpOAuthProvider implements OAuthClientProvider {
   readonly #options: McpOAuthOptions;
   readonly #store: McpOAuthStore;
   #pendingCode: Promise<McpAuthorizationAnswer> | undefined;
+  readonly #dpop = new DpopKey();
 
   constructor(server: string, url: string, options: McpOAuthOptions) {
     this.#server = server;
@@ -163,11 +169,23 @@ export class McpOAuthProvider implements OAuthClientProvider {
   }
 
   tokens(): OAuthTokens | undefined {
-    return this.#record().tokens;
+    const tokens = this.#record().tokens;
+    // Bound to a key this process does not hold: presenting it could only fail.
+    if (tokens?.token_type.toLowerCase() === "dpop" && !this.#dpop.made) return undefined;
+    return tokens;
+  }
+
+  /** DPoP whenever the server's authorization server offers it; plain Bearer tokens otherwise. */
+  dpop(): Promise<DpopSession> | undefined {
+    return this.#dpop.session(this.#record().discoveryState?.authorizationServerMetadata);
   }
 
   saveTokens(tokens: OAuthTokens): void {
-    this.#update({ tokens });
+    // The discovery kept for the sign-in's callback leg is done with: the next sign-in discovers again, so
+    // a protected resource that has moved to another authorization server is followed there, and this
+    // client registers with it (the stored client is stamped with its issuer and set aside, SEP-2352).
+    const { discoveryState: _done, ...rest } = this.#record();
+    this.#store.save(this.#server, this.#url, { ...rest, tokens });
   }
 
   redirectToAuthorization(authorizationUrl: URL): void {
@@ -239,6 +257,7 @@ export function createOAuthProvider(
   options: McpOAuthOptions,
 ): OAuthClientProvider & { takeAuthorizationCode?(): Promise<McpAuthorizationAnswer> | undefined } {
   if (options.enterprise) return enterpriseProvider(url, options.enterprise);
+  if (options.workload) return new WorkloadIdentityProvider(options.workload);
   const machine = options.clientCredentials;
   if (machine && "clientSecret" in machine) {
     return new ClientCredentialsProvider({

@@ -8,12 +8,8 @@ import type {
 } from "@modelcontextprotocol/client";
 import { BackgroundServers, type McpToolSource } from "./background.js";
 import { type McpConfigInput, type McpServerConfig, parseMcpConfig } from "./config.js";
-import {
-  type ConnectionStatus,
-  McpConnection,
-  type McpElicitation,
-  type McpSamplingRequest,
-} from "./connection.js";
+import { McpConnection } from "./connection.js";
+import type { ConnectionStatus, McpElicitation, McpSamplingRequest } from "./connection-settings.js";
 import type { McpOAuthOptions } from "./oauth.js";
 import {
   buildToolset,

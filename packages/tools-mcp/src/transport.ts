@@ -8,6 +8,7 @@ import {
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { type HttpServerConfig, isStdioConfig, type McpServerConfig } from "./config.js";
 import { boundedWait, untilAborted } from "./in-flight.js";
+import { issuerMismatchIn, tolerableLegacyIssuer } from "./legacy-issuer.js";
 import { type createOAuthProvider, finishAuthorization, type McpAuthorizationAnswer } from "./oauth.js";
 import { descendantPids, stopProcesses } from "./processes.js";
 
@@ -52,6 +53,8 @@ export interface OpenOptions {
   readonly onStderr: (chunk: string) => void;
   /** OAuth for an HTTP server that asks for it (a 401 naming its authorization server). */
   readonly authProvider?: ReturnType<typeof createOAuthProvider>;
+  /** Set once the server turned out to be its own 2025-03-26 authorization server (see legacy-issuer). */
+  readonly legacyIssuer?: boolean;
 }
 
 // Authorization rounds one handshake may take: the first sign-in, then one step-up to more scopes.
@@ -62,15 +65,26 @@ const AUTHORIZATION_ROUNDS = 2;
  * with the older HTTP+SSE transport, the fallback the MCP specification describes for old servers.
  */
 export async function openClient(config: McpServerConfig, options: OpenOptions): Promise<OpenedClient> {
-  for (let round = 0; ; round++) {
+  let current = options;
+  let rounds = 0;
+  for (;;) {
     try {
-      return await openOnce(config, options);
+      return await openOnce(config, current);
     } catch (error) {
-      if (!(error instanceof AuthorizationPending) || round >= AUTHORIZATION_ROUNDS) throw error;
+      if (
+        !current.legacyIssuer &&
+        !isStdioConfig(config) &&
+        tolerableLegacyIssuer(error, new URL(config.url))
+      ) {
+        // Tried again at once, the one tolerated mismatch allowed from here on; not an authorization round.
+        current = { ...current, legacyIssuer: true };
+        continue;
+      }
+      if (!(error instanceof AuthorizationPending) || rounds++ >= AUTHORIZATION_ROUNDS) throw error;
       // The user's sign-in is not part of the handshake's time: it waits only for close(). With the code
       // the authorization server sent back, the SDK exchanges it (with the saved PKCE verifier) for a
       // token, and a fresh handshake uses it.
-      await error.finish(await untilAborted(error.code, options.signal));
+      await error.finish(await untilAborted(error.code, current.signal));
     }
   }
 }
@@ -181,6 +195,7 @@ async function openWithin(
     const transport = new StreamableHTTPClientTransport(url, {
       requestInit,
       ...(auth ? { authProvider: auth } : {}),
+      ...(options.legacyIssuer ? { skipIssuerMetadataValidation: true } : {}),
     });
     const client = options.makeClient();
     try {
@@ -196,7 +211,10 @@ async function openWithin(
           cause: error,
         });
       }
-      if (signal.aborted || (http.type !== undefined && http.type !== "http")) throw error;
+      // An authorization server's metadata that fails its check is not a sign of an old server either.
+      if (signal.aborted || issuerMismatchIn(error) || (http.type !== undefined && http.type !== "http")) {
+        throw error;
+      }
       try {
         return await openSse(url, requestInit, options, signal, deadline);
       } catch (sseError) {
@@ -220,6 +238,7 @@ async function openSse(
   const transport = new SSEClientTransport(url, {
     requestInit,
     ...(options.authProvider ? { authProvider: options.authProvider } : {}),
+    ...(options.legacyIssuer ? { skipIssuerMetadataValidation: true } : {}),
   });
   const client = options.makeClient();
   const { flush, wire } = await connect(client, transport, signal, deadline);

@@ -80,7 +80,7 @@ describe("servers in the background", () => {
     } finally {
       await mcp.close();
     }
-  }, 60_000);
+  });
 
   it("a server that fails says so once, with its name, and the others' tools are offered", async () => {
     const mcp = new McpServers({
@@ -116,7 +116,7 @@ describe("servers in the background", () => {
     } finally {
       await mcp.close();
     }
-  }, 60_000);
+  });
 
   it("a tool the server adds while the run goes on is offered from the next request", async () => {
     const mcp = new McpServers({
@@ -155,7 +155,7 @@ describe("servers in the background", () => {
     } finally {
       await mcp.close();
     }
-  }, 60_000);
+  });
 
   it("servers an ACP client hands over at session start take the same path", async () => {
     const config = fromAcpSession([
@@ -199,5 +199,5 @@ describe("servers in the background", () => {
         { name: "twice", command: "b", args: [], env: [] },
       ]),
     ).toThrow(/names two MCP servers "twice"/);
-  }, 60_000);
+  });
 });

@@ -86,7 +86,9 @@ function readdirSafe(path: string): string[] {
   }
 }
 
-export async function waitFor(check: () => boolean, timeoutMs = 5_000): Promise<boolean> {
+// Returns as soon as `check` holds; the limit only says when to give up on a hung wait, so it is
+// generous: a loaded machine may take many seconds to reap a process.
+export async function waitFor(check: () => boolean, timeoutMs = 60_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (check()) return true;

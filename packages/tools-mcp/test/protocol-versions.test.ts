@@ -1,11 +1,21 @@
 // The client speaks 2026-07-28 with servers that do (server/discover, no initialize, no sessions) and
 // negotiates down to 2025-11-25 with those that do not, over stdio and Streamable HTTP.
 import { spawn } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ToolFailure } from "@bridle/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type McpCallDetails, McpServers } from "../src/index.js";
-import { byName, callTool, EVERYTHING_SERVER, TOY_SERVER, textOf } from "./helpers.js";
+import {
+  byName,
+  callTool,
+  EVERYTHING_SERVER,
+  FILESYSTEM_SERVER,
+  MEMORY_SERVER,
+  TOY_SERVER,
+  textOf,
+} from "./helpers.js";
 
 const MODERN_SERVER = fileURLToPath(new URL("./fixtures/modern-server.mjs", import.meta.url));
 const mcpOf = (details: unknown) => (details as McpCallDetails | undefined)?.mcp;
@@ -114,6 +124,23 @@ describe("2026-07-28 and the versions before it", () => {
       "mcp_old_echo",
       { message: "x" },
     ],
+    [
+      "stdio (server-filesystem from npm)",
+      () => ({ command: process.execPath, args: [FILESYSTEM_SERVER, tmpdir()] }),
+      "mcp_old_list_allowed_directories",
+      {},
+    ],
+    [
+      "stdio (server-memory from npm)",
+      () => ({
+        command: process.execPath,
+        args: [MEMORY_SERVER],
+        // Never written: the call only reads the (empty) graph.
+        env: { MEMORY_FILE_PATH: join(tmpdir(), `bridle-memory-${process.pid}.jsonl`) },
+      }),
+      "mcp_old_read_graph",
+      {},
+    ],
   ] as const)(
     "a 2025-11-25 server over %s: negotiated down, as before",
     async (_, config, tool, args) => {
@@ -138,7 +165,7 @@ describe("2026-07-28 and the versions before it", () => {
         await mcp.close();
       }
     }
-  }, 60_000);
+  });
 
   it("a declined question on 2026-07-28 is the tool's answer, not a broken connection", async () => {
     const mcp = new McpServers({ mcpServers: { modern: modernStdio() } });
@@ -158,5 +185,5 @@ describe("2026-07-28 and the versions before it", () => {
     } finally {
       await mcp.close();
     }
-  }, 60_000);
+  });
 });

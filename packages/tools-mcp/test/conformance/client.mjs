@@ -5,7 +5,7 @@
 // answering elicitation by accepting
 // (so SEP-1034 defaults are filled in) and offering the current folder as the root.
 //   node packages/tools-mcp/test/conformance/client.mjs <server URL>      (after a build, from the repo root)
-import { McpServers } from "../../dist/index.js";
+import { declaredInputSchema, McpServers } from "../../dist/index.js";
 
 const url = process.argv[2];
 if (!url) {
@@ -28,6 +28,16 @@ function sampleArguments(schema) {
     else args[name] = "conformance";
   }
   return args;
+}
+
+/**
+ * SEP-1613's round trip (json-schema-2020-12-preservation): the echo tool is handed the input schema the
+ * bridge holds for the scenario's other tool, so the suite can see which keywords the bridge kept.
+ */
+function echoArguments(tool, tools) {
+  if (!tool.name.endsWith("_json_schema_echo")) return undefined;
+  const focal = tools.find((other) => other.name.endsWith("_json_schema_2020_12_tool"));
+  return focal ? { schema: declaredInputSchema(focal) } : undefined;
 }
 
 /** Kept in memory: a conformance run must not touch the user's saved sessions. */
@@ -69,6 +79,9 @@ function oauthFor(context) {
         idToken: () => context.idp_id_token,
       },
     };
+  }
+  if (context.valid_jwt) {
+    return { workload: { clientId: context.client_id, assertion: () => context.valid_jwt } };
   }
   if (context.private_key_pem) {
     return {
@@ -124,7 +137,7 @@ try {
     : tools.map((tool) => ({
         tool,
         name: tool.name,
-        args: sampleArguments(tool.inputSchema.meta?.() ?? {}),
+        args: echoArguments(tool, tools) ?? sampleArguments(tool.inputSchema.meta?.() ?? {}),
       }));
   for (const { tool, name, args } of calls) {
     if (!tool) {
