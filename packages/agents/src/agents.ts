@@ -3,6 +3,7 @@ import {
   type AnyHook,
   type AnyTool,
   BridleError,
+  type ChildRuns,
   defineHook,
   Harness,
   type HarnessOptions,
@@ -268,9 +269,13 @@ export class Agents {
     if (verdict?.cancelled)
       throw new ToolFailure("Denied", `the subagent run was blocked: ${verdict.reason}`);
     const controller = new AbortController();
-    const runId = randomUUID();
+    // In a run that records its steps the child is rebuilt for this call, so its requests and calls are
+    // recorded under it, and its id is the same on every execution of the call.
+    const scope = env.childRuns;
+    const runId = scope?.runId ?? randomUUID();
+    const harness = scope ? this.#childHarness(agent.definition, env, scope) : agent.harness;
     const forget = registerChild(runId, depth);
-    const stream = agent.harness.stream({
+    const stream = harness.stream({
       runId,
       prompt,
       history: agent.messages,
@@ -290,7 +295,9 @@ export class Agents {
         }
       }
     })();
-    const task = new AgentTask(agent.key, prompt, stream, pump, env.runId);
+    // A durable run's record names the task (the model reads its id): the same id on every execution.
+    const taskId = scope ? `task_${runId.replaceAll("-", "").slice(0, 16)}` : undefined;
+    const task = new AgentTask(agent.key, prompt, stream, pump, env.runId, taskId);
     task.done.then(forget, forget);
     // The task's own controller is what task_cancel and close() abort; it reaches the child run.
     task.controller.signal.addEventListener("abort", () => controller.abort(task.controller.signal.reason), {
@@ -347,7 +354,7 @@ export class Agents {
     return depth;
   }
 
-  #childHarness(definition: SubagentDefinition, env: ToolCallEnv): Harness {
+  #childHarness(definition: SubagentDefinition, env: ToolCallEnv, scope?: ChildRuns): Harness {
     const parent = this.#options.parent;
     // The child's own spawns are allowed only below the depth limit; then it gets this Agents' tools.
     const own = depthOf(env.runId) + 1 < this.maxDepth ? this.tools : [];
@@ -355,14 +362,16 @@ export class Agents {
     const names = definition.tools ?? [...available.keys()];
     const tools = names.flatMap((name) => {
       const tool = available.get(name);
-      return tool ? [tool] : [];
+      return tool ? [scope ? scope.tool(tool) : tool] : [];
     });
-    const model =
+    const chosen =
       definition.model === undefined
         ? parent.model
         : typeof definition.model === "string"
           ? (this.#options.models?.[definition.model] as Model)
           : definition.model;
+    const model = scope ? scope.model(chosen) : chosen;
+    const approver = parent.approver && scope ? scope.approver(parent.approver) : parent.approver;
     const inheritHooks = definition.inheritHooks ?? true;
     const inheritLimits = definition.inheritLimits ?? true;
     const limits = { ...(inheritLimits ? parent.limits : {}), ...definition.limits };
@@ -377,7 +386,7 @@ export class Agents {
       hooks: [...(inheritHooks ? (parent.hooks ?? []) : []), ...this.hooks],
       ...(inheritHooks && parent.hooks ? { strictHooks: parent.strictHooks ?? false } : {}),
       ...(parent.context ? { context: parent.context } : {}),
-      ...(parent.approver ? { approver: parent.approver } : {}),
+      ...(approver ? { approver } : {}),
       ...(parent.modelOptions && definition.model === undefined ? { modelOptions: parent.modelOptions } : {}),
     });
   }

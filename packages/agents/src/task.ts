@@ -22,8 +22,16 @@ export class AgentTask {
   stopForwarding: () => void = () => {};
   #cancelled = false;
 
-  constructor(agentKey: string, prompt: string, stream: RunStream, pump: Promise<void>, parentRunId: string) {
-    this.id = `task_${++nextTask}`;
+  /** `id`: given when it must be the same on every execution of a durable run (else the next in this process). */
+  constructor(
+    agentKey: string,
+    prompt: string,
+    stream: RunStream,
+    pump: Promise<void>,
+    parentRunId: string,
+    id?: string,
+  ) {
+    this.id = id ?? `task_${++nextTask}`;
     this.agentKey = agentKey;
     this.prompt = prompt;
     this.parentRunId = parentRunId;

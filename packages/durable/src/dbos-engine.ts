@@ -108,7 +108,13 @@ function dbosContext(seal: RunSeal): DurableContext {
     refusal: () => refused,
     step: async <T>(name: string, work: () => Promise<T>): Promise<T> => {
       const scope = `step:${runId}:${steps++}:${name}`;
-      const stored = await DBOS.runStep(async () => seal.seal(scope, await work()), { name });
+      const stored = await DBOS.runStep(
+        async () => {
+          await noLaterSteps(runId, name, refuse);
+          return seal.seal(scope, await work());
+        },
+        { name },
+      );
       return open<T>(scope, stored, `the checkpoint of step ${name} of run ${runId}`);
     },
     publish: (key, value) => DBOS.setEvent(key, value),
@@ -119,6 +125,28 @@ function dbosContext(seal: RunSeal): DurableContext {
       }
     },
   };
+}
+
+/**
+ * A step runs only when the database holds no checkpoint at its place. If it holds checkpoints of later
+ * steps, this one's was deleted (steps are recorded in order): running it again could repeat an effect,
+ * so the run is refused instead.
+ */
+async function noLaterSteps(runId: string, name: string, refuse: (error: Error) => Error): Promise<void> {
+  const place = DBOS.stepID;
+  if (place === undefined) return;
+  // Only the rows around this place (in function-id order; the ones below are all there, or an earlier
+  // step would have been refused), not the whole history with its outputs at every step.
+  const near = (await DBOS.listWorkflowSteps(runId, { offset: Math.max(0, place - 1), limit: 3 })) ?? [];
+  const later = near.find((step) => step.functionID > place);
+  if (later) {
+    throw refuse(
+      new BridleError(
+        "envelope_tampered",
+        `refused: the checkpoint of step ${name} of run ${runId} is missing from the database while later steps (${later.name}) are recorded: it was deleted; the step was not run again`,
+      ),
+    );
+  }
 }
 
 /** Launches DBOS in this process and returns the engine; `close` shuts it down. One per process. */

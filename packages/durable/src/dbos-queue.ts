@@ -33,7 +33,7 @@ export const DEFAULT_SCHEMA = "bridle_durable";
  * (DBOS's application version): raise it when run-body.ts, durable-model.ts or durable-tool.ts change
  * the steps a run records.
  */
-export const RUN_FORMAT_VERSION = "bridle-run-2";
+export const RUN_FORMAT_VERSION = "bridle-run-3";
 
 export interface DbosConnection {
   /** Postgres connection string; DBOS keeps its tables in `schema` there. */

@@ -4,18 +4,19 @@ import type { AssistantMessage, Model, ModelEvent, ModelRequest } from "@bridle/
 import type { DurableContext } from "./durable-context.js";
 
 /**
- * `model`, with every `stream` call a step named `model:<n>`. Deltas arrive when the request is done
+ * `model`, with every `stream` call a step named `model:<n>` (after `prefix`: a child run's steps are
+ * named under the call that started it). Deltas arrive when the request is done
  * (a live stream could not be replayed identically). Tool call ids missing or repeated in a turn are
  * made unique here, deterministically, so they are the same on every execution: they name the steps.
  */
-export function durableModel(model: Model, context: DurableContext): Model {
+export function durableModel(model: Model, context: DurableContext, prefix = ""): Model {
   let requests = 0;
   const wrapped: Model = Object.create(model);
   Object.defineProperty(wrapped, "stream", {
     value: (request: ModelRequest): AsyncIterable<ModelEvent> => {
       const index = requests++;
       return replay(() =>
-        context.step(`model:${index}`, async () => normalized(await collect(model, request), index)),
+        context.step(`${prefix}model:${index}`, async () => normalized(await collect(model, request), index)),
       );
     },
   });

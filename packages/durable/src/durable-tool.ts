@@ -1,10 +1,12 @@
 // Each attempt of a tool call of a durable run is two checkpointed steps: "started" (recorded before the
 // tool runs) and the attempt itself. An execution that finds "started" recorded and the attempt not is
 // looking at an attempt that was in flight when a process died: its effect may already be there.
+import { createHash } from "node:crypto";
 import {
   type AnyTool,
   BridleError,
   type BridleErrorCode,
+  type ChildRuns,
   errorMessage,
   ModelRetry,
   type ToolCallEnv,
@@ -13,6 +15,7 @@ import {
   type ToolOutput,
 } from "@bridle/core";
 import type { DurableContext } from "./durable-context.js";
+import { durableModel } from "./durable-model.js";
 
 /** A call's end as recorded in its step: plain data, turned back into the tool's result or throw. */
 type CallRecord =
@@ -53,6 +56,18 @@ export interface DurableRepeatNote {
   readonly decidedBy: "tool" | "person";
 }
 
+export interface DurableToolOptions {
+  readonly defaultTimeoutMs: number;
+  readonly askRepeat: AskRepeat;
+  /** Put before step names and call ids: a child run's calls are named under the call that started it. */
+  readonly prefix?: string;
+  /**
+   * Calls of this run whose result the session already holds (stored by an earlier execution); "all" for
+   * the calls of a child whose spawning call's result the session holds (the child had finished).
+   */
+  readonly completedBefore?: ReadonlySet<string> | "all";
+}
+
 /** Whether running a call a second time is harmless by the tool's own account. */
 export function repeatable(tool: AnyTool): boolean {
   const hints = tool.annotations ?? {};
@@ -70,30 +85,38 @@ export function repeatable(tool: AnyTool): boolean {
  * attempt n+1 follows only if the tool says a repeat is harmless or a person says so. An approved repeat
  * is an attempt like any other, with its own "started": a crash inside it asks again.
  */
-export function durableTool(
-  tool: AnyTool,
-  context: DurableContext,
-  options: { readonly defaultTimeoutMs: number; readonly askRepeat: AskRepeat },
-): AnyTool {
+export function durableTool(tool: AnyTool, context: DurableContext, options: DurableToolOptions): AnyTool {
   const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs;
+  const prefix = options.prefix ?? "";
   return {
     ...tool,
     sequential: true,
     timeoutMs: 0,
     execute: async (args: unknown, ctx: ToolCallEnv) => {
       const id = ctx.toolCallId;
+      if (tool.annotations?.starts_runs === true) return startsRuns(tool, args, ctx, context, options);
       // The tool's own progress is dropped: it would reach the stream on the first execution only, and a
       // run's stored events must come out the same on every execution (run-body.ts skips those stored).
       // The repeat notes below come from checkpoints, so every execution emits them the same.
       const note = (repeat: DurableRepeatNote) => ctx.progress(repeat);
       for (let attempt = 0; ; attempt++) {
         let startedNow = false;
-        await context.step(`started:${id}:${attempt}`, async () => {
+        await context.step(`${prefix}started:${id}:${attempt}`, async () => {
           startedNow = true;
+          // The session holds this call's result (or its spawning call's), so an earlier execution ran it
+          // to its end: its checkpoints were deleted. Running it as new would repeat its effect unasked.
+          if (attempt === 0 && finishedBefore(options, id)) {
+            throw context.refuse(
+              new BridleError(
+                "envelope_tampered",
+                `refused: call ${prefix}${id} (${tool.name}) of run ${context.runId} finished in an earlier execution (the session holds its result) but its checkpoints are gone from the database (deleted); it was not run again`,
+              ),
+            );
+          }
           return true;
         });
         const record = await context.step(
-          `call:${id}:${attempt}`,
+          `${prefix}call:${id}:${attempt}`,
           async (): Promise<CallRecord> =>
             startedNow
               ? run(
@@ -106,7 +129,7 @@ export function durableTool(
         );
         if (!("interrupted" in record)) return settle(record);
         const byTool = repeatable(tool);
-        const again = byTool || (await options.askRepeat(tool, args, id, attempt + 1));
+        const again = byTool || (await options.askRepeat(tool, args, `${prefix}${id}`, attempt + 1));
         note({ durable: "repeat", attempt: attempt + 1, ran: again, decidedBy: byTool ? "tool" : "person" });
         if (!again) {
           return settle({
@@ -119,6 +142,55 @@ export function durableTool(
       }
     },
   };
+}
+
+/**
+ * A call whose work is child runs (`starts_runs`: a subagent). It is not one step: the child's model
+ * requests and tool calls are steps of their own, named under this call (`<id>/model:0`,
+ * `<id>/started:<child call>:0`…), so a crash inside the child replays what it had done and repeats
+ * nothing that was recorded. Its result is then recorded as `call:<id>`. No timeout applies (the child
+ * has its own limits), and the child's events reach the stream as this call's progress: they come from
+ * its steps, the same on every execution.
+ */
+async function startsRuns(
+  tool: AnyTool,
+  args: unknown,
+  ctx: ToolCallEnv,
+  context: DurableContext,
+  options: DurableToolOptions,
+): Promise<ToolOutput> {
+  const outer = options.prefix ?? "";
+  const prefix = `${outer}${ctx.toolCallId}/`;
+  const childRuns: ChildRuns = {
+    runId: childRunId(context.runId, prefix),
+    model: (model) => durableModel(model, context, prefix),
+    tool: (child) =>
+      durableTool(child, context, {
+        ...options,
+        prefix,
+        // A child whose spawning call has its result in the session had run to its end: each of its calls
+        // has its checkpoints, unless they were deleted.
+        completedBefore: finishedBefore(options, ctx.toolCallId) ? "all" : new Set(),
+      }),
+    approver: (approver) => ({
+      ...(approver.scope ? { scope: approver.scope } : {}),
+      decide: (request, signal) =>
+        context.step(`${prefix}approval:${request.toolCall.id}`, () => approver.decide(request, signal)),
+    }),
+  };
+  const record = await run(tool, args, { ...ctx, childRuns }, 0);
+  return settle(await context.step(`${outer}call:${ctx.toolCallId}`, async () => record));
+}
+
+function finishedBefore(options: DurableToolOptions, id: string): boolean {
+  const completed = options.completedBefore;
+  return completed === "all" || completed?.has(id) === true;
+}
+
+/** A child run's id, the same on every execution: derived from the run's and the call's. */
+function childRunId(runId: string, prefix: string): string {
+  const hex = createHash("sha256").update(`${runId}\n${prefix}`).digest("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
 async function run(tool: AnyTool, args: unknown, ctx: ToolCallEnv, timeoutMs: number): Promise<CallRecord> {

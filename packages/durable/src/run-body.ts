@@ -2,6 +2,7 @@
 // and run the harness with every model request and tool call as a step. The engine calls this on the
 // first execution and again on each recovery; everything outside steps must come out the same each time.
 import {
+  type AnyTool,
   BridleError,
   closeDanglingCalls,
   Harness,
@@ -34,12 +35,18 @@ export async function runDurableBody(
     });
     // The harness's own tool timeout is applied inside each call's step (durable-tool.ts).
     const defaultTimeoutMs = new Harness({ ...agent.harness, model: agent.model }).limits.toolTimeoutMs;
+    const durable = (tool: AnyTool) =>
+      durableTool(tool, context, {
+        defaultTimeoutMs,
+        askRepeat: approvals.askRepeat,
+        completedBefore: before.completed,
+      });
     const harness = new Harness({
       ...agent.harness,
       model: durableModel(agent.model, context),
-      tools: agent.tools.map((tool) =>
-        durableTool(tool, context, { defaultTimeoutMs, askRepeat: approvals.askRepeat }),
-      ),
+      tools: agent.tools.map(durable),
+      // Tools found later with the search tool are steps like the rest.
+      ...(agent.harness?.deferredTools ? { deferredTools: agent.harness.deferredTools.map(durable) } : {}),
       approver: approvals.approver,
     });
     const sink = sessionSink(store, request.sessionId);
@@ -79,17 +86,25 @@ async function ensureSession(store: SessionStore, sessionId: string): Promise<vo
   }
 }
 
-/** The session's transcript before this run, and the last event of this run already stored (-1: none). */
+/**
+ * The session's transcript before this run, the last event of this run already stored (-1: none), and
+ * the calls of this run whose result is stored (a witness besides the checkpoints that they ran).
+ */
 async function storedState(
   store: SessionStore,
   sessionId: string,
   runId: string,
-): Promise<{ history: ReturnType<typeof closeDanglingCalls>; lastSeq: number }> {
+): Promise<{ history: ReturnType<typeof closeDanglingCalls>; lastSeq: number; completed: Set<string> }> {
   const earlier: RunEvent[] = [];
+  const completed = new Set<string>();
   let lastSeq = -1;
   for await (const stored of store.read(sessionId)) {
-    if (stored.event.runId === runId) lastSeq = Math.max(lastSeq, stored.event.seq);
-    else earlier.push(stored.event);
+    const { event } = stored;
+    if (event.runId !== runId) earlier.push(event);
+    else {
+      lastSeq = Math.max(lastSeq, event.seq);
+      if (event.type === "tool_call_completed") completed.add(event.result.toolCallId);
+    }
   }
-  return { history: closeDanglingCalls(projectTranscript(earlier)), lastSeq };
+  return { history: closeDanglingCalls(projectTranscript(earlier)), lastSeq, completed };
 }

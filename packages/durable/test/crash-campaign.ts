@@ -2,6 +2,7 @@
 // tool that cannot tell whether it ran), right after an effect lands, mid model stream, while a run waits
 // for a person, and five in a row (each killing the worker that was recovering). A scripted person answers
 // approvals (yes) and repeat asks (yes unless the effect is in the log: what a careful person checks).
+// Each batch has a run per effect tool and one that spawns a subagent whose calls cannot tell.
 // Used by test/crash-campaign.test.ts (a small fixed-seed sample) and bench/crash.bench.ts (100 kills).
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -23,8 +24,15 @@ const POINTS: readonly KillPoint[] = [
   "mid-approval",
   "in-a-row",
 ];
-const TOOLS = ["side_effect", "blind_effect", "guarded_effect"] as const;
+const TOOLS = ["side_effect", "blind_effect", "guarded_effect", "agent_spawn"] as const;
 const CALLS = 4;
+
+/** The prompt of a run of `tool`: four calls of it, or one spawn of a subagent making four blind calls. */
+function campaignPrompt(tool: (typeof TOOLS)[number], tag: string): string {
+  return tool === "agent_spawn"
+    ? `calls=1 tag=${tag} tool=agent_spawn child=${CALLS} childtool=blind_effect`
+    : `calls=${CALLS} tag=${tag} tool=${tool}`;
+}
 
 export interface CampaignResult {
   readonly kills: number;
@@ -80,7 +88,10 @@ export async function crashCampaign(options: {
   const args = { databaseUrl, schema, providerUrl: provider.baseUrl, logFile, concurrency: 2 };
   const queue = await DbosRunQueue.open({ databaseUrl, schema });
   const workers: WorkerProcess[] = [];
-  const runs = new Map<string, { readonly tool: (typeof TOOLS)[number]; readonly session: string }>();
+  const runs = new Map<
+    string,
+    { readonly tool: (typeof TOOLS)[number]; readonly session: string; readonly tag: string }
+  >();
   const byPoint = Object.fromEntries(POINTS.map((point) => [point, 0])) as Record<KillPoint, number>;
   let batches = 0;
   let personAnswers = 0;
@@ -90,11 +101,8 @@ export async function crashCampaign(options: {
     const batch = batches++;
     for (const tool of TOOLS) {
       const tag = `${tool[0]}${batch}`;
-      const id = await queue.enqueue({
-        prompt: `calls=${CALLS} tag=${tag} tool=${tool}`,
-        sessionId: `s-${tag}`,
-      });
-      runs.set(id, { tool, session: `s-${tag}` });
+      const id = await queue.enqueue({ prompt: campaignPrompt(tool, tag), sessionId: `s-${tag}` });
+      runs.set(id, { tool, session: `s-${tag}`, tag });
     }
   };
   const unfinished = async () => {
@@ -116,9 +124,9 @@ export async function crashCampaign(options: {
         if (ended.has(id)) continue;
         const pending = await queue.pendingApprovals(id).catch(() => []);
         for (const item of pending) {
-          const landed = readEffects(logFile).some(
-            (line) => line.event === "applied" && line.runId === id && line.callId === item.toolCallId,
-          );
+          // Each call's key is its own (a subagent's calls included, asked as "<spawn>/<call>").
+          const key = (item.args as { key?: unknown } | null)?.key;
+          const landed = readEffects(logFile).some((line) => line.event === "applied" && line.key === key);
           const approved = item.kind === "approval" || !landed;
           await queue
             .decide(id, item.toolCallId, { approved, ...(approved ? {} : { reason: "its effect is there" }) })
@@ -209,23 +217,26 @@ export async function crashCampaign(options: {
           `run ${info.runId} (${run?.tool}) ended ${info.status} ${info.outcome?.stopReason ?? info.error ?? ""}`,
         );
       }
-      const mine = effects.filter((line) => line.runId === info.runId);
-      const calls = new Set(mine.map((line) => line.callId));
-      for (const call of calls) {
-        const applied = mine.filter((line) => line.callId === call && line.event === "applied").length;
+      // A run's effects by key (its tag's, or its subagent's "<tag>-child-k": the child has a run id of its own).
+      const mine = effects.filter((line) => run && line.key.startsWith(`${run.tag}-`));
+      const keys = new Set(mine.map((line) => line.key));
+      for (const key of keys) {
+        const applied = mine.filter((line) => line.key === key && line.event === "applied").length;
         if (applied > 1) {
           appliedTwice++;
-          problems.push(`call ${call} of run ${info.runId} (${run?.tool}) applied ${applied} times`);
+          problems.push(`call ${key} of run ${info.runId} (${run?.tool}) applied ${applied} times`);
         }
-        repeats += mine.filter((line) => line.callId === call && line.event === "attempt").length - 1;
+        repeats += mine.filter((line) => line.key === key && line.event === "attempt").length - 1;
       }
-      const applied = new Set(mine.filter((line) => line.event === "applied").map((line) => line.callId));
+      const applied = new Set(mine.filter((line) => line.event === "applied").map((line) => line.key));
       const events: RunEvent[] = run ? await sessionEvents(schema, run.session) : [];
       const results = events.filter((event) => event.type === "tool_call_completed").length;
-      if (applied.size !== CALLS || results !== CALLS) {
-        lost += CALLS - Math.min(applied.size, results);
+      // A subagent's run has one result of its own (the spawn's), carrying the child's four calls.
+      const expectedResults = run?.tool === "agent_spawn" ? 1 : CALLS;
+      if (applied.size !== CALLS || results !== expectedResults) {
+        lost += Math.max(CALLS - applied.size, expectedResults - results);
         problems.push(
-          `run ${info.runId} (${run?.tool}): ${applied.size} effects, ${results} results of ${CALLS}`,
+          `run ${info.runId} (${run?.tool}): ${applied.size} effects of ${CALLS}, ${results} results of ${expectedResults}`,
         );
       }
       if (events.some((event, index) => event.seq !== index)) {

@@ -49,3 +49,32 @@ export async function tamper(
   }
   return changed;
 }
+
+/**
+ * Deletes checkpoints of `runId`: the steps named in `names`, or with `from`, that step and every one
+ * recorded after it (the newest part of the run's history). Returns how many rows went.
+ */
+export async function deleteSteps(
+  schema: string,
+  runId: string,
+  which: { readonly names: readonly string[] } | { readonly from: string },
+): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const result =
+      "names" in which
+        ? await client.query(
+            `DELETE FROM "${schema}".operation_outputs WHERE workflow_uuid = $1 AND function_name = ANY($2)`,
+            [runId, which.names],
+          )
+        : await client.query(
+            `DELETE FROM "${schema}".operation_outputs WHERE workflow_uuid = $1 AND function_id >=
+              (SELECT min(function_id) FROM "${schema}".operation_outputs WHERE workflow_uuid = $1 AND function_name = $2)`,
+            [runId, which.from],
+          );
+    return result.rowCount ?? 0;
+  } finally {
+    await client.end();
+  }
+}

@@ -1,4 +1,4 @@
-import { type AnyTool, defineTool, ToolFailure } from "@bridle/core";
+import { type AnyTool, defineTool, type ToolCallEnv, ToolFailure } from "@bridle/core";
 import { z } from "zod";
 import type { Agents } from "../agents.js";
 import { awaitTask } from "./report.js";
@@ -34,7 +34,9 @@ export function agentTools(agents: Agents): AnyTool[] {
       label: z.string().min(1).max(64).optional().describe("A name to address it by in agent_send"),
       timeout_seconds: timeoutSeconds,
     }),
+    annotations: { starts_runs: true },
     execute: async (args, ctx) => {
+      inForeground(args.timeout_seconds, ctx);
       const agent = agents.spawn(args.agent_id, args.label, ctx);
       if (args.task === undefined) {
         const report = {
@@ -70,7 +72,9 @@ export function agentTools(agents: Agents): AnyTool[] {
       .refine((args) => (args.agent_key === undefined) !== (args.label === undefined), {
         message: "give exactly one of agent_key or label",
       }),
+    annotations: { starts_runs: true },
     execute: async (args, ctx) => {
+      inForeground(args.timeout_seconds, ctx);
       const which = (args.agent_key ?? args.label) as string;
       const agent = agents.find(which);
       if (!agent) {
@@ -102,4 +106,17 @@ export function agentTools(agents: Agents): AnyTool[] {
   });
 
   return [spawn, send, list];
+}
+
+/**
+ * A run that records its steps (`childRuns`) cannot have a child in the background: the child's steps
+ * must take their places among the parent's, the same on every execution.
+ */
+function inForeground(timeoutSeconds: number, ctx: ToolCallEnv): void {
+  if (ctx.childRuns && timeoutSeconds === 0) {
+    throw new ToolFailure(
+      "InvalidInput",
+      "this run is durable, so a subagent cannot run in the background: give timeout_seconds above 0 (the call then waits for the subagent's answer, however long it takes)",
+    );
+  }
 }

@@ -37,9 +37,13 @@ export function taskOutput(task: AgentTask, note?: string): ToolOutput {
   };
 }
 
+/** The longest timer Node keeps (about 24.8 days): "until it ends" for a task's wait. */
+const FOREVER_MS = 2 ** 31 - 1;
+
 /**
  * Waits for a task the way agent_spawn and agent_send do: up to `timeoutSeconds` (0: not at all). If the
  * call is aborted, the child is cancelled with it; if the time runs out, the task goes on in the background.
+ * A child of a run that records its steps (`childRuns`) is waited for until it ends.
  */
 export async function awaitTask(
   agents: Agents,
@@ -50,7 +54,10 @@ export async function awaitTask(
   const onAbort = () => task.cancel("the parent call was aborted");
   ctx.signal.addEventListener("abort", onAbort, { once: true });
   try {
-    const finished = await task.wait(timeoutSeconds * 1000, ctx.signal);
+    // A child of a durable run is waited for to its end: a wall-clock timeout would end the wait on one
+    // execution and not on the next (replayed steps take no time), and the run's steps would differ.
+    const waitMs = ctx.childRuns ? FOREVER_MS : timeoutSeconds * 1000;
+    const finished = await task.wait(waitMs, ctx.signal);
     if (ctx.signal.aborted) {
       await task.done;
       return taskOutput(task);
