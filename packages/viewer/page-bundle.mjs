@@ -1,5 +1,5 @@
 // Bundles the browser page (src/page/main.ts and its libraries, src/page/style.css) into two strings, the
-// module "virtual:bridle-viewer-page" that src/html.ts inlines into every page. The build (tsup) and the
+// module "virtual:bridle-viewer-page" that src/html.ts inlines into every page. The build (tsdown) and the
 // tests (vitest) both resolve that module through this file, so the page is never a checked-in artifact.
 import { readFile } from "node:fs/promises";
 import { build } from "esbuild";
@@ -25,23 +25,8 @@ export async function bundlePage() {
   return `export const PAGE_SCRIPT = ${JSON.stringify(safeScript)};\nexport const PAGE_STYLE = ${JSON.stringify(style)};\n`;
 }
 
-/** For tsup's esbuild. */
-export const esbuildPagePlugin = {
-  name: "bridle-viewer-page",
-  setup(b) {
-    b.onResolve({ filter: /^virtual:bridle-viewer-page$/ }, () => ({
-      path: MODULE,
-      namespace: "bridle-page",
-    }));
-    b.onLoad({ filter: /.*/, namespace: "bridle-page" }, async () => ({
-      contents: await bundlePage(),
-      loader: "js",
-    }));
-  },
-};
-
-/** For vitest's vite. */
-export const vitePagePlugin = {
+/** One plugin for tsdown's rolldown and vitest's vite: both take Rollup's resolveId/load hooks. */
+export const pagePlugin = {
   name: "bridle-viewer-page",
   resolveId(id) {
     return id === MODULE ? `\0${MODULE}` : undefined;

@@ -1,17 +1,15 @@
 import { type RunEvent, textOf } from "@bridle/core";
+import { type CheckEntry, checkEntries } from "./check-history.js";
 import {
   type BaselineFact,
-  CHECK_KINDS,
   type ChangesFact,
-  type CheckFact,
-  type CheckKind,
-  type CheckStatus,
-  type ChecksDetectedFact,
   type CommandFact,
   FACT,
+  type HistoryFact,
   type NotesFact,
   type ReviewFlag,
 } from "./facts.js";
+import { redactSecrets } from "./secret-scan.js";
 
 /** The evidence handoff: what the run did, as its events recorded it (never as the model tells it). */
 export interface Evidence {
@@ -25,13 +23,21 @@ export interface Evidence {
   /** Files the user had changed before the run; the agent's accounting leaves them out. */
   readonly preexistingChanges: readonly string[];
   readonly commands: readonly { readonly command: string; readonly exitCode: number | null }[];
-  readonly checks: readonly {
-    readonly kind: CheckKind;
-    readonly command: string;
-    readonly status: CheckStatus;
-    readonly note?: string;
-  }[];
+  /**
+   * Each check's last run, through run_check or a shell command that ran it; `staleAfter` names the
+   * files changed after that run.
+   */
+  readonly checks: readonly CheckEntry[];
   readonly flags: readonly ReviewFlag[];
+  /** HEAD moved during the run: the agent's commits (newest first), or a reset when there are none. */
+  readonly head?: HistoryFact["head"];
+  /** Executable bits the agent changed (absent when none). */
+  readonly modeChanges?: HistoryFact["modes"];
+  /**
+   * Files written where .gitignore hides them, with the secret scan's findings (never the values);
+   * absent when none.
+   */
+  readonly ignoredWrites?: HistoryFact["ignored"];
   readonly assumptions: readonly string[];
   readonly risks: readonly string[];
   readonly followUps: readonly string[];
@@ -61,25 +67,6 @@ function taskOf(events: readonly RunEvent[]): string {
   return typeof first.content === "string" ? first.content : textOf(first.content);
 }
 
-function checksOf(events: readonly RunEvent[]): Evidence["checks"] {
-  const detected = factsOf<ChecksDetectedFact>(events, FACT.checksDetected).at(-1);
-  const ran = factsOf<CheckFact>(events, FACT.check);
-  return CHECK_KINDS.map((kind) => {
-    const attempts = ran.filter((check) => check.kind === kind);
-    const last = attempts.at(-1);
-    if (last) {
-      const failed = attempts.filter((check) => check.status === "failed").length;
-      const history = attempts.length > 1 ? `${attempts.length} runs, ${failed} failed` : undefined;
-      const note = [last.note, history].filter(Boolean).join("; ");
-      return { kind, command: last.command, status: last.status, ...(note ? { note } : {}) };
-    }
-    const found = detected?.checks.find((check) => check.kind === kind);
-    if (found)
-      return { kind, command: found.command, status: "skipped", note: `detected (${found.source}), not run` };
-    return { kind, command: "", status: "unavailable", note: `no ${kind} command found in the project` };
-  });
-}
-
 /** The run's stop, when it was not a completion. */
 function failureOf(events: readonly RunEvent[]): string | undefined {
   const end = events.findLast((event) => event.type === "run_completed" || event.type === "run_failed");
@@ -101,8 +88,14 @@ export function buildEvidence(
   const baseline = factsOf<BaselineFact>(events, FACT.baseline).at(0);
   const changes = factsOf<ChangesFact>(events, FACT.changes).at(-1) ?? { files: [], flags: [] };
   const notes = factsOf<NotesFact>(events, FACT.notes);
-  const checks = checksOf(events);
+  const checks = checkEntries(events);
+  const history = factsOf<HistoryFact>(events, FACT.history).at(-1);
   const risks = notes.flatMap((note) => note.risks);
+  if (history?.ignoredTruncated) {
+    risks.push(
+      "writes into git-ignored paths may be missing: there were more ignored files than are watched (20 000), or git could not list them",
+    );
+  }
   const failure = failureOf(events);
   const failing = checks.filter((check) => check.status === "failed");
   if (failure?.startsWith("tool_retries_exceeded") && failing.length > 0) {
@@ -114,19 +107,27 @@ export function buildEvidence(
     task: taskOf(events),
     filesChanged: changes.files.map(({ path, added, removed }) => ({ path, added, removed })),
     preexistingChanges: baseline?.preexisting.map((entry) => entry.path) ?? [],
+    // A command line may carry a credential the agent wrote somewhere: the handoff never repeats it.
     commands: factsOf<CommandFact>(events, FACT.command).map(({ command, exitCode }) => ({
-      command,
+      command: redactSecrets(command),
       exitCode,
     })),
     checks,
     flags: changes.flags,
+    ...(history?.head ? { head: history.head } : {}),
+    ...(history && history.modes.length > 0 ? { modeChanges: history.modes } : {}),
+    ...(history && history.ignored.length > 0 ? { ignoredWrites: history.ignored } : {}),
     assumptions: notes.flatMap((note) => note.assumptions),
     risks,
     followUps: notes.flatMap((note) => note.followUps),
   };
 }
 
-/** Done, failed or unverified, and why. */
+/**
+ * Done, failed or unverified, and why. Done needs a completed run whose checks passed after the last
+ * change and whose tests the agent did not weaken; a check that fails on the final code is a failure; a
+ * check whose result predates a change proves nothing about that change.
+ */
 export function handoffOutcome(
   allEvents: readonly RunEvent[],
   options: { readonly runId?: string } = {},
@@ -134,18 +135,48 @@ export function handoffOutcome(
   const events = oneRun(allEvents, options.runId);
   const failure = failureOf(events);
   if (failure) return { status: "failed", reason: `the run stopped (${failure})` };
-  const checks = checksOf(events);
-  const failed = checks.filter((check) => check.status === "failed");
+  const checks = checkEntries(events);
+  const failed = checks.filter((check) => check.status === "failed" && !check.staleAfter);
   if (failed.length > 0)
     return { status: "failed", reason: `failing checks: ${failed.map((c) => c.kind).join(", ")}` };
-  const changed = (factsOf<ChangesFact>(events, FACT.changes).at(-1)?.files.length ?? 0) > 0;
+  const stale = checks.filter((check) => check.staleAfter);
+  if (stale.length > 0) {
+    const what = stale.map(
+      (c) => `the ${c.kind} check ${c.status} before changes to ${shortList(c.staleAfter ?? [])}`,
+    );
+    return { status: "unverified", reason: `stale: ${what.join("; ")}; not run again since` };
+  }
+  const changes = factsOf<ChangesFact>(events, FACT.changes).at(-1);
+  const changed = (changes?.files.length ?? 0) > 0;
   if (changed && !checks.some((check) => check.status === "passed")) {
     return { status: "unverified", reason: "files changed but no check ran and passed" };
+  }
+  const weakened = [...new Set(changes?.flags.filter((flag) => flag.kind === "tests").map((f) => f.path))];
+  if (weakened.length > 0) {
+    return {
+      status: "unverified",
+      reason: `checks passed, but the agent weakened tests in ${shortList(weakened)}`,
+    };
   }
   return { status: "done", reason: changed ? "checks passed" : "no files changed" };
 }
 
+function shortList(paths: readonly string[]): string {
+  return paths.length <= 3
+    ? paths.join(", ")
+    : `${paths.slice(0, 3).join(", ")} and ${paths.length - 3} more`;
+}
+
+/** The exit status a front door gives a run with this handoff: 1 when it says FAILED, else 0. */
+export function handoffExitCode(outcome: HandoffOutcome): 0 | 1 {
+  return outcome.status === "failed" ? 1 : 0;
+}
+
 const LIST = 8;
+
+function short(sha: string | null): string {
+  return sha === null ? "(no commit)" : sha.slice(0, 10);
+}
 
 function listed<T>(items: readonly T[], show: (item: T) => string): string[] {
   const lines = items.slice(0, LIST).map((item) => `  ${show(item)}`);
@@ -174,8 +205,35 @@ export function formatHandoff(evidence: Evidence, outcome: HandoffOutcome): stri
     `checks: ${evidence.checks.map((c) => `${c.kind} ${c.status}`).join(", ")}`,
     ...evidence.checks
       .filter((c) => c.status === "failed" || c.status === "passed")
-      .map((c) => `  ${c.kind}: ${c.command}${c.note ? ` (${c.note})` : ""}`),
+      .map(
+        (c) =>
+          `  ${c.kind}: ${c.command}${c.note ? ` (${c.note})` : ""}${c.staleAfter ? `; STALE: files changed after it: ${shortList(c.staleAfter)}` : ""}`,
+      ),
   );
+  const head = evidence.head;
+  if (head && head.commitCount > 0) {
+    lines.push(`commits by the agent: ${head.commitCount} (HEAD ${short(head.from)} → ${short(head.to)})`);
+    lines.push(...listed(head.commits, (c) => `${c.sha.slice(0, 10)} ${c.subject}`));
+  } else if (head)
+    lines.push(
+      `HEAD moved from ${short(head.from)} to ${short(head.to)} (no new commits: a reset or checkout)`,
+    );
+  const modes = evidence.modeChanges ?? [];
+  if (modes.length > 0) {
+    lines.push(`mode changes: ${modes.length}`);
+    lines.push(...listed(modes, (m) => `${m.path} ${m.from} → ${m.to}`));
+  }
+  const ignored = evidence.ignoredWrites ?? [];
+  if (ignored.length > 0) {
+    lines.push(`writes into git-ignored paths: ${ignored.length}`);
+    lines.push(
+      ...listed(
+        ignored,
+        (w) =>
+          `${w.path} (${w.change})${w.secrets.length > 0 ? `: A SECRET WAS WRITTEN HERE (${w.secrets.slice(0, 3).join(", ")})` : ""}`,
+      ),
+    );
+  }
   if (evidence.flags.length > 0) {
     lines.push(`review flags: ${evidence.flags.length}`);
     lines.push(...listed(evidence.flags, (f) => `${f.kind} ${f.path}: ${f.note}`));

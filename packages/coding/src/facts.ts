@@ -9,6 +9,7 @@ export const FACT = {
   check: "coding.check",
   plan: "coding.plan",
   notes: "coding.notes",
+  history: "coding.history",
 } as const;
 
 export type CheckKind = "test" | "lint" | "typecheck" | "build";
@@ -49,7 +50,8 @@ export interface ChecksDetectedFact {
 }
 
 export interface ReviewFlag {
-  readonly kind: "secret" | "churn" | "scope";
+  /** `tests`: a test file lost assertions, gained a skip marker, or was deleted. */
+  readonly kind: "secret" | "churn" | "scope" | "tests";
   readonly path: string;
   readonly note: string;
 }
@@ -59,12 +61,16 @@ export interface ChangedFile {
   readonly added: number;
   readonly removed: number;
   readonly change: "added" | "modified" | "deleted";
+  /** SHA-256 of the file when the change set was taken (null when deleted). */
+  readonly sha256?: string | null;
 }
 
 /** The agent's whole change set so far (each fact replaces the previous one), with the review's flags. */
 export interface ChangesFact {
   readonly files: readonly ChangedFile[];
   readonly flags: readonly ReviewFlag[];
+  /** The tool call after which the change was seen; absent for the final review's scan. */
+  readonly toolCallId?: string;
 }
 
 export interface CommandFact {
@@ -72,6 +78,28 @@ export interface CommandFact {
   /** null when the command never produced an exit status (refused by the policy). */
   readonly exitCode: number | null;
   readonly tool: string;
+  readonly toolCallId?: string;
+}
+
+/** What the final review found besides file contents (git work trees only). */
+export interface HistoryFact {
+  /** Set when HEAD moved during the run: the agent's commits (newest first), or a reset. */
+  readonly head?: {
+    readonly from: string | null;
+    readonly to: string;
+    readonly commits: readonly { readonly sha: string; readonly subject: string }[];
+    readonly commitCount: number;
+  };
+  /** Executable bits changed (git modes 100644 and 100755). */
+  readonly modes: readonly { readonly path: string; readonly from: string; readonly to: string }[];
+  /** Files written into paths .gitignore hides, with what the secret scan found (never the values). */
+  readonly ignored: readonly {
+    readonly path: string;
+    readonly change: "added" | "modified";
+    readonly secrets: readonly string[];
+  }[];
+  /** The ignored files watched passed the bound (20 000): writes past it are not listed. */
+  readonly ignoredTruncated?: boolean;
 }
 
 export interface CheckFact {
@@ -83,6 +111,7 @@ export interface CheckFact {
   /** How many failed attempts of checks this run has had, and how many it allows. */
   readonly failures: number;
   readonly maxFailures: number;
+  readonly toolCallId?: string;
 }
 
 export interface PlanItem {

@@ -1,8 +1,10 @@
+export type { CheckEntry } from "./check-history.js";
 export {
   buildEvidence,
   type Evidence,
   formatHandoff,
   type HandoffOutcome,
+  handoffExitCode,
   handoffOutcome,
 } from "./evidence.js";
 export {
@@ -16,6 +18,7 @@ export {
   type CommandFact,
   type DetectedCheck,
   FACT,
+  type HistoryFact,
   type NotesFact,
   type PlanFact,
   type PlanItem,

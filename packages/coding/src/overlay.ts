@@ -107,16 +107,23 @@ export async function createCodingOverlay(options: CodingOverlayOptions): Promis
   const rescan = async (
     state: CodingRunState,
     record: ((kind: string, data: unknown) => void) | undefined,
+    toolCallId?: string,
   ) => {
     const changes = await state.repo.changes(state.touched);
     const fact: ChangesFact = {
-      files: changes.map(({ path, added, removed, change }) => ({ path, added, removed, change })),
+      files: changes.map(({ path, added, removed, change, sha256 }) => ({
+        path,
+        added,
+        removed,
+        change,
+        ...(sha256 === undefined ? {} : { sha256 }),
+      })),
       flags: reviewChanges(changes, state.scope),
     };
     const json = JSON.stringify(fact);
     if (json === state.lastChanges) return;
     state.lastChanges = json;
-    record?.(FACT.changes, fact);
+    record?.(FACT.changes, toolCallId === undefined ? fact : { ...fact, toolCallId });
   };
 
   const hooks: AnyHook[] = [
@@ -162,10 +169,15 @@ export async function createCodingOverlay(options: CodingOverlayOptions): Promis
           typeof exitCode === "number" &&
           input.toolCall.name !== "run_check"
         ) {
-          input.record?.(FACT.command, { command, exitCode, tool: input.toolCall.name });
+          input.record?.(FACT.command, {
+            command,
+            exitCode,
+            tool: input.toolCall.name,
+            toolCallId: input.toolCall.id,
+          });
         }
         if (!readOnly.has(input.toolCall.name) && !provedNoWrites(input.result.details))
-          await rescan(state, input.record);
+          await rescan(state, input.record, input.toolCall.id);
       },
     }),
     defineHook({
@@ -176,6 +188,9 @@ export async function createCodingOverlay(options: CodingOverlayOptions): Promis
         const state = await runs.get(input.runId).state;
         // A background command or a tool outside the hooks may have written since the last scan.
         await rescan(state, input.record);
+        // Commits, mode changes and writes git does not show: looked for once, when the run ends.
+        const history = await state.repo.history(state.touched);
+        if (history) input.record?.(FACT.history, history);
         if (input.stopReason !== "approval_required") runs.drop(input.runId);
       },
     }),

@@ -2,9 +2,11 @@ import { createHash } from "node:crypto";
 import type { Dirent } from "node:fs";
 import { lstat, readdir, readFile, readlink, realpath } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
-import type { BaselineFact, PreexistingChange } from "./facts.js";
+import type { BaselineFact, HistoryFact, PreexistingChange } from "./facts.js";
 import { git, repositoryRoot } from "./git.js";
+import { type IgnoredSnapshot, ignoredWrites, snapshotIgnored } from "./ignored-files.js";
 import { diffLines, type Hunk } from "./line-diff.js";
+import { commitsSince, currentHead, fileMode, modeChanges, pathsChangedBetween } from "./repo-history.js";
 
 /** One file the agent changed: its line counts and hunks against what was there before the run. */
 export interface AgentFileChange {
@@ -14,6 +16,8 @@ export interface AgentFileChange {
   readonly removed: number;
   readonly hunks: readonly Hunk[];
   readonly binary: boolean;
+  /** SHA-256 of the file now (null when deleted): two states with the same line counts still differ. */
+  readonly sha256?: string | null;
   /**
    * Set when the user had uncommitted changes in this file: "reverted" when the agent put it back as it is
    * in HEAD (or deleted the user's new file), else "edited".
@@ -98,6 +102,9 @@ export class RepoState {
   readonly #beforeHash = new Map<string, string | null>();
   #kept = 0;
   #snapshotTruncated = false;
+  /** The modes of the user's changed files at the baseline (theirs, not HEAD's, are what the agent found). */
+  readonly #userModes = new Map<string, string>();
+  #ignored: IgnoredSnapshot = { files: new Map(), truncated: false };
 
   private constructor(
     root: string,
@@ -134,7 +141,13 @@ export class RepoState {
       const content = await readEntry(join(real, entry.path));
       state.#keep(entry.path, content);
       state.#preexisting.push({ path: entry.path, states: entry.states, sha256: sha256(content) });
+      const mode = await fileMode(join(real, entry.path));
+      if (mode) state.#userModes.set(entry.path, mode);
     }
+    state.#ignored = await snapshotIgnored(repoRoot, state.#prefix).catch(() => ({
+      files: new Map<string, string>(),
+      truncated: true,
+    }));
     return state;
   }
 
@@ -179,8 +192,11 @@ export class RepoState {
       const normal = normalise(path);
       if (normal !== undefined) candidates.add(normal);
     }
-    if (this.isGit) for (const entry of await this.#status()) candidates.add(entry.path);
-    else for (const path of await this.#walk()) candidates.add(path);
+    if (this.isGit) {
+      for (const entry of await this.#status()) candidates.add(entry.path);
+      // Files the agent committed are clean in status: what moved HEAD since the baseline names them.
+      for (const path of await this.#committedPaths()) candidates.add(path);
+    } else for (const path of await this.#walk()) candidates.add(path);
     const sorted = [...candidates].sort();
     // HEAD's versions in one git process: the files measured against HEAD, and the user's files.
     const preexisting = new Set(this.preexistingPaths);
@@ -191,6 +207,43 @@ export class RepoState {
       if (change) out.push(change);
     }
     return out;
+  }
+
+  /**
+   * What the agent did to the repository besides file contents, against the baseline: commits (HEAD
+   * moved), executable bits changed, and files written where .gitignore hides them (secret-scanned).
+   * Undefined outside git.
+   */
+  async history(extra: Iterable<string> = []): Promise<HistoryFact | undefined> {
+    const repoRoot = this.#repoRoot;
+    if (repoRoot === undefined) return undefined;
+    const head = await currentHead(repoRoot);
+    const moved = head !== undefined && head !== this.#head;
+    const { commits, total } = moved
+      ? await commitsSince(repoRoot, this.#head, head)
+      : { commits: [], total: 0 };
+    const paths = new Set<string>([...this.#before.keys(), ...this.#beforeHash.keys()]);
+    for (const path of extra) {
+      const normal = normalise(path);
+      if (normal !== undefined) paths.add(normal);
+    }
+    for (const entry of await this.#status()) paths.add(entry.path);
+    for (const path of await this.#committedPaths()) paths.add(path);
+    const modes = await modeChanges(repoRoot, this.#prefix, this.#head, [...paths], this.#userModes);
+    const ignored = await ignoredWrites(repoRoot, this.#prefix, this.#ignored);
+    return {
+      ...(moved ? { head: { from: this.#head ?? null, to: head, commits, commitCount: total } } : {}),
+      modes,
+      ignored: ignored.writes,
+      ...(ignored.truncated ? { ignoredTruncated: true } : {}),
+    };
+  }
+
+  async #committedPaths(): Promise<string[]> {
+    const repoRoot = this.#repoRoot as string;
+    const head = await currentHead(repoRoot);
+    if (head === undefined || head === this.#head) return [];
+    return (await pathsChangedBetween(repoRoot, this.#prefix, this.#head, head)).filter((p) => !isSkipped(p));
   }
 
   async #compare(path: string, heads: ReadonlyMap<string, Buffer>): Promise<AgentFileChange | undefined> {
@@ -207,8 +260,9 @@ export class RepoState {
     const change = before === null ? "added" : after === null ? "deleted" : "modified";
     const user = this.#userChanges(path, after, heads);
     const mark = user ? { userChanges: user } : {};
+    const hash = { sha256: sha256(after) };
     if (isBinary(before) || isBinary(after)) {
-      return { path, change, added: 0, removed: 0, hunks: [], binary: true, ...mark };
+      return { path, change, added: 0, removed: 0, hunks: [], binary: true, ...hash, ...mark };
     }
     const diff = diffLines(before?.toString("utf8") ?? "", after?.toString("utf8") ?? "");
     return {
@@ -218,6 +272,7 @@ export class RepoState {
       removed: diff.removed,
       hunks: diff.hunks,
       binary: false,
+      ...hash,
       ...mark,
     };
   }

@@ -3,6 +3,7 @@ import type { ReviewFlag } from "./facts.js";
 import type { Hunk } from "./line-diff.js";
 import type { AgentFileChange } from "./repo-state.js";
 import { scanAddedLines } from "./secret-scan.js";
+import { weakenedTests } from "./test-weakening.js";
 
 const LOCKFILES = new Set([
   "package-lock.json",
@@ -62,7 +63,7 @@ function escapeRegExp(text: string): string {
 
 /**
  * The review before handoff: secrets in what the agent added, whitespace- or formatting-only hunks,
- * lockfile changes, and files outside the declared scope (when the plan declared one).
+ * lockfile changes, weakened tests, and files outside the declared scope (when the plan declared one).
  */
 export function reviewChanges(changes: readonly AgentFileChange[], scope?: readonly string[]): ReviewFlag[] {
   const flags: ReviewFlag[] = [];
@@ -95,6 +96,7 @@ export function reviewChanges(changes: readonly AgentFileChange[], scope?: reado
     if (churn.length > MAX_FLAGS_PER_FILE) {
       flags.push({ kind: "churn", path, note: `${churn.length - MAX_FLAGS_PER_FILE} more churn hunks` });
     }
+    flags.push(...weakenedTests(file));
     if (file.userChanges === "reverted") {
       flags.push({ kind: "scope", path, note: "the user's uncommitted changes to this file were undone" });
     } else if (file.userChanges === "edited") {

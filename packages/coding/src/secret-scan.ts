@@ -69,17 +69,33 @@ function highEntropy(line: string): boolean {
 
 /**
  * Secret-looking content among added lines (`firstLine` is the 1-based line of the first one). A file
- * whose name holds secrets (.env, keys) is a finding on its own.
+ * whose name holds secrets (.env, keys) is a finding on its own. `knownShapesOnly` leaves out the entropy
+ * guess, for whole files nobody reviews line by line (build output is full of random-looking text).
  */
-export function scanAddedLines(path: string, lines: readonly string[], firstLine: number): SecretFinding[] {
+export function scanAddedLines(
+  path: string,
+  lines: readonly string[],
+  firstLine: number,
+  options: { readonly knownShapesOnly?: boolean } = {},
+): SecretFinding[] {
   const findings: SecretFinding[] = [];
   lines.forEach((line, index) => {
     const at = firstLine + index;
     const known = PATTERNS.find(({ pattern }) => pattern.test(line));
     if (known) findings.push({ what: known.what, line: at });
-    else if (highEntropy(line)) findings.push({ what: "high-entropy string", line: at });
+    else if (!options.knownShapesOnly && highEntropy(line))
+      findings.push({ what: "high-entropy string", line: at });
   });
   if (lines.length > 0 && isSecretPath(path))
     findings.unshift({ what: "content in a secret file", line: firstLine });
   return findings;
+}
+
+/** `text` with every known credential shape replaced by its family's name, for showing a command line. */
+export function redactSecrets(text: string): string {
+  let out = text;
+  for (const { what, pattern } of PATTERNS) {
+    out = out.replace(new RegExp(pattern.source, `${pattern.flags.replace("g", "")}g`), `[${what} redacted]`);
+  }
+  return out;
 }

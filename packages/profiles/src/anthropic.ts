@@ -7,7 +7,7 @@ import { bashText, parseBashResult } from "./bash-result.js";
 
 // Claude Code's tool names and argument names, as Claude models were trained to call them.
 
-const filePath = z.string().min(1).describe("The file, relative to the workspace root or absolute inside it");
+const filePath = z.string().min(1);
 
 export function claudeBash(bash: AnyTool): AnyTool {
   return adaptTool(bash, {
@@ -79,13 +79,7 @@ export function claudeHashlineEdit(editFile: AnyTool): AnyTool {
     name: "Edit",
     inputSchema: z.object({
       file_path: filePath,
-      edits: z
-        .array(editSchema)
-        .min(1)
-        .max(1_000)
-        .describe(
-          "All edits for this file, every tag taken from the same Read; applied together or not at all",
-        ),
+      edits: z.array(editSchema).min(1).max(1_000).describe("every tag from the same Read"),
       // Passed through: edit_file's refusal of over-escaped text tells the model to resend with it.
       verbatim: editFileSchema.shape.verbatim,
     }),
@@ -139,30 +133,23 @@ const FILE_TYPES: Readonly<Record<string, string>> = {
 };
 
 const grepSchema = z.object({
-  pattern: z.string().min(1).describe("Regular expression to search file contents for (ripgrep syntax)"),
-  path: z.string().optional().describe("File or folder to search (default: the workspace root)"),
-  glob: z.string().optional().describe('Only files matching this glob, e.g. "*.js" or "*.{ts,tsx}"'),
+  pattern: z.string().min(1).describe("ripgrep regex"),
+  path: z.string().optional().describe("file or folder (default: the workspace root)"),
+  glob: z.string().optional().describe('e.g. "*.{ts,tsx}"'),
   type: z
     .enum(Object.keys(FILE_TYPES) as [string, ...string[]])
     .optional()
-    .describe("Only files of this type (ripgrep's type names: js, ts, py, rust, go…); instead of glob"),
+    .describe("instead of glob"),
   output_mode: z
     .enum(["content", "files_with_matches", "count"])
     .optional()
-    .describe(
-      '"content" shows matching lines, "files_with_matches" (default) file paths, "count" matches per file',
-    ),
-  "-i": z.boolean().optional().describe("Case-insensitive search"),
-  "-n": z.boolean().optional().describe('Show line numbers (output_mode "content"; default true)'),
-  "-A": z.number().int().min(0).max(10).optional().describe('Lines of context after each match ("content")'),
-  "-B": z.number().int().min(0).max(10).optional().describe('Lines of context before each match ("content")'),
-  "-C": z.number().int().min(0).max(10).optional().describe('Lines of context around each match ("content")'),
-  head_limit: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe("Show only the first N lines or entries of the output"),
+    .describe("default files_with_matches"),
+  "-i": z.boolean().optional(),
+  "-n": z.boolean().optional().describe("default true"),
+  "-A": z.number().int().min(0).max(10).optional(),
+  "-B": z.number().int().min(0).max(10).optional(),
+  "-C": z.number().int().min(0).max(10).optional(),
+  head_limit: z.number().int().min(1).optional().describe("first N lines or entries only"),
 });
 
 /** `Grep` over the ripgrep grep tool, with Claude Code's output modes. */
@@ -170,7 +157,7 @@ export function claudeGrep(grep: AnyTool): AnyTool {
   return adaptTool(grep, {
     name: "Grep",
     description:
-      "Search file contents with a regular expression (ripgrep; honours .gitignore). output_mode: files_with_matches (default), content or count.",
+      "Search file contents with a regular expression (ripgrep; honours .gitignore). output_mode: files_with_matches (default), content (lines; -A/-B/-C context) or count.",
     inputSchema: grepSchema,
     toArgs: (args) => {
       const context = Math.max(args["-C"] ?? 0, args["-A"] ?? 0, args["-B"] ?? 0);

@@ -1,3 +1,5 @@
+import { shellCommand } from "@bridle/core/node";
+
 const SHELLS = new Set([
   "bash",
   "sh",
@@ -9,7 +11,6 @@ const SHELLS = new Set([
   "/usr/bin/zsh",
 ]);
 const SCRIPT_FLAGS = new Set(["-c", "-lc", "-cl"]);
-const PLAIN_WORD = /^[A-Za-z0-9_/.,:=+@%^-]+$/;
 
 /**
  * One command line for bash from Codex's argv form. `["bash", "-lc", "script"]` (how Codex models call
@@ -21,10 +22,5 @@ export function argvToCommand(argv: readonly string[]): string {
   if (program !== undefined && SHELLS.has(program) && flag !== undefined && SCRIPT_FLAGS.has(flag)) {
     if (script !== undefined && rest.length === 0) return script;
   }
-  return argv.map(quoteWord).join(" ");
-}
-
-export function quoteWord(word: string): string {
-  if (PLAIN_WORD.test(word)) return word;
-  return `'${word.replaceAll("'", `'\\''`)}'`;
+  return shellCommand(argv, "when-needed");
 }

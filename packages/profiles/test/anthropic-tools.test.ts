@@ -95,6 +95,45 @@ describe("Claude Code's shapes over the same tools", () => {
     expect(await readFile(join(f.dir, "m.js"), "utf8")).toBe(after);
   });
 
+  it("MultiEdit refuses each slip kind edit_file refuses, naming it, and writes nothing", async () => {
+    const f = await fixture();
+    const code = "const re = /\\d+/;\nfunction g(s) {\n  const n = s.length;\n  return n;\n}\n";
+    await f.files({ "g.js": code });
+    const tools = f.tools("anthropic", "replace");
+    const multi = tools.get("MultiEdit");
+    await f.call(tools.get("Read"), { file_path: "g.js" });
+    const first = { old_string: "return n;", new_string: "return n + 1;" };
+    const refusals = [
+      // A kept line with its backslashes doubled (JSON-escaped once too often).
+      [
+        { old_string: "const re = /\\d+/;", new_string: "const re = /\\\\d+/;\nconst k = 2;" },
+        "backslashes doubled",
+      ],
+      // Escaped quotes standing in code.
+      [
+        { old_string: "  const n = s.length;", new_string: '  const n = \\"s\\".length;' },
+        "outside any string",
+      ],
+      // A literal \n between statements.
+      [
+        { old_string: "  const n = s.length;", new_string: "  const n = s.length;\\n  const m = n;" },
+        "outside any string",
+      ],
+      // An old_string that is not there: the nearest lines are named.
+      [{ old_string: "  const n = s.size;", new_string: "  const n = 0;" }, "old_string was not found"],
+    ] as const;
+    for (const [edit, says] of refusals) {
+      const failure = await f.fail(multi, { file_path: "g.js", edits: [first, edit] });
+      expect(failure.kind).toBe("InvalidInput");
+      expect(failure.message).toContain("edit 2 of 2 (after the edits before it), so nothing was changed");
+      expect(failure.message).toContain(says);
+      expect(await readFile(join(f.dir, "g.js"), "utf8")).toBe(code);
+    }
+    expect((await f.fail(multi, { file_path: "g.js", edits: [first, refusals[3][0]] })).message).toContain(
+      "const n = s.length;",
+    );
+  });
+
   it("MultiEdit refuses a file the run has not read, and a path outside the workspace", async () => {
     const f = await fixture();
     await f.files({ "n.txt": "x\n" });

@@ -1,7 +1,7 @@
 import type { Dirent } from "node:fs";
 import { open, readdir, realpath, stat } from "node:fs/promises";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { isErrno, isSecretPath, ToolFailure } from "@bridle/core";
+import { isAbsolute, join, resolve } from "node:path";
+import { isErrno, isSecretPath, isWithin, ToolFailure } from "@bridle/core";
 import type { Skill } from "./skill.js";
 import { LOWERCASE_SKILL_FILE, SKILL_FILE } from "./validate-skill.js";
 
@@ -58,7 +58,7 @@ export async function resolveInSkill(skill: Skill, path: string): Promise<string
   if (path.includes("\0")) throw new ToolFailure("InvalidInput", "file contains a NUL byte");
   const root = await realpath(skill.dir).catch(() => resolve(skill.dir));
   const lexical = resolve(skill.dir, path);
-  if (isAbsolute(path) || !inside(resolve(skill.dir), lexical)) {
+  if (isAbsolute(path) || !isWithin(resolve(skill.dir), lexical)) {
     throw new ToolFailure("Denied", `${path} is outside the skill ${skill.name}'s folder`);
   }
   let real: string;
@@ -70,7 +70,7 @@ export async function resolveInSkill(skill: Skill, path: string): Promise<string
     }
     throw error;
   }
-  if (!inside(root, real)) {
+  if (!isWithin(root, real)) {
     throw new ToolFailure("Denied", `${path} leads outside the skill ${skill.name}'s folder (a symlink)`);
   }
   if (isSecretPath(real)) {
@@ -144,10 +144,4 @@ export function sliceLines(
     bytes += size;
   }
   return { text: kept.join("\n"), nextLine: index < lines.length ? index + 1 : undefined };
-}
-
-export function inside(root: string, path: string): boolean {
-  if (path === root) return true;
-  const rel = relative(root, path);
-  return rel !== "" && !rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel);
 }

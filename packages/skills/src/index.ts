@@ -23,7 +23,7 @@ export {
   type SkillGrants,
   type ToolGrant,
 } from "./tool-names.js";
-export { DEFAULT_INTERPRETERS, type ScriptPlan, shellQuote } from "./tools/script-plan.js";
+export { DEFAULT_INTERPRETERS, type ScriptPlan } from "./tools/script-plan.js";
 export { type SkillReadDetails, type SkillReadOptions, skillReadInputSchema } from "./tools/skill-read.js";
 export {
   type SkillRunDetails,

@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { link, mkdir, open, readFile, rename, unlink } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { isErrno } from "@bridle/core";
+import { writeFileAtomic } from "@bridle/core/node";
 
 /**
  * Large tool outputs, one file per distinct content, named by its sha256: written once however many events
- * reference it. A blob is complete before any line references it (temp file, then a hard link).
+ * reference it. A blob is complete before any line references it (written atomically, then named).
  */
 export class BlobDir {
   readonly dir: string;
@@ -24,25 +25,11 @@ export class BlobDir {
     if (this.#known.has(hash)) return;
     const path = this.pathOf(hash);
     await mkdir(join(this.dir, hash.slice(0, 2)), { recursive: true });
-    const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    const handle = await open(temp, "w");
-    try {
-      await handle.writeFile(text);
-      if (sync) await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
-      await link(temp, path);
-    } catch (error) {
-      if (!isErrno(error, "EEXIST")) throw error;
-      // Already stored (by us earlier, or another writer); a copy that no longer matches its name is
-      // damaged, and this write is the chance to repair it.
-      if (!(await holds(path, hash))) await rename(temp, path);
-    } finally {
-      await unlink(temp).catch(() => {});
-    }
-    if (sync) await syncDir(join(this.dir, hash.slice(0, 2)));
+    // Complete before it has its name, and never replacing a good copy another writer just stored.
+    const created = await writeFileAtomic(path, text, { ifAbsent: true, durable: sync });
+    // Already stored (by us earlier, or another writer); a copy that no longer matches its name is
+    // damaged, and this write is the chance to repair it.
+    if (!created && !(await holds(path, hash))) await writeFileAtomic(path, text, { durable: sync });
     this.#known.add(hash);
   }
 
@@ -60,14 +47,4 @@ export class BlobDir {
 async function holds(path: string, hash: string): Promise<boolean> {
   const text = await readFile(path, "utf8").catch(() => undefined);
   return text !== undefined && createHash("sha256").update(text).digest("hex") === hash;
-}
-
-/** Makes a new directory entry durable (the file's own fsync does not cover its name). */
-export async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { writeSync } from "node:fs";
-import { type FileHandle, link, mkdir, open, readdir, stat, unlink } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import {
   assertForkPoint,
@@ -23,7 +23,8 @@ import {
   searchTerms,
   toEventRecord,
 } from "@bridle/core";
-import { BlobDir, syncDir } from "./blob-dir.js";
+import { writeFileAtomic } from "@bridle/core/node";
+import { BlobDir } from "./blob-dir.js";
 import { DamageTracker } from "./damage.js";
 import { WriterLock } from "./lock.js";
 import {
@@ -322,23 +323,11 @@ export class JsonlSessionStore implements SessionStore {
     const path = this.#path(id);
     // Written whole under a temporary name, then linked into place: a session file always has its header,
     // and linking fails if the id is taken, even by another process.
-    const temp = `${path}.${process.pid}.${randomUUID()}.tmp`;
-    const handle = await open(temp, "w");
-    try {
-      await handle.writeFile(`${JSON.stringify(header)}\n`);
-      if (this.durability !== "none") await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
-      await link(temp, path);
-    } catch (error) {
-      if (isErrno(error, "EEXIST")) throw new BridleError("store_conflict", `session "${id}" already exists`);
-      throw error;
-    } finally {
-      await unlink(temp).catch(() => {});
-    }
-    if (this.durability !== "none") await syncDir(this.#sessions);
+    const created = await writeFileAtomic(path, `${JSON.stringify(header)}\n`, {
+      ifAbsent: true,
+      durable: this.durability !== "none",
+    });
+    if (!created) throw new BridleError("store_conflict", `session "${id}" already exists`);
     return this.#info(id);
   }
 

@@ -72,7 +72,7 @@ describe("FakeProviderServer", () => {
       await reader?.read();
       controller.abort();
       await expect(async () => await reader?.read()).rejects.toThrow();
-      await expect.poll(() => server.requests[1]?.aborted, { timeout: 5000 }).toBe(true);
+      await expect.poll(() => server.requests[1]?.aborted, { timeout: 60_000 }).toBe(true);
     } finally {
       await server.close();
     }

@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
 import { chown, copyFile, link, lstat, mkdir, open, readFile, rename, rmdir, unlink } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { BridleError, isErrno, ToolFailure } from "@bridle/core";
+import { linkNew, tempSibling } from "@bridle/core/node";
 import { type FileSnapshot, hashBytes } from "@bridle/tools-fs";
 
 /** One change to the tree: a file's new bytes, or a file's removal. */
@@ -42,9 +42,6 @@ interface Prepared {
   ino?: bigint;
   done: boolean;
 }
-
-const sibling = (target: string, suffix: string) =>
-  join(dirname(target), `.${basename(target)}.${randomBytes(6).toString("hex")}.${suffix}`);
 
 /**
  * Applies every step or none. First everything that can fail slowly is done off to the side: missing
@@ -127,7 +124,7 @@ async function prepare(
   else {
     if (step.expected) await assertUnchanged(step.target, step.expected, display);
     entry.ino = (await lstat(step.target, { bigint: true })).ino;
-    const backup = sibling(step.target, "bridle-bak");
+    const backup = tempSibling(step.target, "bak");
     if (step.kind === "remove")
       entry.backup = backup; // the commit renames the file itself there
     else {
@@ -137,7 +134,7 @@ async function prepare(
   }
   if (step.kind !== "write") return;
   await makeParents(dirname(step.target), createdDirs);
-  const temp = sibling(step.target, "bridle-tmp");
+  const temp = tempSibling(step.target);
   const mode = step.like?.mode ?? 0o644;
   const handle = await open(temp, "wx", mode);
   entry.temp = temp;
@@ -187,17 +184,10 @@ async function assertSameInode(path: string, ino: bigint): Promise<void> {
   if (stats?.ino !== ino) throw Object.assign(new Error(`${path} was replaced`), { code: "ECHANGED" });
 }
 
-/**
- * Put a new file in place only if nothing took its name since the check: link() refuses an existing name
- * where rename() would replace it. A filesystem without hard links gets the rename.
- */
+/** Put a new file in place only if nothing took its name since the check (then it is a Conflict). */
 async function createFrom(temp: string, target: string): Promise<void> {
-  try {
-    await link(temp, target);
-  } catch (error) {
-    if (isErrno(error, "EEXIST")) throw error;
-    await rename(temp, target);
-    return;
+  if (!(await linkNew(temp, target))) {
+    throw Object.assign(new Error(`${target} was created meanwhile`), { code: "EEXIST" });
   }
   await unlink(temp).catch(() => {});
 }

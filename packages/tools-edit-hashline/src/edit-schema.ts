@@ -1,10 +1,8 @@
 import { z } from "zod";
 
-const tag = z.string().min(1).max(200).describe("an 8-hex-character tag from read_file, e.g. 3f9a0b1c");
-const newText = z
-  .string()
-  .max(2_000_000)
-  .describe("the new line(s); separate several lines with \\n; one trailing \\n is ignored");
+// Described once, in the tool's description: repeated in each op of the schema they cost request bytes.
+const tag = z.string().min(1).max(200);
+const newText = z.string().max(2_000_000);
 
 export const editSchema = z.discriminatedUnion("op", [
   z.strictObject({
@@ -23,25 +21,19 @@ export const editSchema = z.discriminatedUnion("op", [
   }),
   z.strictObject({
     op: z.literal("replace_range"),
-    start_tag: tag.describe("tag of the first line to replace"),
-    end_tag: tag.describe("tag of the last line to replace (inclusive)"),
-    new_text: newText.describe("the lines that take the range's place; an empty string deletes the range"),
+    start_tag: tag,
+    end_tag: tag,
+    new_text: newText,
   }),
 ]);
 
 export const editFileSchema = z.strictObject({
-  path: z.string().min(1).describe("the file to edit, relative to the workspace root"),
-  edits: z
-    .array(editSchema)
-    .min(1)
-    .max(1_000)
-    .describe("all edits for this file, every tag taken from the same read; applied together or not at all"),
+  path: z.string().min(1),
+  edits: z.array(editSchema).min(1).max(1_000),
   verbatim: z
     .boolean()
     .optional()
-    .describe(
-      "true: write new_text as sent even if it looks JSON-escaped twice or begins with a read_file line prefix",
-    ),
+    .describe("true: write new_text exactly as sent (no unescaping, no read_file prefix stripping)"),
 });
 
 export type HashlineEdit = z.output<typeof editSchema>;

@@ -29,13 +29,10 @@ export function createEditTool(options: ResolvedOptions) {
   return defineTool<typeof editFileSchema, HashlineEditDetails>({
     name: "edit_file",
     description:
-      "Edit a text file by the line tags read_file showed. `edits` is a list of: " +
-      '{op:"replace_line", tag, new_text}, {op:"insert_after", tag, new_text}, {op:"delete_line", tag}, ' +
-      '{op:"replace_range", start_tag, end_tag, new_text} (inclusive; new_text "" deletes the range). ' +
-      "new_text may hold several lines separated by \\n. Every tag must come from your latest read of the " +
-      "file, and the edits are applied together or not at all: if any tag is stale nothing is written and " +
-      "the error shows the current lines with fresh tags. The file must have been read first in this run. " +
-      "Send a tag alone (or with its own line number in front; a number that is not the tag's line is refused). " +
+      "Edit a text file (read first in this run) by the 8-character line tags read_file showed: " +
+      'replace_line, insert_after, delete_line, or replace_range from start_tag to end_tag inclusive (new_text "" deletes). ' +
+      "new_text may hold several lines separated by \\n. Take every tag from your latest read of the file; " +
+      "the edits apply together or not at all, and a stale tag writes nothing and shows the current lines with fresh tags. " +
       "The result shows the changed lines with their new tags.",
     inputSchema: editFileSchema,
     prepareArguments: argumentAliases({ filePath: "path" }),

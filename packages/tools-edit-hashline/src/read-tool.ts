@@ -5,7 +5,7 @@ import type { ResolvedOptions } from "./options.js";
 import { renderLines } from "./render.js";
 
 export const readFileSchema = z.strictObject({
-  path: z.string().min(1).describe("the file to read, relative to the workspace root"),
+  path: z.string().min(1).describe("relative to the workspace root"),
   offset: z.number().int().min(1).optional().describe("first line to show, 1-based (default 1)"),
   limit: z.number().int().min(1).optional().describe("how many lines to show (default 2000)"),
 });
@@ -27,9 +27,8 @@ export function createReadTool(options: ResolvedOptions) {
   return defineTool<typeof readFileSchema, HashlineReadDetails>({
     name: "read_file",
     description:
-      "Read a text file. Each line is shown as `<line number> <tag> | <text>`: the 8-character tag names " +
-      `that line for edit_file. Shows up to ${options.defaultLimit} lines per call; use offset and limit to ` +
-      "page through larger files.",
+      "Read a text file. Each line is shown as `<line number> <tag> | <text>`; the tag names the line for edit_file. " +
+      `Up to ${options.defaultLimit} lines per call; offset and limit page through larger files.`,
     inputSchema: readFileSchema,
     prepareArguments: argumentAliases({ filePath: "path" }),
     annotations: { read_only: true, idempotent: true },

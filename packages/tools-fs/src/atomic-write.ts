@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
 import { type BigIntStats, constants } from "node:fs";
 import { lstat, open, rename, unlink } from "node:fs/promises";
 import { isErrno, ToolFailure, type Workspace } from "@bridle/core";
+import { tempSibling } from "@bridle/core/node";
 import {
   assertDescriptorInside,
   changedUnder,
@@ -45,8 +45,7 @@ export async function replaceFile(
     throw error;
   });
   if (existing && !existing.isFile()) throw changedUnder(options.shown);
-  const tempName = `.${name}.${randomBytes(6).toString("hex")}.bridle-tmp`;
-  const temp = within(dir, tempName);
+  const temp = tempSibling(target);
   // Through the folder's descriptor path (here and at the rename): ENOENT means the held folder was
   // removed since it was opened, by another process swapping it.
   const handle = await raced(

@@ -24,13 +24,10 @@ export interface EditFileDetails {
 }
 
 const inputSchema = z.object({
-  path: z.string().min(1).describe("File to edit, relative to the workspace root"),
-  old_string: z.string().describe("Exact text to replace, including whitespace and indentation"),
-  new_string: z.string().describe("Text to put in its place"),
-  replace_all: z
-    .boolean()
-    .optional()
-    .describe("Replace every occurrence (default false: old_string must match exactly one place)"),
+  path: z.string().min(1),
+  old_string: z.string(),
+  new_string: z.string(),
+  replace_all: z.boolean().optional().describe("replace every occurrence (default false)"),
 });
 
 const SNIPPET_CONTEXT = 2;
@@ -42,8 +39,8 @@ export function createEditFileTool(settings: FsSettings) {
   return defineTool({
     name: "edit_file",
     description:
-      "Replace exact text in a file. old_string must match the file exactly (whitespace included) and, unless replace_all is true, in exactly one place. " +
-      "Read the file in this run first; if it changed on disk since, read it again. Line endings, BOM, encoding and the final newline are kept.",
+      "Replace exact text in a file. old_string must match the file exactly (whitespace and indentation included) and, unless replace_all, in exactly one place. " +
+      "Read the file in this run first, again if it changed since. Line endings, BOM and encoding are kept.",
     inputSchema,
     // Spellings other agents' edit tools taught models (OpenCode's filePath, oldString, newString, replaceAll).
     prepareArguments: argumentAliases({

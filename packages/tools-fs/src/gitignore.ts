@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
+import { isWithin } from "@bridle/core";
 import ignore, { type Ignore } from "ignore";
 
 interface Rules {
@@ -69,7 +70,7 @@ export class GitignoreFilter {
     const known = this.#chains.get(folder);
     if (known) return known;
     let chain = EMPTY;
-    if (folder === this.#top || folder.startsWith(this.#top + sep)) {
+    if (isWithin(this.#top, folder)) {
       const above = folder === this.#top ? EMPTY : this.#chainOf(dirname(folder));
       const rules = readRules(folder);
       chain = rules ? [...above, { folder, rules }] : above;

@@ -1,7 +1,7 @@
 import { realpath, stat } from "node:fs/promises";
 import { sep } from "node:path";
 import type { Readable } from "node:stream";
-import { defineTool, ToolFailure, type ToolOutput, type Workspace } from "@bridle/core";
+import { defineTool, isWithin, ToolFailure, type ToolOutput, type Workspace } from "@bridle/core";
 import fg from "fast-glob";
 import { z } from "zod";
 import { GitignoreFilter } from "./gitignore.js";
@@ -17,16 +17,16 @@ export interface GlobDetails {
 }
 
 const inputSchema = z.object({
-  pattern: z.string().min(1).describe('Glob pattern relative to path, e.g. "**/*.ts" or "src/**/test_*.py"'),
-  path: z.string().optional().describe("Folder to search from (default: the workspace root)"),
+  pattern: z.string().min(1).describe('relative to path, e.g. "src/**/*.ts"'),
+  path: z.string().optional().describe("folder to search from (default: the workspace root)"),
 });
 
 export function createGlobTool(settings: FsSettings) {
   return defineTool({
     name: "glob",
     description:
-      `Find files by glob pattern (fast-glob syntax: *, **, ?, [abc], {a,b}). Returns paths relative to the workspace root, sorted, at most ${settings.maxGlobResults}. ` +
-      "Files ignored by .gitignore and the .git folder are skipped; hidden files are included.",
+      `Find files by glob pattern (*, **, ?, [abc], {a,b}); sorted paths, at most ${settings.maxGlobResults}. ` +
+      "Skips .gitignored files and .git; includes hidden files.",
     inputSchema,
     annotations: { read_only: true, idempotent: true },
     timeoutMs: 60_000,
@@ -90,7 +90,7 @@ export async function findFiles(
   signal: AbortSignal,
 ): Promise<{ files: string[]; truncated: boolean }> {
   const roots = await Promise.all(workspace.roots.map((root) => realpath(root).catch(() => root)));
-  const top = roots.find((root) => base === root || base.startsWith(root + sep)) ?? base;
+  const top = roots.find((root) => isWithin(root, base)) ?? base;
   const gitignore = new GitignoreFilter(top);
   const stream = fg.stream(pattern, {
     cwd: base,

@@ -24,35 +24,29 @@ const MAX_CONTEXT = 10;
 
 export function createGrepTool(settings: FsSettings) {
   const inputSchema = z.object({
-    pattern: z
-      .string()
-      .min(1)
-      .describe("Regular expression (Rust regex syntax, as ripgrep); (?i) for case-insensitive"),
-    path: z.string().optional().describe("File or folder to search (default: the workspace root)"),
-    include: z
-      .string()
-      .optional()
-      .describe('Only files whose path matches this glob, e.g. "*.ts" or "*.{ts,tsx}"'),
+    pattern: z.string().min(1).describe("Rust regex syntax; (?i) for case-insensitive"),
+    path: z.string().optional().describe("file or folder (default: the workspace root)"),
+    include: z.string().optional().describe('only paths matching this glob, e.g. "*.{ts,tsx}"'),
     max_matches: z
       .number()
       .int()
       .min(1)
       .max(settings.grepMaxMatches)
       .optional()
-      .describe(`Most matching lines to return (default ${settings.grepDefaultMatches})`),
+      .describe(`default ${settings.grepDefaultMatches}`),
     context: z
       .number()
       .int()
       .min(0)
       .max(MAX_CONTEXT)
       .optional()
-      .describe("Lines of context before and after each match"),
+      .describe("lines before and after each match"),
   });
   return defineTool({
     name: "grep",
     description:
-      "Search file contents with a regular expression (ripgrep). Returns matching lines as path:line:text, paths relative to the workspace root. " +
-      `Honours .gitignore, skips binary files, files over ${formatCount(settings.grepMaxFileBytes)} bytes and the .git folder; stops at max_matches.`,
+      "Search file contents with a regular expression (ripgrep); returns path:line:text lines. " +
+      `Skips .gitignored and binary files, .git and files over ${formatCount(settings.grepMaxFileBytes)} bytes.`,
     inputSchema,
     annotations: { read_only: true, idempotent: true },
     timeoutMs: settings.grepTimeoutMs + 10_000,

@@ -22,13 +22,13 @@ export interface ListDirDetails {
 }
 
 const inputSchema = z.object({
-  path: z.string().min(1).describe('Folder to list, relative to the workspace root ("." for the root)'),
+  path: z.string().min(1).describe('"." for the workspace root'),
 });
 
 export function createListDirTool(settings: FsSettings) {
   return defineTool({
     name: "list_dir",
-    description: `List a folder's entries as a JSON array of {name, kind} (kind: file, dir, symlink or other), sorted by name, at most ${settings.maxListEntries}.`,
+    description: `List a folder's entries as JSON [{name, kind}] (file, dir, symlink, other), sorted, at most ${settings.maxListEntries}.`,
     inputSchema,
     annotations: { read_only: true, idempotent: true },
     async execute(args, ctx): Promise<ToolOutput<ListDirDetails>> {

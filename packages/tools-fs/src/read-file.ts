@@ -34,17 +34,15 @@ export interface ReadFileDetails {
 }
 
 const inputSchema = z.object({
-  path: z.string().min(1).describe("File to read, relative to the workspace root (or absolute inside it)"),
-  offset: z.number().int().min(1).optional().describe("1-based line number to start from (default 1)"),
-  limit: z.number().int().min(1).optional().describe("Most lines to return (default 2000)"),
+  path: z.string().min(1),
+  offset: z.number().int().min(1).optional().describe("1-based first line (default 1)"),
+  limit: z.number().int().min(1).optional().describe("most lines (default 2000)"),
   column: z
     .number()
     .int()
     .min(1)
     .optional()
-    .describe(
-      "1-based character in the line at offset to start from: reads that one long line in parts (a cut line says where to continue)",
-    ),
+    .describe("1-based character of the line at offset to start from, for reading one long line in parts"),
 });
 
 const STREAM_CHUNK_BYTES = 256 * 1024;
@@ -54,9 +52,9 @@ export function createReadFileTool(settings: FsSettings) {
   return defineTool({
     name: "read_file",
     description:
-      `Read a text file with line numbers (each line: number, tab, text). Returns up to ${settings.readLimit} lines from offset; ` +
-      `lines over ${settings.maxLineChars} characters are cut (read the rest of one with offset and column, ${formatCount(settings.maxReadChars)} characters a call). When there is more, the result ends with the offset to continue from. ` +
-      "Images (PNG, JPEG, GIF, WebP) come back as images; other binary files and folders are described, not dumped.",
+      `Read a text file with line numbers (number, tab, text): up to ${settings.readLimit} lines from offset, ${formatCount(settings.maxReadChars)} characters a call; ` +
+      `lines over ${settings.maxLineChars} characters are cut (read the rest with column). The result says where to continue. ` +
+      "Images (PNG, JPEG, GIF, WebP) come back as images.",
     inputSchema,
     // Spellings other agents' tools taught models (OpenCode's filePath).
     prepareArguments: argumentAliases({ filePath: "path" }),

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type LineVerdict, readChildLines } from "@bridle/core/node";
 
 export interface GrepLine {
   readonly file: string;
@@ -71,7 +71,7 @@ const MAX_STDERR = 4_000;
  * files the caller must not show. rg is killed as soon as a match past the limit appears, on timeout
  * and on abort.
  */
-export function runRipgrep(
+export async function runRipgrep(
   binary: string,
   args: readonly string[],
   options: {
@@ -83,97 +83,56 @@ export function runRipgrep(
     readonly accept: (file: string) => boolean;
   },
 ): Promise<RipgrepResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
-    const matches: GrepLine[] = [];
-    const context: GrepLine[] = [];
-    let truncated = false;
-    let timedOut = false;
-    let stderr = "";
-    let pending = "";
-    let full = false;
-    let lastFile = "";
-    const stop = () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    };
-    const cut = (text: string) => {
-      const line = text.replace(/\r?\n$/, "");
-      return line.length > options.maxLineChars ? `${line.slice(0, options.maxLineChars)} …` : line;
-    };
-    const handle = (raw: string) => {
-      if (raw === "" || truncated) return;
-      // Only matches and context carry lines; the rest is cheaper to recognise than to parse.
-      if (!raw.startsWith('{"type":"match"') && !raw.startsWith('{"type":"context"')) {
-        if (full && raw.startsWith('{"type":"begin"')) lastFile = "";
-        return;
+  const matches: GrepLine[] = [];
+  const context: GrepLine[] = [];
+  let full = false;
+  let lastFile = "";
+  const cut = (text: string) => {
+    const line = text.replace(/\r?\n$/, "");
+    return line.length > options.maxLineChars ? `${line.slice(0, options.maxLineChars)} …` : line;
+  };
+  const handle = (raw: string): LineVerdict => {
+    if (raw === "") return "more";
+    // Only matches and context carry lines; the rest is cheaper to recognise than to parse.
+    if (!raw.startsWith('{"type":"match"') && !raw.startsWith('{"type":"context"')) {
+      if (full && raw.startsWith('{"type":"begin"')) lastFile = "";
+      return "more";
+    }
+    let message: RgMessage;
+    try {
+      message = JSON.parse(raw) as RgMessage;
+    } catch {
+      return "more";
+    }
+    const file = textOf(message.data.path);
+    if (!options.accept(file)) return "more";
+    const entry = { file, line: message.data.line_number ?? 0, text: cut(textOf(message.data.lines)) };
+    if (message.type === "match") {
+      // A match past the limit: the result is truncated, and rg need not go on.
+      if (full) return "stop";
+      matches.push(entry);
+      if (matches.length >= options.maxMatches) {
+        full = true;
+        lastFile = file;
       }
-      let message: RgMessage;
-      try {
-        message = JSON.parse(raw) as RgMessage;
-      } catch {
-        return;
-      }
-      const file = textOf(message.data.path);
-      if (!options.accept(file)) return;
-      const entry = { file, line: message.data.line_number ?? 0, text: cut(textOf(message.data.lines)) };
-      if (message.type === "match") {
-        if (full) {
-          truncated = true;
-          stop();
-          return;
-        }
-        matches.push(entry);
-        if (matches.length >= options.maxMatches) {
-          full = true;
-          lastFile = file;
-        }
-      } else if (!full || file === lastFile) {
-        context.push(entry);
-      }
-    };
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (chunk: string) => {
-      // A minified file's match line can be hundreds of kilobytes: look for the newline in the new
-      // chunk only, never rescan what is already pending.
-      let newline = chunk.indexOf("\n");
-      if (newline === -1) {
-        pending += chunk;
-        return;
-      }
-      handle(pending + chunk.slice(0, newline));
-      let start = newline + 1;
-      newline = chunk.indexOf("\n", start);
-      while (newline !== -1) {
-        handle(chunk.slice(start, newline));
-        start = newline + 1;
-        newline = chunk.indexOf("\n", start);
-      }
-      pending = chunk.slice(start);
-    });
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk: string) => {
-      if (stderr.length < MAX_STDERR) stderr += chunk.slice(0, MAX_STDERR - stderr.length);
-    });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, options.timeoutMs);
-    const onAbort = () => stop();
-    options.signal.addEventListener("abort", onAbort, { once: true });
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      options.signal.removeEventListener("abort", onAbort);
-      reject(error);
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      options.signal.removeEventListener("abort", onAbort);
-      if (!truncated && !timedOut && pending !== "") handle(pending);
-      if (options.signal.aborted) {
-        reject(options.signal.reason);
-        return;
-      }
-      resolve({ matches, context, truncated, timedOut, exitCode: code, stderr });
-    });
+    } else if (!full || file === lastFile) {
+      context.push(entry);
+    }
+    return "more";
+  };
+  const run = await readChildLines(binary, args, {
+    cwd: options.cwd,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+    maxStderr: MAX_STDERR,
+    onLine: handle,
   });
+  return {
+    matches,
+    context,
+    truncated: run.stopped,
+    timedOut: run.timedOut,
+    exitCode: run.exitCode,
+    stderr: run.stderr,
+  };
 }

@@ -13,11 +13,8 @@ export interface WriteFileDetails {
 }
 
 const inputSchema = z.object({
-  path: z
-    .string()
-    .min(1)
-    .describe("File to write, relative to the workspace root; missing folders are created"),
-  content: z.string().describe("The whole new content of the file"),
+  path: z.string().min(1).describe("missing folders are created"),
+  content: z.string().describe("the whole new content"),
 });
 
 const PLAIN_UTF8: TextFormat = { encoding: "utf8", bom: false, eol: "lf", finalNewline: false };
@@ -26,9 +23,8 @@ export function createWriteFileTool(settings: FsSettings) {
   return defineTool({
     name: "write_file",
     description:
-      "Create a file, or replace a whole file, with the given content (written atomically). " +
-      "An existing file must have been read in this run and be unchanged since; for small changes prefer edit_file. " +
-      "An existing file keeps its line endings (CRLF stays CRLF), BOM, encoding and permissions.",
+      "Create or replace a whole file (atomically). An existing file must have been read in this run and be unchanged since; " +
+      "for small changes prefer edit_file. It keeps its line endings, BOM, encoding and permissions.",
     inputSchema,
     // Spellings other agents' tools taught models (OpenCode's filePath).
     prepareArguments: argumentAliases({ filePath: "path" }),

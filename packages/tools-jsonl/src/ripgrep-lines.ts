@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type LineVerdict, readChildLines } from "@bridle/core/node";
 
 export interface RipgrepLineQuery {
   /** A regular expression (ripgrep's syntax) or, with `fixed`, a literal. */
@@ -44,9 +44,6 @@ export function ripgrepLineArgs(query: RipgrepLineQuery): string[] {
   return args;
 }
 
-/** What the consumer does with a candidate line: go on, or stop rg (the limit is reached). */
-export type LineVerdict = "more" | "stop";
-
 export interface CandidateLine {
   readonly file: string;
   readonly line: number;
@@ -66,7 +63,7 @@ const OMITTED = /^\[Omitted long (?:matching )?line(?: with \d+ match(?:es)?)?\]
 const MAX_STDERR = 4_000;
 
 /** Run rg and hand each candidate line to `onLine` in order, until rg ends or `onLine` says stop. */
-export function ripgrepLines(
+export async function ripgrepLines(
   binary: string,
   args: readonly string[],
   options: {
@@ -76,73 +73,19 @@ export function ripgrepLines(
     readonly onLine: (candidate: CandidateLine) => LineVerdict;
   },
 ): Promise<RipgrepLinesResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
-    let stopped = false;
-    let timedOut = false;
-    let stderr = "";
-    let pending = "";
-    const kill = () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    };
-    const handle = (record: string) => {
-      if (stopped || record === "") return;
+  return readChildLines(binary, args, {
+    cwd: options.cwd,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+    maxStderr: MAX_STDERR,
+    onLine: (record) => {
       const nul = record.indexOf("\0");
       const colon = record.indexOf(":", nul + 1);
-      if (nul === -1 || colon === -1) return;
+      if (record === "" || nul === -1 || colon === -1) return "more";
       const line = Number(record.slice(nul + 1, colon));
       const raw = record.slice(colon + 1);
       const text = OMITTED.test(raw) ? undefined : raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-      if (options.onLine({ file: record.slice(0, nul), line, text }) === "stop") {
-        stopped = true;
-        kill();
-      }
-    };
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (chunk: string) => {
-      if (stopped) return;
-      // Look for newlines in the new chunk only; a long pending line is never rescanned.
-      let newline = chunk.indexOf("\n");
-      if (newline === -1) {
-        pending += chunk;
-        return;
-      }
-      handle(pending + chunk.slice(0, newline));
-      let start = newline + 1;
-      newline = chunk.indexOf("\n", start);
-      while (newline !== -1 && !stopped) {
-        handle(chunk.slice(start, newline));
-        start = newline + 1;
-        newline = chunk.indexOf("\n", start);
-      }
-      pending = stopped ? "" : chunk.slice(start);
-    });
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk: string) => {
-      if (stderr.length < MAX_STDERR) stderr += chunk.slice(0, MAX_STDERR - stderr.length);
-    });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      kill();
-    }, options.timeoutMs);
-    const onAbort = () => kill();
-    options.signal.addEventListener("abort", onAbort, { once: true });
-    const settle = () => {
-      clearTimeout(timer);
-      options.signal.removeEventListener("abort", onAbort);
-    };
-    child.on("error", (error) => {
-      settle();
-      reject(error);
-    });
-    child.on("close", (code) => {
-      settle();
-      if (!stopped && !timedOut && pending !== "") handle(pending);
-      if (options.signal.aborted) {
-        reject(options.signal.reason);
-        return;
-      }
-      resolve({ stopped, timedOut, exitCode: code, stderr });
-    });
+      return options.onLine({ file: record.slice(0, nul), line, text });
+    },
   });
 }

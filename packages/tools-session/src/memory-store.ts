@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto";
-import { open, readdir, readFile, realpath, rename, stat, unlink } from "node:fs/promises";
+import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import { basename, dirname, join, parse, resolve } from "node:path";
 import { BridleError, isErrno, matchText, searchTerms, ToolFailure, Workspace } from "@bridle/core";
+import { writeFileAtomic } from "@bridle/core/node";
 
 /** Memory keys: letters, digits, `-` and `_`, 1 to 64 characters (they name files). */
 export const MEMORY_KEY = /^[A-Za-z0-9_-]{1,64}$/;
@@ -80,20 +80,7 @@ export class FolderMemory implements MemoryStore {
       () => true,
       () => false,
     );
-    const temp = join(folder, `.${key}.${randomUUID()}.tmp`);
-    const handle = await open(temp, "wx");
-    try {
-      await handle.writeFile(content);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
-      await rename(temp, target);
-    } catch (error) {
-      await unlink(temp).catch(() => {});
-      throw error;
-    }
+    await writeFileAtomic(target, content);
     return { created: !existed };
   }
 

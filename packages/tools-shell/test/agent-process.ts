@@ -5,11 +5,12 @@ const src = (path: string) => new URL(`../src/${path}`, import.meta.url).href;
 const packages = fileURLToPath(new URL("../../", import.meta.url));
 
 // Node 24 runs TypeScript by stripping types; this hook maps the sources' `./x.js` imports to `./x.ts`
-// and `@bridle/core` to its source, as the vitest alias does, so a plain node process runs them.
+// and `@bridle/core` (and `@bridle/core/node`) to its source, as the vitest alias does, so a plain node process runs them.
 const LOADER = `
 export async function resolve(specifier, context, next) {
   const pkg = /^@bridle\\/([a-z0-9-]+)$/.exec(specifier);
   if (pkg) return next(${JSON.stringify(`file://${packages}`)} + pkg[1] + "/src/index.ts", context);
+  if (specifier === "@bridle/core/node") return next(${JSON.stringify(`file://${packages}`)} + "core/src/node/index.ts", context);
   try {
     return await next(specifier, context);
   } catch (error) {

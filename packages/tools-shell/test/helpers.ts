@@ -75,7 +75,9 @@ export function processesWith(marker: string): number[] {
   return found;
 }
 
-export async function waitFor(check: () => boolean, timeoutMs = 5_000): Promise<boolean> {
+// Returns as soon as `check` holds; the limit only says when to give up on a hung wait, so it is
+// generous: a loaded machine may take many seconds to reap a process.
+export async function waitFor(check: () => boolean, timeoutMs = 60_000): Promise<boolean> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (check()) return true;

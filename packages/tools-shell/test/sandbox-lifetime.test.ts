@@ -56,11 +56,11 @@ describe.each(runners)("$name", ({ available, reason, kind }) => {
     const { marker, command } = scenario();
     const controller = new AbortController();
     const running = call(shell.bash, { command }, dir, { signal: controller.signal });
-    expect(await waitFor(() => processesWith(marker).length >= 3, 10_000)).toBe(true);
+    expect(await waitFor(() => processesWith(marker).length >= 3)).toBe(true);
     controller.abort();
     const { result } = await running;
     expect(result.message).toMatch(/aborted/);
-    const gone = await waitFor(() => processesWith(marker).length === 0, 10_000);
+    const gone = await waitFor(() => processesWith(marker).length === 0);
     const left = processesWith(marker);
     killAll(left);
     expect(gone, `left running: ${left.join(" ")}`).toBe(true);
@@ -71,9 +71,9 @@ describe.each(runners)("$name", ({ available, reason, kind }) => {
     const agent = startAgent({ runner: kind, command, cwd: dir, env: { PATH: process.env.PATH } });
     const { stdout } = await readUntil(agent, /ready/);
     expect(stdout).toContain("ready");
-    expect(await waitFor(() => processesWith(marker).length >= 3, 10_000)).toBe(true);
+    expect(await waitFor(() => processesWith(marker).length >= 3)).toBe(true);
     agent.kill("SIGKILL");
-    const gone = await waitFor(() => processesWith(marker).length === 0, 10_000);
+    const gone = await waitFor(() => processesWith(marker).length === 0);
     const left = processesWith(marker);
     killAll(left);
     expect(gone, `left running: ${left.join(" ")}`).toBe(true);
@@ -91,10 +91,10 @@ describe("without a pid namespace", () => {
       env: { PATH: process.env.PATH },
     });
     await readUntil(agent, /ready/);
-    expect(await waitFor(() => processesWith(marker).length >= 3, 10_000)).toBe(true);
+    expect(await waitFor(() => processesWith(marker).length >= 3)).toBe(true);
     agent.kill("SIGKILL");
     // The first process dies with the agent (setpriv --pdeathsig); what it started is out of reach.
-    const firstGone = await waitFor(() => processesWith(marker).length <= 3, 10_000);
+    const firstGone = await waitFor(() => processesWith(marker).length <= 3);
     const left = processesWith(marker);
     killAll(left);
     expect(firstGone).toBe(true);

@@ -235,7 +235,7 @@ describe.skipIf(!probe.available)(`the sandbox's mounts carry the protections${w
     expect(stderr).toMatch(/^exit /m);
     expect(stdout + stderr).not.toContain(canary);
     expect(stdout).toContain("fds: 0 1 2\n");
-  }, 60_000);
+  });
 });
 
 describe("the walk behind the mounts", () => {
@@ -262,7 +262,7 @@ describe("the walk behind the mounts", () => {
     } finally {
       await cleanup();
     }
-  }, 30_000);
+  });
 
   it("derives every mount from core's rules: .git at any depth whole, the agent's folder but its data, secrets in folders", async () => {
     const { dir, cleanup } = await tempWorkspace("bridle-scan-");

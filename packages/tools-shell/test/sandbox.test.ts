@@ -158,7 +158,7 @@ describe.skipIf(!probe.available)(`BubblewrapRunner${why}`, () => {
     const command = `export ${marker}=1; bomb() { bomb | bomb & }; bomb; sleep 2; echo survived`;
     const { result } = await call(shell.bash, { command, timeout_ms: 4_000 }, dir);
     expect(result.stderr).toMatch(/fork|retry|Resource temporarily unavailable/i);
-    expect(await waitFor(() => processesWith(marker).length === 0, 10_000)).toBe(true);
+    expect(await waitFor(() => processesWith(marker).length === 0)).toBe(true);
     // The machine is still fine: another command runs normally.
     expect((await call(shell.bash, { command: "echo ok" }, dir)).result.stdout).toBe("ok\n");
   });

@@ -142,9 +142,7 @@ async function primedRunner(options: LocalRunnerOptions): Promise<LocalRunner> {
   const runner = new LocalRunner(options);
   const before = new Set(waitingChains());
   await run(runner, "true");
-  expect(await waitFor(() => waitingChains().filter((pid) => !before.has(pid)).length >= 4, 10_000)).toBe(
-    true,
-  );
+  expect(await waitFor(() => waitingChains().filter((pid) => !before.has(pid)).length >= 4)).toBe(true);
   return runner;
 }
 
@@ -262,7 +260,7 @@ describe.each(modes)("LocalRunner warm start, chains $mode", ({ spawner, skip })
         // starts it); the command's own /proc shows only its namespace.
         const seen = await run(warm, "sleep 0.5; ps -e -o comm= | sort | uniq -c | sed 's/^ *//'");
         expect(seen.stdout).not.toMatch(/unshare|setpriv|node/);
-        expect(await waitFor(() => waitingChains().length > 0, 10_000)).toBe(true);
+        expect(await waitFor(() => waitingChains().length > 0)).toBe(true);
         // A command that leaves a process behind in its namespace does not share it with the next one.
         const first = await run(warm, "setsid sleep 30 >/dev/null 2>&1 & echo $!");
         const second = await run(warm, "ps -e -o pid=,comm= | grep -c sleep || true");
@@ -308,13 +306,13 @@ describe.each(modes)("LocalRunner warm start, chains $mode", ({ spawner, skip })
             },
             sandboxPolicy(),
           );
-          expect(await waitFor(() => processesWith(marker).length >= 3, 10_000)).toBe(true);
+          expect(await waitFor(() => processesWith(marker).length >= 3)).toBe(true);
           const [spawnerPid] = spawnerProcesses();
           expect(spawnerPid).toBeDefined();
           process.kill(spawnerPid as number, "SIGKILL");
           const exit = await running.done;
           expect(exit.signal).toBe("SIGKILL");
-          expect(await waitFor(() => processesWith(marker).length === 0, 10_000)).toBe(true);
+          expect(await waitFor(() => processesWith(marker).length === 0)).toBe(true);
           // A spawner is started again for the next commands.
           expect((await run(warm, "echo again")).stdout).toBe("again\n");
         } finally {
@@ -335,7 +333,7 @@ describe.each(modes)("LocalRunner warm start, chains $mode", ({ spawner, skip })
         }
         const parents = new Set(spawnerProcesses().flatMap((pid) => [pid, parentOf(pid)]));
         expect(parents.size).toBeGreaterThan(0);
-        expect(await waitFor(() => zombiesOf(parents).length === 0, 10_000)).toBe(true);
+        expect(await waitFor(() => zombiesOf(parents).length === 0)).toBe(true);
       } finally {
         delete process.env[name];
         await warm.close();
@@ -350,7 +348,7 @@ describe.each(modes)("LocalRunner warm start, chains $mode", ({ spawner, skip })
           timeoutMs: 300,
         });
         expect(timed.timedOut).toBe("hard");
-        expect(await waitFor(() => processesWith(marker).length === 0, 10_000)).toBe(true);
+        expect(await waitFor(() => processesWith(marker).length === 0)).toBe(true);
 
         const abortMarker = `BRIDLE_WARM_${process.pid}_abort`;
         const controller = new AbortController();
@@ -359,7 +357,7 @@ describe.each(modes)("LocalRunner warm start, chains $mode", ({ spawner, skip })
           signal: controller.signal,
         });
         expect(aborted.exitCode === null || aborted.signal !== null || aborted.exitCode !== 0).toBe(true);
-        expect(await waitFor(() => processesWith(abortMarker).length === 0, 10_000)).toBe(true);
+        expect(await waitFor(() => processesWith(abortMarker).length === 0)).toBe(true);
       } finally {
         await warm.close();
       }
@@ -401,14 +399,14 @@ describe.each(modes)("LocalRunner warm start, chains $mode", ({ spawner, skip })
       const before = new Set(waitingChains());
       const idle = await primed({ warmIdleMs: 300 });
       const fresh = () => waitingChains().filter((pid) => !before.has(pid));
-      expect(await waitFor(() => fresh().length === 0, 10_000)).toBe(true);
+      expect(await waitFor(() => fresh().length === 0)).toBe(true);
       expect((await run(idle, "echo again")).stdout).toBe("again\n");
       await idle.close();
 
       const closing = await primed();
       expect(fresh().length).toBeGreaterThan(0);
       await closing.close();
-      expect(await waitFor(() => fresh().length === 0, 10_000)).toBe(true);
+      expect(await waitFor(() => fresh().length === 0)).toBe(true);
     });
 
     it("a waiting chain neither keeps the agent alive nor outlives it", async () => {
@@ -431,7 +429,7 @@ describe.each(modes)("LocalRunner warm start, chains $mode", ({ spawner, skip })
       });
       if (!exited) agent.kill("SIGKILL");
       expect(exited).toBe(true);
-      expect(await waitFor(() => waitingChains().every((pid) => before.has(pid)), 10_000)).toBe(true);
+      expect(await waitFor(() => waitingChains().every((pid) => before.has(pid)))).toBe(true);
     });
 
     it("a SIGKILL of the agent while a chain waits leaves no process behind", async () => {
@@ -445,9 +443,9 @@ describe.each(modes)("LocalRunner warm start, chains $mode", ({ spawner, skip })
       });
       await readUntil(agent, /ready/);
       // The chain for the next command starts right after this one.
-      expect(await waitFor(() => waitingChains().some((pid) => !before.has(pid)), 10_000)).toBe(true);
+      expect(await waitFor(() => waitingChains().some((pid) => !before.has(pid)))).toBe(true);
       agent.kill("SIGKILL");
-      expect(await waitFor(() => waitingChains().every((pid) => before.has(pid)), 10_000)).toBe(true);
+      expect(await waitFor(() => waitingChains().every((pid) => before.has(pid)))).toBe(true);
     });
 
     it("a SIGKILL of the agent ends a warm-started command's whole tree, setsid and double forks included", async () => {
@@ -462,7 +460,7 @@ describe.each(modes)("LocalRunner warm start, chains $mode", ({ spawner, skip })
       });
       const { stdout } = await readUntil(agent, /ready/);
       expect(stdout).toContain("ready");
-      expect(await waitFor(() => processesWith(marker).length >= 4, 10_000)).toBe(true);
+      expect(await waitFor(() => processesWith(marker).length >= 4)).toBe(true);
       // Warm-started: an ancestor of the command's processes is the chain's init, whose command line holds
       // the boot script (a cold start's init holds the command itself).
       const ancestors = (pid: number): string[] => {
@@ -481,7 +479,7 @@ describe.each(modes)("LocalRunner warm start, chains $mode", ({ spawner, skip })
       );
       expect(warmStarted).toBe(true);
       agent.kill("SIGKILL");
-      const gone = await waitFor(() => processesWith(marker).length === 0, 10_000);
+      const gone = await waitFor(() => processesWith(marker).length === 0);
       const left = processesWith(marker);
       for (const pid of left) process.kill(pid, "SIGKILL");
       expect(gone, `left running: ${left.join(" ")}`).toBe(true);

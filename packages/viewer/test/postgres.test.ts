@@ -71,5 +71,5 @@ describe("a Postgres store", () => {
       await store.close();
       await made.cleanup();
     }
-  }, 60_000);
+  });
 });

@@ -108,23 +108,23 @@ describe.skipIf(skip !== undefined)(
       }));
       const harness = new Harness({ model: new ScriptedModel(turns), tools: [] });
       const run = harness.run({ prompt: "Take three steps.", sink: sessionSink(sqlite, "live") });
-      await expect.poll(() => page.locator("#live").textContent(), { timeout: 15_000 }).toBe(" ● live");
+      await expect.poll(() => page.locator("#live").textContent(), { timeout: 60_000 }).toBe(" ● live");
       // The page learns of each new event over the event stream and redraws; it was at the end, so it stays there.
       await expect
-        .poll(() => page.locator("#summary").textContent(), { timeout: 15_000 })
+        .poll(() => page.locator("#summary").textContent(), { timeout: 60_000 })
         .toContain("3 turns");
       await run;
-      await expect.poll(() => page.locator(".row.end").count(), { timeout: 15_000 }).toBe(1);
+      await expect.poll(() => page.locator(".row.end").count(), { timeout: 60_000 }).toBe(1);
       expect((await visibleTexts(page, ".row.assistant")).join("\n")).toContain("Working on step 3.");
       expect(blocked).toEqual([]);
       // The run ended: the session is no longer live, though the page still follows it.
       await expect
-        .poll(() => page.locator("#live").textContent(), { timeout: 15_000 })
+        .poll(() => page.locator("#live").textContent(), { timeout: 60_000 })
         .toBe(" ○ not running");
       // The server stops: the page says it is no longer following.
       await server.close();
       await expect
-        .poll(() => page.locator("#live").textContent(), { timeout: 15_000 })
+        .poll(() => page.locator("#live").textContent(), { timeout: 60_000 })
         .toBe(" ○ reconnecting");
       await page.context().close();
     });

@@ -83,7 +83,7 @@ describe.skipIf(skip !== undefined)(
       await page.locator("a", { hasText: /^main-line$/ }).click();
       await page.waitForSelector("body[data-ready=true]");
       expect(await page.locator("h1").textContent()).toBe("the main line");
-      await page.waitForSelector("body[data-following=true]", { timeout: 15_000 });
+      await page.waitForSelector("body[data-following=true]", { timeout: 60_000 });
       // Its runs ended: the page follows the session but does not call it live.
       expect(await page.locator("#live").textContent()).toBe(" ○ not running");
       await page.locator(".branch a", { hasText: "side-line" }).click();

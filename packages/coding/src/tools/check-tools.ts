@@ -1,4 +1,5 @@
 import { type AnyTool, defineTool, ModelRetry, type ToolOutput, type Workspace } from "@bridle/core";
+import { shellQuote } from "@bridle/core/node";
 import { exitCodeOf, runCaptured, type ShellEnvironment } from "@bridle/tools-shell";
 import { z } from "zod";
 import { chooseCheck } from "../checks.js";
@@ -11,7 +12,7 @@ export function createDetectChecksTool(runs: RunRegistry): AnyTool {
   return defineTool({
     name: "detect_checks",
     description:
-      "The project's test, lint, typecheck and build commands, found in package.json scripts, Makefile, pyproject.toml, Cargo.toml and go.mod, with where each came from. run_check runs the first one of a kind.",
+      "The project's test, lint, typecheck and build commands (from package.json, Makefile, pyproject.toml, Cargo.toml, go.mod). run_check runs the first of a kind.",
     inputSchema: z.object({}),
     annotations: { read_only: true, idempotent: true },
     execute: async (_args, ctx) => {
@@ -32,27 +33,18 @@ export function createDetectChecksTool(runs: RunRegistry): AnyTool {
 }
 
 const runCheckSchema = z.object({
-  kind: z.enum(["test", "lint", "typecheck", "build"]).describe("Which check to run"),
-  target: z
-    .string()
-    .min(1)
-    .max(300)
-    .optional()
-    .describe("A narrower target passed to the command (a test file or package), when the tool supports it"),
+  kind: z.enum(["test", "lint", "typecheck", "build"]),
+  target: z.string().min(1).max(300).optional().describe("a narrower target (a test file or package)"),
 });
 
 type RunCheckArgs = z.output<typeof runCheckSchema>;
-
-function quote(word: string): string {
-  return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
-}
 
 /** The command line for a check and target; undefined when the check's runner takes no target. */
 function commandFor(check: DetectedCheck, target: string | undefined): string | undefined {
   if (target === undefined) return check.command;
   if (check.command.startsWith("make ")) return undefined;
   const separator = /^(npm|pnpm|yarn|bun) run /.test(check.command) ? " --" : "";
-  return `${check.command}${separator} ${quote(target)}`;
+  return `${check.command}${separator} ${shellQuote(target, "when-needed")}`;
 }
 
 interface Plan {
@@ -115,11 +107,12 @@ async function policyRefusal(
 }
 
 function record(state: CodingRunState, toolCallId: string, fact: CheckFact, ran: boolean): void {
-  state.addFact(toolCallId, { kind: FACT.check, data: fact });
+  // The call's id orders the check against the changes its own call saw (a snapshot the test wrote).
+  state.addFact(toolCallId, { kind: FACT.check, data: { ...fact, toolCallId } });
   if (ran) {
     state.addFact(toolCallId, {
       kind: FACT.command,
-      data: { command: fact.command, exitCode: fact.exitCode ?? null, tool: "run_check" },
+      data: { command: fact.command, exitCode: fact.exitCode ?? null, tool: "run_check", toolCallId },
     });
   }
 }
@@ -129,7 +122,7 @@ export function createRunCheckTool(runs: RunRegistry, options: RunCheckOptions):
   const maxFailures = options.repairAttempts + 1;
   return defineTool({
     name: "run_check",
-    description: `Run the project's detected test, lint, typecheck or build command through the command policy, with a timeout and capped output. A failed check may be repaired and run again at most ${options.repairAttempts} times in this run; after that the run stops and the handoff reports the failure.`,
+    description: `Run the project's detected test, lint, typecheck or build command (command policy, timeout, capped output). A failed check may be repaired and rerun at most ${options.repairAttempts} times in this run; then the run stops.`,
     inputSchema: runCheckSchema,
     // Tests may write (snapshots, caches): the overlay rescans after every check.
     annotations: { open_world: true },

@@ -7,15 +7,13 @@ import type { RunRegistry } from "../run-state.js";
 const MAX_PATHS = 200;
 
 const commitSchema = z.object({
-  message: z.string().trim().min(1).max(10_000).describe("The commit message: a summary line, then details"),
+  message: z.string().trim().min(1).max(10_000).describe("a summary line, then details"),
   paths: z
     .array(z.string().min(1))
     .min(1)
     .max(MAX_PATHS)
     .optional()
-    .describe(
-      "Workspace-relative files to commit; default: the files you changed in this run (never the user's own changes)",
-    ),
+    .describe("default: the files you changed in this run"),
 });
 
 /**
@@ -28,7 +26,7 @@ export function createGitCommitTool(runs: RunRegistry): AnyTool {
   return defineTool({
     name: "git_commit",
     description:
-      "Commit files to the repository's current branch (asks the user first). By default commits exactly the files you changed in this run; the user's own changes are never included unless you name them. Hooks and signing do not run.",
+      "Commit to the current branch (asks the user first): the files you changed in this run, or the paths given; the user's own changes only if you name them. Hooks and signing do not run.",
     inputSchema: commitSchema,
     annotations: { requires_approval: true, idempotent: false },
     execute: async (args, ctx) => {

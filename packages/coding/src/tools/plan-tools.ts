@@ -4,31 +4,29 @@ import { FACT, type NotesFact, type PlanFact } from "../facts.js";
 import type { RunRegistry } from "../run-state.js";
 
 const planSchema = z.object({
-  explanation: z.string().max(2_000).optional().describe("Why the plan is what it is, or what changed in it"),
+  explanation: z.string().max(2_000).optional().describe("what changed, or why"),
   plan: z
     .array(
       z.object({
-        step: z.string().min(1).max(300).describe("One short step"),
-        status: z.enum(["pending", "in_progress", "completed"]).describe("At most one step is in_progress"),
+        step: z.string().min(1).max(300),
+        status: z.enum(["pending", "in_progress", "completed"]).describe("at most one in_progress"),
       }),
     )
     .min(1)
     .max(30)
-    .describe("The whole task list, in order; each call replaces the previous one"),
+    .describe("the whole list; replaces the previous one"),
   scope: z
     .array(z.string().min(1).max(300))
     .max(50)
     .optional()
-    .describe(
-      "Files or folders (globs allowed) the task covers; changes outside them are flagged for review",
-    ),
+    .describe("files or globs the task covers; changes outside are flagged"),
 });
 
 export function createUpdatePlanTool(runs: RunRegistry): AnyTool {
   return defineTool({
     name: "update_plan",
     description:
-      "Show the user your task list and its progress (visible, not hidden reasoning). Use it for multi-step or risky work, and update it as steps complete. Optionally declare the task's file scope.",
+      "Show the user your task list and progress, for multi-step or risky work; update it as steps complete.",
     inputSchema: planSchema,
     annotations: { read_only: true },
     execute: async (args, ctx) => {
@@ -50,24 +48,16 @@ export function createUpdatePlanTool(runs: RunRegistry): AnyTool {
 }
 
 const notesSchema = z.object({
-  assumptions: z.array(z.string().min(1).max(500)).max(20).optional().describe("Assumptions you made"),
-  risks: z
-    .array(z.string().min(1).max(500))
-    .max(20)
-    .optional()
-    .describe("Risks of the change, rollback notes"),
-  follow_ups: z
-    .array(z.string().min(1).max(500))
-    .max(20)
-    .optional()
-    .describe("Work left for a reviewer or a later change"),
+  assumptions: z.array(z.string().min(1).max(500)).max(20).optional(),
+  risks: z.array(z.string().min(1).max(500)).max(20).optional().describe("and rollback notes"),
+  follow_ups: z.array(z.string().min(1).max(500)).max(20).optional().describe("work left for later"),
 });
 
 export function createHandoffNotesTool(runs: RunRegistry): AnyTool {
   return defineTool({
     name: "handoff_notes",
     description:
-      "Add your assumptions, risks and follow-ups to the evidence handoff the user receives at the end of the run. Files changed, commands and check results are collected by the harness, not by you.",
+      "Add your assumptions, risks and follow-ups to the handoff the user gets at the end (files, commands and checks are collected for you).",
     inputSchema: notesSchema,
     annotations: { read_only: true },
     execute: async (args, ctx) => {

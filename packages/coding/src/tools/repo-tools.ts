@@ -31,7 +31,7 @@ export function createGitStatusTool(runs: RunRegistry): AnyTool {
   return defineTool({
     name: "git_status",
     description:
-      "The repository's state: branch and HEAD at the start of this run, the user's changes that were already there (never yours to revert or report), and the files you have changed in this run with line counts.",
+      "Branch and HEAD at the run's start, the user's changes already there (never yours to revert or report), and the files you changed in this run.",
     inputSchema: z.object({}),
     annotations: { read_only: true, idempotent: true },
     execute: async (_args, ctx) => {
@@ -66,18 +66,12 @@ export function createGitStatusTool(runs: RunRegistry): AnyTool {
 }
 
 const diffSchema = z.object({
-  paths: z
-    .array(z.string().min(1))
-    .max(50)
-    .optional()
-    .describe("Only these files or folders (workspace-relative); all when absent"),
+  paths: z.array(z.string().min(1)).max(50).optional().describe("only these files or folders"),
   scope: z
     .enum(["agent", "all"])
     .optional()
-    .describe(
-      '"agent" (default): only what you changed in this run, on top of the user\'s own edits; "all": the whole working tree against HEAD, the user\'s changes included',
-    ),
-  max_hunks: z.number().int().min(0).max(20).optional().describe("Hunks shown per file (default 3)"),
+    .describe('"agent" (default): your changes in this run; "all": the working tree against HEAD'),
+  max_hunks: z.number().int().min(0).max(20).optional().describe("per file (default 3)"),
 });
 
 function renderAgentDiff(changes: readonly AgentFileChange[], maxHunks: number): string {
@@ -112,8 +106,7 @@ function bound(text: string): string {
 export function createGitDiffTool(runs: RunRegistry): AnyTool {
   return defineTool({
     name: "git_diff",
-    description:
-      'A bounded diff: per-file line stats, then a few representative hunks per file. By default only your own changes in this run; scope "all" shows the working tree against HEAD (a git repository only).',
+    description: "A bounded diff: line stats and a few hunks per file.",
     inputSchema: diffSchema,
     annotations: { read_only: true, idempotent: true },
     execute: async (args, ctx) => {

@@ -1,7 +1,8 @@
-import { lstat, realpath, stat } from "node:fs/promises";
-import { basename, dirname, extname, resolve } from "node:path";
-import { isErrno, ToolFailure, type Workspace } from "@bridle/core";
-import { inside, resolveInSkill } from "../files.js";
+import { realpath, stat } from "node:fs/promises";
+import { extname, resolve } from "node:path";
+import { isWithin, ToolFailure, type Workspace } from "@bridle/core";
+import { realPathOf, shellCommand } from "@bridle/core/node";
+import { resolveInSkill } from "../files.js";
 import type { Skill } from "../skill.js";
 
 /** Interpreters by script extension. A script is never run through its shebang or execute bit. */
@@ -48,8 +49,9 @@ export async function planScript(
   for (const arg of args) {
     if (arg.includes("\0")) throw new ToolFailure("InvalidInput", "an argument contains a NUL byte");
     for (const candidate of pathCandidates(arg)) {
-      const target = await realTarget(resolve(workspace.root, candidate));
-      if (!(await workspace.contains(target)) && !inside(skillRoot, target)) {
+      // A dangling link has no real path yet: the script would write through it to anywhere.
+      const target = await realPathOf(resolve(workspace.root, candidate));
+      if (target === undefined || (!(await workspace.contains(target)) && !isWithin(skillRoot, target))) {
         throw new ToolFailure(
           "Denied",
           `argument "${clip(arg)}" names a path outside the workspace and the skill's folder; scripts may only be given paths inside them`,
@@ -58,7 +60,7 @@ export async function planScript(
     }
   }
   const argv = [...interpreter, real, ...args];
-  return { script, scriptPath: real, argv, command: argv.map(shellQuote).join(" ") };
+  return { script, scriptPath: real, argv, command: shellCommand(argv) };
 }
 
 /** The argument itself, and the value of an `--option=value` form. */
@@ -69,30 +71,6 @@ function pathCandidates(arg: string): string[] {
   return candidates
     .map((value) => (value.startsWith("~") ? `/${value}` : value))
     .filter((value) => value !== "");
-}
-
-/** The real path a possibly missing path would have: its nearest existing ancestor, resolved. */
-async function realTarget(path: string): Promise<string> {
-  let current = path;
-  let rest = "";
-  for (;;) {
-    try {
-      await lstat(current);
-      const real = await realpath(current);
-      return rest === "" ? real : resolve(real, rest);
-    } catch (error) {
-      if (!isErrno(error, "ENOENT") && !isErrno(error, "ENOTDIR") && !isErrno(error, "ELOOP")) throw error;
-      const up = dirname(current);
-      if (up === current) return path;
-      rest = rest === "" ? basename(current) : `${basename(current)}/${rest}`;
-      current = up;
-    }
-  }
-}
-
-/** One word for a POSIX shell, whatever it holds: single quotes, each `'` written as `'\''`. */
-export function shellQuote(word: string): string {
-  return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 function clip(text: string): string {

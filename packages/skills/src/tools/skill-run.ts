@@ -1,4 +1,4 @@
-import { type AnyTool, BridleError, defineTool, type Workspace } from "@bridle/core";
+import { type AnyTool, BridleError, defineTool, isWithin, type Workspace } from "@bridle/core";
 import {
   BubblewrapRunner,
   exitCodeOf,
@@ -8,7 +8,6 @@ import {
 } from "@bridle/tools-shell";
 import { z } from "zod";
 import type { SkillActivations } from "../activation.js";
-import { inside } from "../files.js";
 import type { SkillRegistry } from "../registry.js";
 import { DEFAULT_INTERPRETERS, planScript, type ScriptPlan } from "./script-plan.js";
 
@@ -163,7 +162,7 @@ export function createSkillRunTool(
  */
 async function assertVisible(env: ShellEnvironment, plan: ScriptPlan, workspace: Workspace): Promise<void> {
   if (!(env.runner instanceof BubblewrapRunner)) return;
-  if (!inside("/tmp", plan.scriptPath) || (await workspace.contains(plan.scriptPath))) return;
+  if (!isWithin("/tmp", plan.scriptPath) || (await workspace.contains(plan.scriptPath))) return;
   throw new BridleError(
     "invalid_config",
     `the skill script ${plan.scriptPath} is under /tmp, which the bubblewrap sandbox replaces with an empty folder; keep skills inside the workspace or outside /tmp`,

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -25,6 +25,14 @@ export function childBundleOptions(
   for (const name of readdirSync(packagesDir)) {
     const source = join(packagesDir, name, "src", "index.ts");
     if (existsSync(source)) alias[`@bridle/${name}`] = source;
+    // Subpath entries of its exports map (`@bridle/core/node`): `src/<sub>.ts` or `src/<sub>/index.ts`.
+    for (const sub of subpathsOf(join(packagesDir, name, "package.json"))) {
+      const found = [
+        join(packagesDir, name, "src", `${sub}.ts`),
+        join(packagesDir, name, "src", sub, "index.ts"),
+      ].find((file) => existsSync(file));
+      if (found) alias[`@bridle/${name}/${sub}`] = found;
+    }
   }
   return {
     entryPoints: [entry],
@@ -36,4 +44,13 @@ export function childBundleOptions(
     alias,
     logLevel: "error",
   };
+}
+
+function subpathsOf(manifest: string): string[] {
+  if (!existsSync(manifest)) return [];
+  const exports = (JSON.parse(readFileSync(manifest, "utf8")) as { exports?: Record<string, unknown> })
+    .exports;
+  return Object.keys(exports ?? {})
+    .filter((key) => key.startsWith("./"))
+    .map((key) => key.slice(2));
 }

@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { isDeepStrictEqual } from "node:util";
 import type { RunEvent, SessionStore } from "@bridle/core";
+import { lineSplitter } from "@bridle/core/node";
 import { numberedEvent } from "./events.js";
 
 /**
@@ -79,26 +80,23 @@ export async function runCrashTrials(options: CrashTrialsOptions): Promise<Crash
   for (let trial = 0; trial < trials; trial++) {
     const child = options.spawn();
     let ready = false;
-    let buffered = "";
     let stderr = "";
     child.stderr?.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
     });
     const closed = new Promise<void>((resolve) => child.on("close", () => resolve()));
     const readySeen = new Promise<void>((resolve) => {
-      child.stdout?.on("data", (chunk: Buffer) => {
-        buffered += chunk.toString();
-        const lines = buffered.split("\n");
-        buffered = lines.pop() ?? "";
-        for (const line of lines) {
-          if (line === "ready") {
-            ready = true;
-            resolve();
-          } else if (line.startsWith("ack ")) {
-            acknowledged = Math.max(acknowledged, Number(line.slice(4)));
-          }
+      const lines = lineSplitter((line) => {
+        if (line === "ready") {
+          ready = true;
+          resolve();
+        } else if (line.startsWith("ack ")) {
+          acknowledged = Math.max(acknowledged, Number(line.slice(4)));
         }
+        return "more";
       });
+      child.stdout?.setEncoding("utf8");
+      child.stdout?.on("data", (chunk: string) => lines.push(chunk));
       child.on("close", () => resolve());
     });
     // Most kills land mid-append; some land while the child is still opening and recovering the store.

@@ -1,8 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { statSync } from "node:fs";
 import { join } from "node:path";
+import type { FoundRepository } from "@bridle/core/node";
 import type { ClassRule } from "./examples.js";
-import type { FoundRepository } from "./git-discovery.js";
 
 /**
  * Whether a repository's history (every commit reachable from any ref or reflog entry, and the index)

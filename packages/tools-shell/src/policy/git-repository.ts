@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { discoverRepository, type FoundRepository } from "./git-discovery.js";
+import { discoverRepository, type FoundRepository } from "@bridle/core/node";
 
 /**
  * A repository's own configuration is data the repository brings (a cloned or unpacked `.git`), and git

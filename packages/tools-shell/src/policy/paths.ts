@@ -1,6 +1,7 @@
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
-import { dirname, isAbsolute, join, normalize, relative, sep } from "node:path";
+import { dirname, isAbsolute, join, normalize, relative } from "node:path";
 import type { Workspace } from "@bridle/core";
+import { isWithinAny } from "@bridle/core/node";
 import type { ClassRule } from "./examples.js";
 import { expandGlob, globMayMatchSecret, reachBelow } from "./reach.js";
 import type { PathUse, PolicyMode } from "./types.js";
@@ -116,12 +117,6 @@ export function landing(cwd: string, value: string, cache?: Map<string, string>)
   return resolveReal(isAbsolute(value) ? value : `${cwd}/${value}`, cache);
 }
 
-export function isInside(realPath: string, realRoots: readonly string[]): boolean {
-  return realRoots.some(
-    (root) => realPath === root || realPath.startsWith(root.endsWith(sep) ? root : root + sep),
-  );
-}
-
 /** Check one path claim against the workspace, adding reasons and the path's record to the verdict. */
 export function checkPath(claim: PathClaim, context: PathContext, verdict: Verdict, uses: PathUse[]): void {
   const { word, access } = claim;
@@ -165,7 +160,7 @@ export function checkPath(claim: PathClaim, context: PathContext, verdict: Verdi
     // Joined, not resolved: `link/..` must climb from where the link points, not from the link.
     const absolute = isAbsolute(value) ? value : `${cwd ?? "/"}/${value}`;
     const real = resolveReal(absolute, context.realCache);
-    const inside = isInside(real, context.realRoots);
+    const inside = isWithinAny(context.realRoots, real);
     const secret = !claim.names && (context.workspace.isSecret(absolute) || context.workspace.isSecret(real));
     if (!claim.recursive) uses.push({ path: word.text, resolved: real, access, inside, secret });
     const shown = relative(context.realRoots[0] ?? "/", real) || ".";
@@ -292,7 +287,7 @@ function globMatchProblem(
   if (!matches) return `the pattern ${shown} matches too many files to check`;
   for (const match of matches) {
     const real = resolveReal(match, context.realCache);
-    if (!isInside(real, context.realRoots))
+    if (!isWithinAny(context.realRoots, real))
       return `the pattern ${shown} matches ${match}, which leads outside the workspace (${real})`;
     if (!claim.names && (context.workspace.isSecret(match) || context.workspace.isSecret(real)))
       return `the pattern ${shown} matches ${relative(context.realRoots[0] ?? "/", match)}, a secret`;

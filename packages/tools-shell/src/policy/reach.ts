@@ -1,7 +1,8 @@
 import { type Dirent, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { SECRET_PATH_RULES, type Workspace } from "@bridle/core";
-import { isInside, resolveReal } from "./paths.js";
+import { isWithinAny } from "@bridle/core/node";
+import { resolveReal } from "./paths.js";
 
 /**
  * What a pattern or a recursive read can reach. The secret rule must hold for every file a command may
@@ -121,7 +122,7 @@ export function reachBelow(folder: string, context: ReachContext, only: readonly
       if (context.workspace.isSecret(path)) found.push(path);
       else if (entry.isSymbolicLink()) {
         const real = resolveReal(path);
-        if (!isInside(real, context.realRoots) || context.workspace.isSecret(real)) found.push(path);
+        if (!isWithinAny(context.realRoots, real) || context.workspace.isSecret(real)) found.push(path);
       }
       if (found.length >= 3) return { found };
     }

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { BridleError } from "@bridle/core";
+import { shellQuote } from "@bridle/core/node";
 import type { CommandCgroup } from "../sandbox/cgroups.js";
 import { commandEnv, type SandboxPolicy } from "../sandbox/policy.js";
 import type { CommandExit, CommandRequest, RunningCommand } from "./runner.js";
@@ -42,7 +43,8 @@ export function launch(
 ): RunningCommand {
   const started = Date.now();
   const prelude: string[] = [];
-  for (const file of options.cgroup?.procsFiles ?? []) prelude.push(`echo $$ > ${quote(file)} || exit 125`);
+  for (const file of options.cgroup?.procsFiles ?? [])
+    prelude.push(`echo $$ > ${shellQuote(file)} || exit 125`);
   for (const limit of options.ulimits ?? []) prelude.push(`ulimit ${limit} || exit 125`);
   const argv =
     prelude.length > 0
@@ -158,8 +160,4 @@ export function supervise(
       return done;
     },
   };
-}
-
-export function quote(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
 }

@@ -8,7 +8,8 @@ import {
   statSync,
 } from "node:fs";
 import { homedir } from "node:os";
-import { delimiter, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { isWithin } from "@bridle/core";
 import type { FoundMount } from "./agent-config.js";
 import { emptyFile } from "./empty-file.js";
 
@@ -82,7 +83,7 @@ export function viewArgs(view: SandboxView, request: ViewRequest): string[] {
     else args.push(mount.mode === "read-only" ? "--ro-bind" : "--bind", mount.path, mount.path);
   }
   // A workspace that holds the home folder (an agent started in ~) would show its credential stores again.
-  const exposedHome = ownHome && request.writableRoots.some((root) => isInsideFolder(home, root));
+  const exposedHome = ownHome && request.writableRoots.some((root) => isWithin(root, home));
   const credentials = exposedHome ? HOME_CREDENTIALS.map((name) => join(home, name)) : [];
   for (const path of [...(request.masked ?? []), ...credentials, ...(view.hide ?? [])])
     args.push(...maskArgs(path));
@@ -91,7 +92,7 @@ export function viewArgs(view: SandboxView, request: ViewRequest): string[] {
 
 // A home of "/" or inside a system tree (service accounts) is not replaced: that would hide the system.
 function isOwnHome(home: string): boolean {
-  return isAbsolute(home) && home !== "/" && !SYSTEM_TREES.some((tree) => isInsideFolder(home, tree));
+  return isAbsolute(home) && home !== "/" && !SYSTEM_TREES.some((tree) => isWithin(tree, home));
 }
 
 function maskArgs(path: string, known?: "dir" | "file"): string[] {
@@ -162,7 +163,7 @@ export function shownTrees(view: SandboxView): string[] {
   const home = homedir();
   const toolchains = HOME_TOOLCHAINS.map((name) => join(home, name));
   const inHome = isOwnHome(home)
-    ? pathEntriesIn(home).filter((path) => !toolchains.some((root) => isInsideFolder(path, root)))
+    ? pathEntriesIn(home).filter((path) => !toolchains.some((root) => isWithin(root, path)))
     : [];
   const listed = [...(view.readable ?? []), ...(view.writable ?? [])].filter((path) => existsSync(path));
   return [...new Set([...inHome, ...listed])];
@@ -175,10 +176,8 @@ export function shownTrees(view: SandboxView): string[] {
 function pathEntriesIn(home: string): string[] {
   const out: string[] = [];
   for (const entry of (process.env.PATH ?? "").split(delimiter)) {
-    if (!isAbsolute(entry) || !isInsideFolder(entry, home) || resolve(entry) === resolve(home)) continue;
-    const toolchain = HOME_TOOLCHAINS.map((name) => join(home, name)).find((root) =>
-      isInsideFolder(entry, root),
-    );
+    if (!isAbsolute(entry) || !isWithin(home, entry) || resolve(entry) === resolve(home)) continue;
+    const toolchain = HOME_TOOLCHAINS.map((name) => join(home, name)).find((root) => isWithin(root, entry));
     const shown = resolve(toolchain ?? entry);
     try {
       if (statSync(shown).isDirectory() && !out.includes(shown)) out.push(shown);
@@ -195,16 +194,11 @@ function resolverArgs(): string[] {
   try {
     const target = realpathSync("/etc/resolv.conf");
     if (target === "/etc/resolv.conf" || !statSync(target).isFile()) return [];
-    if (SYSTEM_TREES.some((tree) => isInsideFolder(target, tree))) return [];
+    if (SYSTEM_TREES.some((tree) => isWithin(tree, target))) return [];
     return ["--ro-bind", target, target];
   } catch {
     return [];
   }
-}
-
-export function isInsideFolder(path: string, folder: string): boolean {
-  const rel = relative(folder, path);
-  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
 }
 
 /**

@@ -15,29 +15,20 @@ export const escalationFields = {
     .enum(["use_default", "require_escalated"])
     .optional()
     .describe(
-      '"require_escalated" runs the command outside the sandbox (network, files outside the workspace); a person is asked every time. Default "use_default"',
+      '"require_escalated": run outside the sandbox (network, files outside the workspace); a person is asked each time',
     ),
   justification: z
     .string()
     .min(1)
     .max(500)
     .optional()
-    .describe('Why the command must run outside the sandbox; required with "require_escalated"'),
+    .describe('Why it must run outside the sandbox; required with "require_escalated"'),
 };
 
 export const bashInputSchema = z.object({
-  command: z.string().min(1).describe("The command line, run by bash -c"),
-  timeout_ms: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe("Soft timeout in milliseconds (capped by the sandbox policy)"),
-  cwd: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("Folder to run in, relative to the workspace root (default: the root)"),
+  command: z.string().min(1),
+  timeout_ms: z.number().int().positive().optional().describe("Soft timeout in ms (capped)"),
+  cwd: z.string().min(1).optional().describe("Folder to run in (default: the workspace root)"),
   ...escalationFields,
 });
 
@@ -79,9 +70,9 @@ export function createBashTool(env: ShellEnvironment): AnyTool {
   return defineTool({
     name: "bash",
     description:
-      "Run a shell command (bash -c) in the workspace and get JSON {command, shell, stdout, stderr, exit_code, success, timed_out, timeout_kind?, message?}. " +
-      "A non-zero exit is a normal result. Long output keeps its head and tail; the full text is saved to a file named in the output, readable with the file tools. " +
-      `Default timeout ${maxMs} ms (the most allowed). The environment holds no credentials. ` +
+      "Run a command with bash -c in the workspace; returns JSON with stdout, stderr and exit_code (non-zero is a normal result). " +
+      "Long output keeps head and tail; the full text is in a file the result names. " +
+      `Timeout ${maxMs} ms (the most allowed). No credentials in the environment. ` +
       modeNote(env) +
       env.unenforcedNote(),
     inputSchema: bashInputSchema,
@@ -196,7 +187,7 @@ export async function runCaptured(
 /** What the model is told about where its commands run and what asks, per permission mode. */
 export function modeNote(env: ShellEnvironment): string {
   const escalate =
-    ' To run one outside the sandbox (it needs the network, say), set sandbox_permissions "require_escalated" with a justification: a person is asked every time.';
+    ' To run one outside it (for the network, say), set sandbox_permissions "require_escalated" with a justification.';
   switch (env.permissionMode) {
     case "full-access":
       return "Commands run without a sandbox and without approval.";
@@ -204,11 +195,11 @@ export function modeNote(env: ShellEnvironment): string {
       return "The session is read-only: only commands the policy proves read-only run; anything that may write is refused.";
     case "ask":
       return env.sandboxed
-        ? `Commands run in a sandbox (no network; writes only inside the workspace and temp folders; .git and the agent's configuration read-only). Any command not proven read-only needs approval.${escalate}`
+        ? `Commands run in a sandbox (no network; writes only in the workspace and temp folders; .git and agent config read-only). Any command not proven read-only needs approval.${escalate}`
         : "Any command not proven read-only needs approval; commands that write outside the workspace or touch secrets are denied.";
     case "workspace":
       return env.sandboxed
-        ? `Commands run in a sandbox without approval: no network, writes only inside the workspace and temp folders, .git and the agent's configuration read-only, secrets masked; what it withholds fails with the command's own error.${escalate}`
+        ? `Commands run in a sandbox without approval: no network, writes only in the workspace and temp folders, .git and agent config read-only, secrets masked.${escalate}`
         : "Commands the policy cannot prove read-only need approval; commands that write outside the workspace or touch secrets are denied.";
   }
 }

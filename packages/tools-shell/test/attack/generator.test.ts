@@ -1,3 +1,4 @@
+import { shellQuote as quote } from "@bridle/core/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkCommand } from "../../src/index.js";
 import { harmDone, makeWorld, removeTemplate, removeWorld, type World } from "./fixture.js";
@@ -39,8 +40,6 @@ const PRIMITIVES: Readonly<Record<string, string>> = {
   "bash --rcfile": "bash --rcfile rcfile -ic true",
   "PATH redefined": "PATH=.:$PATH planted.sh",
 };
-
-const quote = (p: string) => `'${p.replaceAll("'", "'\\''")}'`;
 
 const CONSTRUCTS: Readonly<Record<string, (p: string) => string>> = {
   bare: (p) => p,
