@@ -1,3 +1,3 @@
 import { packageTests } from "@bridle/tooling/vitest";
 
-export default packageTests({ testTimeout: 60_000 });
+export default packageTests();

@@ -3,7 +3,8 @@
 // share of the tools), so they apply only behind the same trust prompt as the workspace config's sensitive
 // settings; the user's own apply as they are.
 import { readdir, realpath } from "node:fs/promises";
-import { join, relative, sep } from "node:path";
+import { join, relative } from "node:path";
+import { isWithin } from "@bridle/core";
 import { readRegularFile } from "./bounded-read.js";
 import { displayText } from "./display-text.js";
 import { decideWorkspaceTrust, type TrustIo } from "./trust.js";
@@ -41,7 +42,7 @@ export async function readAgentFiles(
     ]),
   );
   const store = new TrustStore(userDir);
-  const storeInside = isInside(realWorkspace, await realpath(userDir).catch(() => userDir));
+  const storeInside = isWithin(realWorkspace, await realpath(userDir).catch(() => userDir));
   const verdict = await decideWorkspaceTrust(
     {
       workspace: realWorkspace,
@@ -69,7 +70,7 @@ async function readFolder(folder: string, source: AgentFile["source"], io: Trust
     const path = join(folder, name);
     try {
       const file = await readRegularFile(path, MAX_AGENT_BYTES);
-      if (!isInside(realFolder, file.realPath)) {
+      if (!isWithin(realFolder, file.realPath)) {
         io.warn(`bridle: warning: skipping ${displayText(path)}: it links outside ${displayText(folder)}`);
         continue;
       }
@@ -79,8 +80,4 @@ async function readFolder(folder: string, source: AgentFile["source"], io: Trust
     }
   }
   return files;
-}
-
-export function isInside(root: string, path: string): boolean {
-  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
 }

@@ -44,8 +44,7 @@ export class TerminalApprover implements Approver {
   async decide(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> {
     const name = request.toolCall.name;
     const scope = request.scope;
-    // No scope: the tool offers nothing narrower, so "always" is the tool's. A scope without `always`: none.
-    const remembered = scope ? (scope.always ? `${name}\u0000${scope.always.key}` : undefined) : name;
+    const remembered = alwaysKey(request);
     if (remembered !== undefined && this.#alwaysAllowed.has(remembered)) return { approved: true };
     const label = scope ? scope.always?.label : name;
     const escalation = scope?.escalation
@@ -65,6 +64,16 @@ export class TerminalApprover implements Approver {
     if (answer === "y" || answer === "yes") return { approved: true };
     return { approved: false, reason: "the user refused" };
   }
+}
+
+/**
+ * What an "always" answer to this call covers, as a key to remember: the tool and its scope's key, or the
+ * whole tool when the tool names no narrower scope; undefined when the scope offers no "always".
+ */
+export function alwaysKey(request: ApprovalRequest): string | undefined {
+  const name = request.toolCall.name;
+  const scope = request.scope;
+  return scope ? (scope.always ? `${name}\u0000${scope.always.key}` : undefined) : name;
 }
 
 /**

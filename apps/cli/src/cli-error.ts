@@ -1,3 +1,5 @@
+import { visible } from "./display-text.js";
+
 /** A failure the user should read: printed as one line, exits with `exitCode` (2 for usage errors). */
 export class CliError extends Error {
   override readonly name = "CliError";
@@ -33,6 +35,11 @@ export function describeFailure(
     return { line: `bridle: ${oneLine(error.message)}`, exitCode: error.exitCode };
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
+  // The recipe's settings errors are usage errors (exit 2), as the flags' own are; its message may quote a
+  // workspace file, so it is shown with its control characters made visible.
+  if (error instanceof Error && error.name === "CodingAgentError") {
+    return { line: `bridle: ${oneLine(visible(message))}`, exitCode: code === "invalid_settings" ? 2 : 1 };
+  }
   // Matched by shape, not instanceof: main loads no @bridle/core, and an app may hold another copy of it.
   if (error instanceof Error && error.name === "BridleError" && typeof code === "string") {
     return { line: `bridle: ${oneLine(message)} (${code})`, exitCode: 1 };

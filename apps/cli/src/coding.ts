@@ -2,22 +2,20 @@
 // changes, and at the end of a run the evidence handoff as a short summary (and --evidence FILE as JSON).
 import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { CodingOverlay, Evidence, PlanFact } from "@bridle/coding";
+import type { Evidence, PlanFact } from "@bridle/coding";
+import { DEFAULT_CODING, type CodingChoice as OverlayChoice } from "@bridle/coding-agent";
 import type { RunEvent } from "@bridle/core";
-import type { ShellEnvironment } from "@bridle/tools-shell";
 import type { CliFlags } from "./args.js";
 import { CliError } from "./cli-error.js";
 import { visible } from "./display-text.js";
 
-/** What the coding flags chose. */
-export interface CodingChoice {
-  readonly enabled: boolean;
-  readonly repairAttempts: number;
+/** What the coding flags chose: the recipe's overlay choice, and where the evidence goes. */
+export interface CodingChoice extends OverlayChoice {
   /** Where the evidence JSON goes (absolute), when asked. */
   readonly evidence?: string;
 }
 
-export const DEFAULT_CODING: CodingChoice = { enabled: true, repairAttempts: 2 };
+export { DEFAULT_CODING };
 
 /** The coding flags apart from the settings flags (the config loader knows nothing of them). */
 export function splitCodingFlags(flags: CliFlags): { coding: CodingChoice; rest: CliFlags } {
@@ -40,21 +38,6 @@ export function splitCodingFlags(flags: CliFlags): { coding: CodingChoice; rest:
     },
     rest,
   };
-}
-
-/**
- * The overlay for the workspace, over the bash tool's shell environment (same runner, sandbox, policy).
- * `readOnlyTools` names the profile's reading tools (Read, grep_files…), so no rescan follows them.
- */
-export async function codingOverlay(
-  cwd: string,
-  shell: ShellEnvironment,
-  choice: CodingChoice,
-  readOnlyTools: readonly string[] = [],
-): Promise<CodingOverlay | undefined> {
-  if (!choice.enabled) return undefined;
-  const { createCodingOverlay } = await import("@bridle/coding");
-  return createCodingOverlay({ workspace: cwd, shell, repairAttempts: choice.repairAttempts, readOnlyTools });
 }
 
 const MARK = { completed: "[x]", in_progress: "[>]", pending: "[ ]" } as const;
@@ -93,10 +76,13 @@ export class HandoffReporter {
     }
   }
 
-  /** Prints the summary (unless quiet) and writes the JSON; returns the evidence, if the overlay ran. */
-  async finish(options: { quiet: boolean }): Promise<Evidence | undefined> {
+  /**
+   * Prints the summary (unless quiet) and writes the JSON; returns the evidence and the exit code the
+   * handoff asks for (1 when it says FAILED), if the overlay ran.
+   */
+  async finish(options: { quiet: boolean }): Promise<{ evidence: Evidence; exitCode: 0 | 1 } | undefined> {
     if (!this.#choice.enabled) return undefined;
-    const { buildEvidence, formatHandoff, handoffOutcome } = await import("@bridle/coding");
+    const { buildEvidence, formatHandoff, handoffExitCode, handoffOutcome } = await import("@bridle/coding");
     const evidence = buildEvidence(this.#events);
     const outcome = handoffOutcome(this.#events);
     if (!options.quiet && !(outcome.status === "failed" && didNothing(evidence)))
@@ -110,7 +96,7 @@ export class HandoffReporter {
         );
       }
     }
-    return evidence;
+    return { evidence, exitCode: handoffExitCode(outcome) };
   }
 }
 

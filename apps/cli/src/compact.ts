@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { contextWindowOf } from "@bridle/coding-agent";
 import {
   type CompactionEvent,
   DEFAULT_SUMMARY_INSTRUCTIONS,
@@ -8,8 +9,7 @@ import {
   summarize,
   summaryMessage,
 } from "@bridle/core";
-import type { Agent } from "./compose.js";
-import { contextWindowOf } from "./context-window.js";
+import type { Agent } from "./agent.js";
 import { compactionLine } from "./run-view.js";
 
 /**

@@ -1,8 +1,9 @@
-import { lstat, realpath } from "node:fs/promises";
-import { homedir } from "node:os";
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { realpath } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { PROVIDER_NAMES, providerNamed, userDataDir } from "@bridle/coding-agent";
 import { userConfigFolder } from "@bridle/core";
-import type { ModelTable } from "@bridle/provider-kit";
+import { isWithinResolved } from "@bridle/core/node";
+import type { ModelTable, ProviderDescriptor } from "@bridle/provider-kit";
 import { z } from "zod";
 import { type AgentFile, readAgentFiles } from "./agent-files.js";
 import type { CliFlags } from "./args.js";
@@ -10,17 +11,18 @@ import { type FileBytes, readRegularFile } from "./bounded-read.js";
 import { CliError } from "./cli-error.js";
 import { displayText, visible } from "./display-text.js";
 import { KIT_SETTING_RISK, kitSettingsShape } from "./kit-settings.js";
+import { loadProviderModules } from "./provider-plugins.js";
 import { decideWorkspaceTrust, type TrustIo } from "./trust.js";
 import { TrustStore } from "./trust-store.js";
 
-export const DEFAULT_MODELS = {
-  openai: "gpt-5-mini",
-  "openai-chat": "gpt-4.1-mini",
-  anthropic: "claude-sonnet-4-6",
-} as const;
-
 const settingsShape = {
-  provider: z.enum(["openai", "openai-chat", "anthropic"]).default("openai"),
+  // A built-in provider's name, or one a provider module of the user's config adds (checked once loaded).
+  provider: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,39}$/, "must be a provider's name (lowercase letters, digits, dashes)")
+    .default(PROVIDER_NAMES[0] as string),
+  // Modules that each export a provider descriptor (`@bridle/provider-kit`'s ProviderDescriptor).
+  providers: z.array(z.string().min(1)).max(32).optional(),
   model: z
     .string()
     .min(1)
@@ -34,7 +36,7 @@ const settingsShape = {
   databaseUrl: z.string().min(1).optional(),
   storeDir: z.string().min(1).optional(),
   maxTurns: z.coerce.number().int().positive().max(10_000).default(50),
-  // Unset: chosen per provider and model family (profile.ts), with the reason shown by `bridle tools list`.
+  // Unset: chosen per provider and model family (the recipe's profile choice), with the reason shown by `bridle tools list`.
   profile: z.enum(["generic", "openai", "anthropic"]).optional(),
   editFormat: z.enum(["hashline", "replace", "apply_patch"]).optional(),
   sandbox: z.enum(["auto", "off", "bwrap"]).default("auto"),
@@ -50,14 +52,14 @@ const settingsShape = {
     .strict()
     .optional(),
   mcp: z.string().min(1).optional(),
-  // Whether the first model request waits for the MCP servers (compose.ts's McpStart).
+  // Whether the first model request waits for the MCP servers (the recipe's MCP start-up).
   mcpStartup: z.enum(["background", "wait"]).default("background"),
   // Seconds of silence from the provider's stream before an attempt is abandoned (provider-kit's idleTimeoutMs).
   idleTimeout: z.coerce.number().positive().max(86_400).optional(),
   skills: z.string().min(1).optional(),
   yes: z.boolean().default(false),
   json: z.boolean().default(false),
-  // The rest of the kit (kit.ts): compaction, workspace instructions, subagents, memory, fetch.
+  // The rest of the kit (the recipe's kit.ts): compaction, workspace instructions, subagents, memory, fetch.
   ...kitSettingsShape,
 };
 const settingsSchema = z.object(settingsShape).strict();
@@ -73,6 +75,7 @@ export type SettingRisk = "harmless" | "sensitive" | "harmless-inside-workspace"
  */
 export const WORKSPACE_SETTING_RISK = {
   provider: "sensitive", // picks which API key is sent, possibly to a base URL set elsewhere
+  providers: "user-only", // code the CLI loads and runs
   model: "harmless",
   baseUrl: "sensitive", // where the API key goes
   cwd: "sensitive", // the folder every tool is confined to
@@ -110,8 +113,10 @@ export type Settings = Omit<z.output<typeof settingsSchema>, "model" | "cwd" | "
   readonly mcpConfig?: string;
   /** Which config files were read, for `--help`-style diagnostics. */
   readonly configFiles: readonly string[];
-  /** Subagent definitions (.bridle/agents/*.md), read once at start (subagents.ts). */
+  /** Subagent definitions (.bridle/agents/*.md), read once at start (the recipe's subagents.ts). */
   readonly agentFiles: readonly AgentFile[];
+  /** Providers the user's config adds (`providers`: modules exporting a descriptor), loaded once. */
+  readonly providerPlugins: readonly ProviderDescriptor[];
   /** Model rows added to the provider's table (the demo's recorded script has one); never from a config file. */
   readonly models?: ModelTable;
 };
@@ -185,9 +190,11 @@ export async function loadSettings(
   }
   const settings = parsed.data;
   const dataHome = userDataDir(env);
+  const providerPlugins = await loadProviderModules(settings.providers ?? []);
   return {
     ...settings,
-    model: settings.model ?? DEFAULT_MODELS[settings.provider],
+    providerPlugins,
+    model: settings.model ?? (await providerNamed(settings.provider, providerPlugins)).defaultModel,
     cwd: settings.cwd ? resolve(settings.cwd) : cwd,
     storeDir: resolve(cwd, settings.storeDir ?? join(dataHome, "bridle")),
     ...(settings.databaseUrl || env.BRIDLE_DATABASE_URL
@@ -210,13 +217,6 @@ export async function loadSettings(
       reading.workspaceAgents ?? true,
     ),
   };
-}
-
-/** The user's data folder (XDG_DATA_HOME): sessions, memory and spilled tool output live under it. */
-export function userDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.XDG_DATA_HOME && isAbsolute(env.XDG_DATA_HOME)
-    ? env.XDG_DATA_HOME
-    : join(homedir(), ".local", "share");
 }
 
 /** The user's config folder: their config, and the trust they have given. */
@@ -249,7 +249,7 @@ async function trustedValues(
       risk === "harmless" ||
       (risk === "harmless-inside-workspace" &&
         typeof value === "string" &&
-        (await isInside(workspace, value)));
+        (await isWithinResolved(workspace, value)));
     Object.defineProperty(applies ? harmless : sensitive, key, {
       value,
       enumerable: true,
@@ -263,36 +263,9 @@ async function trustedValues(
   const store = new TrustStore(userDir);
   const verdict = await decideWorkspaceTrust(
     { workspace, file: config.realPath, bytes: config.bytes, sensitive, references },
-    { flag, store: (await isInside(workspace, store.path)) ? undefined : store, io },
+    { flag, store: (await isWithinResolved(workspace, store.path)) ? undefined : store, io },
   );
   return verdict === "trusted" ? { ...harmless, ...sensitive } : harmless;
-}
-
-/** Whether `path` (absolute) is inside the real `root`, through every symlink of the part that exists. */
-async function isInside(root: string, path: string): Promise<boolean> {
-  let existing = path;
-  const missing: string[] = [];
-  for (;;) {
-    try {
-      const real = join(await realpath(existing), ...missing);
-      const rel = relative(root, real);
-      return rel === "" || !(rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel));
-    } catch {
-      // It is there but has no real path: a dangling symlink (which the agent could point anywhere later),
-      // a loop or a folder we may not search. Not provably inside, so not inside.
-      if (
-        await lstat(existing).then(
-          () => true,
-          () => false,
-        )
-      )
-        return false;
-      const parent = dirname(existing);
-      if (parent === existing) return false;
-      missing.unshift(basename(existing));
-      existing = parent;
-    }
-  }
 }
 
 async function realOrSame(path: string): Promise<string> {
@@ -358,6 +331,8 @@ async function readConfig(path: string): Promise<ConfigFile | undefined> {
     Object.entries(value as Record<string, unknown>).map(([key, v]) => {
       // The file may spell keys as the flags do (base-url) or in camelCase (baseUrl).
       const name = key.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+      if (name === "providers" && Array.isArray(v))
+        return [name, v.map((entry) => (typeof entry === "string" ? resolve(dirname(path), entry) : entry))];
       return [name, PATH_SETTINGS.has(name) && typeof v === "string" ? resolve(dirname(path), v) : v];
     }),
   );

@@ -2,13 +2,14 @@
 // worker composes the agent for a run, and where the database is. The commands live in commands/worker.ts,
 // commands/runs.ts and commands/durable-run.ts.
 import { resolve } from "node:path";
-import { BridleError, type SessionStore, Workspace } from "@bridle/core";
+import { createCodingAgent, DEFAULT_CODING } from "@bridle/coding-agent";
+import { BridleError, type SessionStore } from "@bridle/core";
 import type { ComposeAgent, DurableRunRequest, JsonValue } from "@bridle/durable";
+import { warnLine } from "./agent.js";
 import type { CliFlags } from "./args.js";
 import { CliError } from "./cli-error.js";
-import { composeTools, createModel, SYSTEM_PROMPT } from "./compose.js";
 import { loadSettings, type Settings } from "./config.js";
-import { settleProvider } from "./provider-choice.js";
+import { settleFlagsProvider } from "./provider-choice.js";
 
 /** The durable flags apart from the settings flags (the config loader knows nothing of them). */
 export interface DurableChoice {
@@ -81,31 +82,27 @@ function optionsAsFlags(options: DurableRunRequest["options"]): CliFlags {
 
 /**
  * Builds the agent for a durable run: the run's own options over the process's flags (which fill in what
- * the run lacks). Durable runs are the bare tool loop (no coding overlay): its baseline scans and checks
- * run as hooks outside steps, and a run's recorded events must come out the same on every execution.
+ * the run lacks), through the same recipe as `bridle run` (coding overlay included), so a queued run is the
+ * agent its person would have run here. The durable engine supplies the store and answers approvals.
  */
 export function durableComposer(processFlags: CliFlags, store: SessionStore): ComposeAgent {
   return async (request) => {
     const flags: CliFlags = { ...processFlags, ...optionsAsFlags(request.options) };
-    const settings = settleProvider(await loadSettings(flags), flags, process.env);
+    const settings = await settleFlagsProvider(await loadSettings(flags), flags);
     await refuseForeignEndpoint(processFlags, settings);
-    const [model, toolset] = await Promise.all([
-      createModel(settings),
-      composeTools(settings, { enabled: false, repairAttempts: 0 }),
-    ]);
+    const agent = await createCodingAgent(
+      { ...settings, coding: DEFAULT_CODING },
+      { mode: "durable", store, warn: warnLine, providers: settings.providerPlugins },
+    );
+    const { model, tools, approver: _approver, ...harness } = agent.options;
     return {
       model,
-      tools: toolset.tools,
-      store,
+      tools: tools ?? [],
+      store: agent.store,
       // full-access asks nothing; --yes answers what the mode asks.
       autoApprove: settings.yes || settings.permissionMode === "full-access",
-      harness: {
-        system: toolset.instructions ? `${SYSTEM_PROMPT}\n\n${toolset.instructions}` : SYSTEM_PROMPT,
-        hooks: toolset.hooks,
-        workspace: new Workspace(settings.cwd),
-        limits: { maxModelRequests: settings.maxTurns, maxToolCalls: settings.maxTurns * 10 },
-      },
-      close: () => toolset.close(),
+      harness,
+      close: () => agent.close(),
     };
   };
 }
@@ -115,7 +112,7 @@ export function durableComposer(processFlags: CliFlags, store: SessionStore): Co
  * able to enqueue wrote) naming another provider or base URL is refused before any request is made.
  */
 async function refuseForeignEndpoint(processFlags: CliFlags, run: Settings): Promise<void> {
-  const own = settleProvider(await loadSettings(processFlags), processFlags, process.env);
+  const own = await settleFlagsProvider(await loadSettings(processFlags), processFlags);
   const where = (settings: Settings) =>
     `provider ${settings.provider} at ${settings.baseUrl?.replace(/\/+$/, "") ?? "its default endpoint"}`;
   if (where(own) === where(run)) return;

@@ -5,7 +5,7 @@ import { z } from "zod";
 export const kitSettingsShape = {
   /** Summarize older turns near the context window, and once after a context overflow (default on). */
   compaction: z.boolean().default(true),
-  /** The model's context window in tokens, when the CLI's table does not know the model (context-window.ts). */
+  /** The model's context window in tokens, when the CLI's table does not know the model (the recipe's context-window.ts). */
   contextWindow: z.coerce.number().int().min(1_000).optional(),
   /** Read AGENTS.md (or CLAUDE.md, .github/copilot-instructions.md) into the system prompt (default on). */
   instructions: z.boolean().default(true),

@@ -1,9 +1,11 @@
 // --trace FILE and --otlp URL: OpenTelemetry spans of the run, as an observer beside the session record.
 // A tracer never ends a run: what it cannot export is said once on stderr, and the run goes on.
 import { resolve } from "node:path";
+import { endpointOf } from "@bridle/coding-agent";
 import type { EventObserver } from "@bridle/core";
 import type { CliFlags } from "./args.js";
 import { CliError } from "./cli-error.js";
+import type { Settings } from "./config.js";
 
 export interface TraceChoice {
   /** Local JSONL span file (appended). */
@@ -39,15 +41,32 @@ function otlpUrl(raw: string): string {
   return url.href;
 }
 
+/** Where the run's model requests go, by provider id, when the settings or environment name a server. */
+export async function tracedEndpoints(
+  agent: { readonly model: { readonly provider: string } },
+  settings: Settings,
+): Promise<Record<string, string>> {
+  const endpoint = await endpointOf(settings, settings.providerPlugins);
+  return endpoint ? { [agent.model.provider]: endpoint } : {};
+}
+
 const NO_TRACING: RunTracing = { observers: [], close: async () => {} };
 
-/** The tracer for a run (or a whole interactive session), or nothing when no flag asks for one. */
-export async function openTracing(choice: TraceChoice, cwd: string): Promise<RunTracing> {
+/**
+ * The tracer for a run (or a whole interactive session), or nothing when no flag asks for one. `endpoints`
+ * maps a provider id to the base URL its requests go to (chat spans' `server.address` and `server.port`).
+ */
+export async function openTracing(
+  choice: TraceChoice,
+  cwd: string,
+  endpoints: Readonly<Record<string, string>> = {},
+): Promise<RunTracing> {
   if (!choice.file && !choice.otlp) return NO_TRACING;
   // Loaded only when asked for: OpenTelemetry's SDK is most of the tracing package's weight.
   const { createTracing } = await import("@bridle/tracing-otel");
   const tracing = createTracing({
     serviceName: "bridle",
+    endpoints,
     ...(choice.file ? { file: resolve(cwd, choice.file) } : {}),
     ...(choice.otlp ? { otlp: { url: choice.otlp, timeoutMillis: 5_000 } } : {}),
     onExportFailure: ({ error }) =>

@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
-import { lstat, mkdir, open, readFile, rename, rm } from "node:fs/promises";
+import { lstat, mkdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { writeFileAtomic } from "@bridle/core/node";
 import { z } from "zod";
 
 /** One workspace config the user said yes to: that file, in that workspace, with exactly that content. */
@@ -70,28 +70,8 @@ export class TrustStore {
       version: 1,
       trusted: [...kept, { workspace, file, fingerprint, trustedAt: new Date().toISOString() }],
     };
-    await writeAtomically(this.path, `${JSON.stringify(next, null, 2)}\n`);
-  }
-}
-
-/**
- * Writes beside the target and renames over it, so a reader sees the old file or the new one, never half
- * of one; the file is created 0600 (only the user may read or change what they trust).
- */
-async function writeAtomically(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const temporary = `${path}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
-  const handle = await open(temporary, "wx", 0o600);
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
+    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+    // Only the user may read or change what they trust.
+    await writeFileAtomic(this.path, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
   }
 }

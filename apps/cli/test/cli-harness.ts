@@ -7,7 +7,7 @@ export const CLI = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
 /**
  * The flags the bin's shebang passes to node, read off the built bin so the tests start it as its users
- * do (see tsup.config.ts and the README's note on memory).
+ * do (see tsdown.config.ts and the README's note on memory).
  */
 export const NODE_FLAGS: readonly string[] = (() => {
   let first = "";

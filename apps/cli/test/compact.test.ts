@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { sessionSink, sessionTranscript, textOf, type UserMessage } from "@bridle/core";
 import { type FakeProviderServer, openaiResponsesFormat, tempWorkspace } from "@bridle/testing";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { composeAgent } from "../src/agent.js";
 import { approveEverything } from "../src/approvers.js";
 import { compactSession } from "../src/compact.js";
-import { composeAgent } from "../src/compose.js";
 import { loadSettings } from "../src/config.js";
 import { fakeOpenAI, queueTurns } from "./cli-harness.js";
 

@@ -47,11 +47,11 @@ describe("the cost line", () => {
   });
 
   it("marks a model with no row as unknown rather than pricing it as a neighbour", async () => {
-    const result = await run("claude-opus-4-6");
+    const result = await run("claude-opus-4-9");
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain("warning: anthropic model claude-opus-4-6 has no row");
+    expect(result.stderr).toContain("warning: anthropic model claude-opus-4-9 has no row");
     expect(result.stderr).toMatch(/\[turn 1\] .* · cost unknown\n/);
-    expect(result.stderr).toMatch(/done: .* · cost unknown: no price for claude-opus-4-6/);
+    expect(result.stderr).toMatch(/done: .* · cost unknown: no price for claude-opus-4-9/);
     // claude-opus-4's $15/$75 would have made it $22.5.
     expect(result.stderr).not.toContain("$22.5");
   });

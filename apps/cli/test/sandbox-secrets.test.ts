@@ -85,7 +85,7 @@ function processesHolding(text: string): string[] {
   return found;
 }
 
-async function waitFor(check: () => boolean, timeoutMs = 20_000): Promise<boolean> {
+async function waitFor(check: () => boolean, timeoutMs = 60_000): Promise<boolean> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (check()) return true;

@@ -49,7 +49,7 @@ export class TmuxCli {
     return this.#tmux("display-message", "-p", "-t", this.#name, "#{pane_title}").trim();
   }
 
-  async waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
+  async waitFor(pattern: RegExp, timeoutMs = 60_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     let last = "";
     while (Date.now() < deadline) {

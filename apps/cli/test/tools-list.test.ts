@@ -25,10 +25,12 @@ afterEach(async () => {
   await cleanup();
 });
 
-async function listed(extra: readonly string[] = []): Promise<string[]> {
+async function listed(extra: readonly string[] = [], which: "all" | "sent" = "all"): Promise<string[]> {
   const run = await runCli(["tools", "list", "--json", "--cwd", repo, ...extra], { cwd: dir, env });
   expect(run.code, run.stderr).toBe(0);
-  return (JSON.parse(run.stdout) as { name: string }[]).map((tool) => tool.name);
+  return (JSON.parse(run.stdout) as { name: string; deferred?: true }[])
+    .filter((tool) => which === "all" || !tool.deferred)
+    .map((tool) => tool.name);
 }
 
 const KIT_TOOLS = [
@@ -73,7 +75,11 @@ describe("bridle tools list", () => {
   it("names exactly the tools a run with the same settings sends the model", async () => {
     server = await fakeOpenAI([{ text: "ok" }]);
     const flags = ["--provider", "openai", "--model", "gpt-5-mini"];
-    const names = await listed(flags);
+    // The deferred tools are listed after the others, marked; the request carries the search tool instead.
+    const names = await listed(flags, "sent");
+    expect(names).toContain("tool_search");
+    expect(await listed(flags)).toContain("session_search");
+    expect(names).not.toContain("session_search");
     const run = await runCli(
       ["run", "hi", ...flags, "--base-url", openaiResponsesFormat.baseUrl(server.url), "--cwd", repo],
       { cwd: dir, env: { ...env, OPENAI_API_KEY: "k" } },

@@ -76,6 +76,10 @@ describe("bridle run --trace / --otlp", () => {
     expect(names.some((name) => name.startsWith("invoke_agent"))).toBe(true);
     expect(names.filter((name) => name.startsWith("chat"))).toHaveLength(2);
     expect(names.some((name) => name.startsWith("execute_tool list_dir"))).toBe(true);
+    // Chat spans name the server the requests went to: the --base-url's host and port.
+    const chat = records.find((record) => record.name.startsWith("chat"));
+    expect(chat?.attributes["server.address"]).toBe("127.0.0.1");
+    expect(chat?.attributes["server.port"]).toBe(Number(new URL(server.url).port));
     // The same spans went to the collector's traces endpoint as protobuf.
     expect(received.length).toBeGreaterThan(0);
     expect(received.every((request) => request.path === "/v1/traces")).toBe(true);

@@ -71,6 +71,7 @@ const SAMPLES: Record<keyof typeof WORKSPACE_SETTING_RISK, unknown> = {
   keepTasks: true,
   memory: false,
   fetchHosts: ["example.com"],
+  providers: ["/tmp/a-provider-module.mjs"],
 };
 
 async function workspaceConfig(values: Record<string, unknown>): Promise<void> {

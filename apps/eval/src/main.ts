@@ -2,6 +2,7 @@
 import packageJson from "../package.json" with { type: "json" };
 import { editBenchCommand } from "./edit-format/command.js";
 import { BridleEvalError } from "./errors.js";
+import { explicitEditCommand } from "./explicit-edit/command.js";
 import { overheadCommand } from "./overhead/command.js";
 import { reportCommand } from "./report-command.js";
 import { RUN_USAGE, runCommand } from "./run-command.js";
@@ -13,6 +14,7 @@ const USAGE = `usage: bridle-eval COMMAND ...
   worker --database-url URL   run queued eval runs (run --queue) until stopped [--concurrency N]
   edit-bench                  the edit-format benchmark: formats x injected mistakes (--help for options)
   overhead                    the harness's own time per tool turn, memory, cold start, beside peer agents
+  explicit-edit SOURCE        the public Explicit Edit Benchmark's tasks through Bridle's edit formats
   --version
 
 ${RUN_USAGE}
@@ -23,10 +25,13 @@ type Command = (argv: readonly string[]) => Promise<number>;
 const COMMANDS: Record<string, Command> = {
   run: async (argv) => {
     const summary = await runCommand(argv);
-    const passed = summary.lines.filter((line) => line.pass).length;
+    const good = summary.lines.filter((line) => line.expect === "pass");
+    const bad = summary.lines.filter((line) => line.expect === "fail");
+    const passed = good.filter((line) => line.pass).length;
+    const caught = bad.filter((line) => !line.pass).length;
     const cost = summary.lines.reduce((total, line) => total + (line.costUsd ?? 0), 0);
     process.stderr.write(
-      `${summary.lines.length} runs: ${passed} passed, ${summary.lines.length - passed} failed; ${summary.unexpected.length} not as expected; cost $${cost.toFixed(4)}\nresults: ${summary.outFile}\n${summary.reportFile ? `report: ${summary.reportFile}\n` : ""}`,
+      `${summary.lines.length} runs: ${passed} of ${good.length} passed; ${caught} of ${bad.length} bad agents caught (failed as expected); ${summary.unexpected.length} not as expected; cost $${cost.toFixed(4)}\nresults: ${summary.outFile}\n${summary.reportFile ? `report: ${summary.reportFile}\n` : ""}`,
     );
     return summary.unexpected.length === 0 ? 0 : 1;
   },
@@ -34,6 +39,7 @@ const COMMANDS: Record<string, Command> = {
   worker: workerCommand,
   "edit-bench": editBenchCommand,
   overhead: overheadCommand,
+  "explicit-edit": explicitEditCommand,
 };
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -1,12 +1,21 @@
 // The model of a run: a task's script played back by @bridle/testing's ScriptedModel (no key, what CI
 // runs), or a real provider chosen as the bridle CLI chooses it (keys from the environment).
-import { estimateMessagesTokens, estimateTextTokens, type Model, type Usage } from "@bridle/core";
+import {
+  CodingAgentError,
+  createModel,
+  PROVIDER_NAMES,
+  providerNamed,
+  settleProvider,
+} from "@bridle/coding-agent";
+import { estimateMessagesTokens, estimateTextTokens } from "@bridle/core";
+import type { CostedModel } from "@bridle/provider-kit";
 import { ScriptedModel, type ScriptedTurn } from "@bridle/testing";
 import { BridleEvalError } from "./errors.js";
 import type { Script } from "./task.js";
 
-export type ProviderName = "scripted" | "openai" | "openai-chat" | "anthropic";
-export const PROVIDERS: readonly ProviderName[] = ["scripted", "openai", "openai-chat", "anthropic"];
+/** "scripted" (a task's script, no key) or a provider the recipe knows. */
+export type ProviderName = string;
+export const PROVIDERS: readonly ProviderName[] = ["scripted", ...PROVIDER_NAMES];
 
 export interface ModelChoice {
   readonly provider: ProviderName;
@@ -15,13 +24,12 @@ export interface ModelChoice {
   readonly baseUrl?: string;
 }
 
-export const DEFAULT_MODELS: Readonly<Record<Exclude<ProviderName, "scripted">, string>> = {
-  openai: "gpt-5-mini",
-  "openai-chat": "gpt-4.1-mini",
-  anthropic: "claude-sonnet-4-6",
-};
+export type { CostedModel };
 
-export type CostedModel = Model & { cost?(usage: Usage): number | undefined };
+/** The model a choice runs when none is named: the provider's own default. */
+export async function defaultModel(provider: ProviderName): Promise<string> {
+  return provider === "scripted" ? "scripted" : (await providerNamed(provider)).defaultModel;
+}
 
 /** Where a script's `{{workspace}}` and `{{outside}}` point in this run (absolute paths). */
 export interface ScriptPlaces {
@@ -79,34 +87,21 @@ export function scriptedModel(script: Script, places: ScriptPlaces): CostedModel
   return Object.assign(model, { cost: () => 0 });
 }
 
-/** A real provider's model; throws an BridleEvalError naming the missing key before any run starts. */
+/**
+ * A real provider's model, chosen as the bridle CLI chooses it (the recipe's rules over the providers'
+ * descriptors); throws an BridleEvalError naming the missing key before any run starts.
+ */
 export async function providerModel(choice: ModelChoice, env: NodeJS.ProcessEnv): Promise<CostedModel> {
-  const has = (name: string) => Boolean(env[name]?.trim());
-  const base = choice.baseUrl ? { baseURL: choice.baseUrl } : {};
-  switch (choice.provider) {
-    case "openai":
-    case "openai-chat": {
-      if (!choice.baseUrl && !has("OPENAI_API_KEY") && !has("OPENAI_BASE_URL")) {
-        throw new BridleEvalError(
-          "InvalidArgs",
-          `--provider ${choice.provider} needs OPENAI_API_KEY (or --base-url)`,
-        );
-      }
-      const { createOpenAIChatModel, createOpenAIResponsesModel } = await import("@bridle/providers-openai");
-      const create = choice.provider === "openai" ? createOpenAIResponsesModel : createOpenAIChatModel;
-      return create({ model: choice.model, ...base });
-    }
-    case "anthropic": {
-      if (!choice.baseUrl && !has("ANTHROPIC_API_KEY") && !has("ANTHROPIC_BASE_URL")) {
-        throw new BridleEvalError(
-          "InvalidArgs",
-          "--provider anthropic needs ANTHROPIC_API_KEY (or --base-url)",
-        );
-      }
-      const { createAnthropicModel } = await import("@bridle/providers-anthropic");
-      return createAnthropicModel({ model: choice.model, ...base });
-    }
-    case "scripted":
-      throw new BridleEvalError("InvalidArgs", "the scripted model is made per task from its script.json");
+  if (choice.provider === "scripted")
+    throw new BridleEvalError("InvalidArgs", "the scripted model is made per task from its script.json");
+  try {
+    const settled = await settleProvider(
+      { provider: choice.provider, model: choice.model, baseUrl: choice.baseUrl },
+      { providerGiven: true, env },
+    );
+    return await createModel(settled, [], env);
+  } catch (error) {
+    if (error instanceof CodingAgentError) throw new BridleEvalError("InvalidArgs", error.message);
+    throw error;
   }
 }

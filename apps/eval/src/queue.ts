@@ -5,12 +5,12 @@
 // shared mount): the workspace folders travel by path.
 import { randomUUID } from "node:crypto";
 import { mkdir, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { projectTranscript, type RunEvent } from "@bridle/core";
 import type { DurableAgent, DurableRunRequest, RunQueue } from "@bridle/durable";
 import type { PostgresSessionStore } from "@bridle/store-postgres";
-import { composeParts, type SandboxMode } from "./compose.js";
+import { type SandboxMode, taskAgent } from "./compose.js";
 import { BridleEvalError } from "./errors.js";
 import { type ModelChoice, PROVIDERS, type ProviderName, providerModel, scriptedModel } from "./models.js";
 import type { ResultLine } from "./result.js";
@@ -70,19 +70,20 @@ export function evalComposer(
         throw new BridleEvalError("InvalidTask", `task ${spec.id} has no script "${options.script}"`);
       model = scriptedModel(script, { workspace: options.workspace, outside: options.outside });
     }
-    const parts = await composeParts({ workspace: options.workspace, spec, sandbox: options.sandbox });
-    return {
-      model,
-      tools: parts.tools,
-      store,
-      harness: {
-        system: parts.system,
-        hooks: parts.hooks,
+    // The same recipe as an in-process run; the durable engine answers approvals and supplies the store.
+    const agent = await taskAgent(
+      {
         workspace: options.workspace,
-        limits: parts.limits,
+        dataDir: join(dirname(options.workspace), "agent-data"),
+        spec,
+        model,
+        sandbox: options.sandbox,
+        store,
       },
-      close: () => parts.close(),
-    };
+      "durable",
+    );
+    const { model: built, tools, approver: _approver, ...harness } = agent.options;
+    return { model: built, tools: tools ?? [], store: agent.store, harness, close: () => agent.close() };
   };
 }
 

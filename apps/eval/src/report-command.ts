@@ -31,14 +31,13 @@ export async function reportCommand(argv: readonly string[]): Promise<number> {
     } catch (error) {
       throw new BridleEvalError("InvalidResults", `${path}: ${(error as Error).message}`);
     }
-    // Event paths are relative to their own results file: make them absolute before merging.
+    // Event and page paths are relative to their own results file: make them absolute before merging.
+    const absolute = (path: string) => (path && !path.startsWith("/") ? resolve(dirname(abs), path) : path);
     lines.push(
       ...parsedLines.map((line) => ({
         ...line,
-        eventsPath:
-          line.eventsPath && !line.eventsPath.startsWith("/")
-            ? resolve(dirname(abs), line.eventsPath)
-            : line.eventsPath,
+        eventsPath: absolute(line.eventsPath),
+        ...(line.viewPath ? { viewPath: absolute(line.viewPath) } : {}),
       })),
     );
   }

@@ -25,6 +25,11 @@ export const ResultLine = z.object({
   script: z.string().min(1).default("live"),
   /** 0-based index among the --runs N repetitions. */
   runIndex: z.number().int().nonnegative(),
+  /**
+   * What the run's check should conclude: "fail" for a deliberately bad agent (a script marked
+   * `expect: "fail"`, a sabotage agent), whose failing run is the harness and the check doing their job.
+   */
+  expect: z.enum(["pass", "fail"]).default("pass"),
   pass: z.boolean(),
   /** 0..1; 1 or 0 when the check gave none. */
   score: z.number().min(0).max(1),
@@ -32,12 +37,16 @@ export const ResultLine = z.object({
   sessionId: z.string(),
   /** Path of the run's recorded events (JSONL), relative to the results file when possible. */
   eventsPath: z.string(),
+  /** The run's page in the session viewer (self-contained HTML), relative to the results file. */
+  viewPath: z.string().optional(),
   durationMs: z.number().nonnegative(),
   /** Model turns taken. */
   turns: z.number().int().nonnegative(),
   toolCalls: z.number().int().nonnegative(),
   /** Tool calls whose result was an error of any kind (denied, invalid, not found…). */
   failedToolCalls: z.number().int().nonnegative(),
+  /** Calls of edit tools; absent in lines written before it was counted. */
+  editCalls: z.number().int().nonnegative().optional(),
   /** Failed calls of edit tools (edit_file, write_file, hashline edits, apply_patch). */
   failedEditCalls: z.number().int().nonnegative(),
   inputTokens: z.number().int().nonnegative(),
@@ -56,6 +65,13 @@ export const ResultLine = z.object({
 export type ResultLine = z.infer<typeof ResultLine>;
 /** What a producer writes (defaults may be left out). */
 export type ResultLineInput = z.input<typeof ResultLine>;
+
+/** Whether the line says anything about edit success: it made an edit call (the edit bench always does). */
+export const madeEdits = (line: ResultLine): boolean =>
+  (line.editCalls ?? (line.suite === "edit-format" ? 1 : 0)) > 0;
+
+/** A run whose check concluded what its script expected. */
+export const asExpected = (line: ResultLine): boolean => line.pass === (line.expect === "pass");
 
 /** The identity --resume matches on: same suite and task, model, format, script and repetition. */
 export function runKey(

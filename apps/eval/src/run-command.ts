@@ -3,17 +3,19 @@
 import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import type { SessionStore } from "@bridle/core";
 import { JsonlSessionStore } from "@bridle/store-jsonl";
 import type { SandboxMode } from "./compose.js";
 import { BridleEvalError } from "./errors.js";
-import { DEFAULT_MODELS, type ModelChoice, PROVIDERS, type ProviderName, providerModel } from "./models.js";
+import { defaultModel, type ModelChoice, PROVIDERS, type ProviderName, providerModel } from "./models.js";
 import { mapPool } from "./pool.js";
 import { progressBar } from "./progress.js";
 import type { QueueRunOptions } from "./queue.js";
 import { writeReport } from "./report/write.js";
 import { parseResultLines, type ResultLine, runKey } from "./result.js";
-import { modelName, type RunnerOptions, type RunPlan, runTask } from "./runner.js";
+import { expectOf, modelName, type RunnerOptions, type RunPlan, runTask } from "./runner.js";
 import { findTaskDirs, loadTask, type Task } from "./task.js";
+import { writeViewPage } from "./view-page.js";
 
 export const RUN_USAGE = `usage: bridle-eval run PATH... [options]
   PATH                 a task folder (holding task.yaml), or a folder of tasks or suites
@@ -80,7 +82,7 @@ export async function runCommand(
   }
   const choice: ModelChoice = {
     provider,
-    model: values.model ?? (provider === "scripted" ? "scripted" : DEFAULT_MODELS[provider]),
+    model: values.model ?? (await defaultModel(provider)),
     ...(values["base-url"] ? { baseUrl: values["base-url"] } : {}),
   };
   const runs = positiveInt(values.runs, "--runs", 1);
@@ -164,7 +166,13 @@ export async function runCommand(
   try {
     lines = await mapPool(todo, concurrency, async (plan) => {
       if (controller.signal.aborted) return undefined;
-      const line = await execute.run(plan, controller.signal);
+      const ran = await execute.run(plan, controller.signal);
+      const page = await writeViewPage(execute.store, ran.sessionId, outDir);
+      const line: ResultLine = {
+        ...ran,
+        ...(page.viewPath ? { viewPath: page.viewPath } : {}),
+        ...(page.note ? { notes: [...ran.notes, page.note] } : {}),
+      };
       // Appended as each run ends, so an interrupted eval resumes where it stopped.
       await appendFile(outFile, `${JSON.stringify(line)}\n`);
       progress.tick(
@@ -218,10 +226,7 @@ function parse(argv: readonly string[]) {
   });
 }
 
-/** A scripted run is expected to pass unless its script says "fail"; a live run is expected to pass. */
-function expected(plan: RunPlan): boolean {
-  return plan.script === "live" || plan.task.scripts[plan.script]?.expect !== "fail";
-}
+const expected = (plan: RunPlan): boolean => expectOf(plan) === "pass";
 
 export function planRuns(
   tasks: readonly Task[],
@@ -260,6 +265,8 @@ export function planRuns(
 
 interface Executor {
   run(plan: RunPlan, signal: AbortSignal): Promise<ResultLine>;
+  /** Where the runs are recorded, for their viewer pages. */
+  readonly store: SessionStore;
   close(): Promise<void>;
 }
 
@@ -269,6 +276,7 @@ async function localExecutor(
 ): Promise<Executor> {
   const store = await JsonlSessionStore.open({ dir: storeDir, durability: "batch" });
   return {
+    store,
     run: (plan, signal) => runTask(plan, { ...options, store, signal }),
     close: () => store.close(),
   };
@@ -281,6 +289,7 @@ async function queueExecutor(
   const { openQueue, runQueued } = await import("./queue.js");
   const { queue, store } = await openQueue(databaseUrl);
   return {
+    store,
     run: (plan) => runQueued(plan, { ...options, queue, store }),
     close: async () => {
       await queue.close();

@@ -69,6 +69,15 @@ const GIT_ENV = {
   GIT_COMMITTER_DATE: "2025-01-01T00:00:00Z",
 };
 
+/** Makes `dir` a git repository whose one commit holds everything in it (fixed identity and date). */
+export async function commitFixture(dir: string): Promise<void> {
+  const git = (...args: string[]) =>
+    run("git", ["-c", "core.hooksPath=/dev/null", ...args], { cwd: dir, env: GIT_ENV });
+  await git("init", "-q", "-b", "main");
+  await git("add", "-A", "-f");
+  await git("commit", "-q", "--no-gpg-sign", "--allow-empty", "-m", "fixture");
+}
+
 /** Copies the fixture to a fresh folder and makes it a git repository with one commit. */
 export async function prepareWorkspace(
   task: Task,
@@ -79,11 +88,7 @@ export async function prepareWorkspace(
   await cp(task.repoDir, workspace, { recursive: true, verbatimSymlinks: true });
   if (task.outsideDir) await cp(task.outsideDir, outside, { recursive: true, verbatimSymlinks: true });
   else await mkdir(outside);
-  const git = (...args: string[]) =>
-    run("git", ["-c", "core.hooksPath=/dev/null", ...args], { cwd: workspace, env: GIT_ENV });
-  await git("init", "-q", "-b", "main");
-  await git("add", "-A", "-f");
-  await git("commit", "-q", "--no-gpg-sign", "--allow-empty", "-m", "fixture");
+  await commitFixture(workspace);
   // The user's work in progress, which the agent's diff must keep apart from its own.
   if (task.dirtyDir) await cp(task.dirtyDir, workspace, { recursive: true, verbatimSymlinks: true });
   return { root, workspace, outside };
@@ -154,6 +159,9 @@ async function executeRun(
   }
   const agent = await composeAgent({
     workspace: places.workspace,
+    // Beside the workspace, never in it: the agent's spilled output and memory, removed with the run.
+    dataDir: join(places.root, "agent-data"),
+    store: options.store,
     spec,
     model,
     sandbox: options.sandbox,
@@ -273,6 +281,7 @@ export async function judgeRun(
     turns: events.filter((event) => event.type === "model_response").length,
     toolCalls: toolCalls.length,
     failedToolCalls: toolCalls.filter((call) => call.isError).length,
+    editCalls: toolCalls.filter((call) => EDIT_TOOLS.has(call.name)).length,
     failedEditCalls: toolCalls.filter((call) => call.isError && EDIT_TOOLS.has(call.name)).length,
     inputTokens: usage.inputTokens,
     outputTokens: usage.outputTokens,
@@ -299,6 +308,7 @@ function lineIdentity(
     model: modelName(options.model),
     script: plan.script,
     runIndex: plan.runIndex,
+    expect: expectOf(plan),
     sessionId,
     eventsPath: sessionId ? join(options.eventsDir, `${sessionId}.jsonl`) : "",
     durationMs: Math.round(performance.now() - timing.started),
@@ -328,6 +338,11 @@ export function failedLine(
     costUsd: null,
     error: { code: "RunFailed", message: (error as Error).message },
   };
+}
+
+/** A scripted run is expected to pass unless its script says "fail"; a live run is expected to pass. */
+export function expectOf(plan: RunPlan): "pass" | "fail" {
+  return plan.script !== "live" && plan.task.scripts[plan.script]?.expect === "fail" ? "fail" : "pass";
 }
 
 export const modelName = (choice: ModelChoice): string =>

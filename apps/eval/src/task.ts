@@ -7,6 +7,7 @@ import { basename, join, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { BridleEvalError } from "./errors.js";
+import { sabotageScripts, sabotageTargets } from "./sabotage.js";
 
 export const TaskLimits = z
   .object({
@@ -123,6 +124,10 @@ export async function loadTask(dir: string): Promise<Task> {
     if (!parsed.success)
       throw new BridleEvalError("InvalidTask", `${scriptPath}: ${describeIssues(parsed.error)}`);
     scripts = parsed.data.scripts;
+  }
+  // Every task is also played against the sabotage agents (a task's own script of the same name wins).
+  for (const [name, script] of Object.entries(sabotageScripts(await sabotageTargets(repoDir, scripts)))) {
+    scripts[name] ??= script;
   }
   const outside = join(abs, "outside");
   const dirty = join(abs, "dirty");

@@ -68,7 +68,7 @@ export default ({ dir, result }) => ({ pass: readFileSync(dir + "/hello.txt", "u
     ],
     { cwd: root, env: { OPENAI_API_KEY: "test-key" } },
   );
-  expect(run.stderr).toContain("1 runs: 1 passed");
+  expect(run.stderr).toContain("1 runs: 1 of 1 passed");
   expect(run.code).toBe(0);
   const [line] = parseResultLines(await readFile(out, "utf8"));
   expect(line).toMatchObject({

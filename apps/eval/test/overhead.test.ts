@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { type AgentSpec, bridleAgent, shebangFlags } from "../src/overhead/agents.js";
 import { LoopbackModel, shellToolOf, toolOf } from "../src/overhead/loopback.js";
 import { harnessTimes, measureSession, median } from "../src/overhead/measure.js";
+import { cacheText, PrefixTracker, prefixShare } from "../src/overhead/prefix.js";
 import { defaultBridleScript, formatOverhead, summarizeOverhead } from "../src/overhead/suite.js";
 
 const bashTool = (name: string, type = "string") => ({
@@ -53,8 +54,10 @@ describe("the loopback model", () => {
       const first = await post({ tools: [bashTool("bash")] });
       expect(first).toContain('"name":"bash"');
       expect(argumentsOf(first)).toBe(JSON.stringify({ command: "echo turn 1" }));
-      expect(argumentsOf(await post({}))).toBe(JSON.stringify({ command: "echo turn 2" }));
-      const last = await post({});
+      expect(argumentsOf(await post({ tools: [bashTool("bash")] }))).toBe(
+        JSON.stringify({ command: "echo turn 2" }),
+      );
+      const last = await post({ tools: [bashTool("bash")] });
       expect(last).toContain('"content":"done"');
       expect(last).not.toContain("tool_calls");
       await model.finished;
@@ -75,6 +78,72 @@ describe("the loopback model", () => {
     } finally {
       await model.close();
     }
+  });
+});
+
+describe("prefix stability", () => {
+  const system = { role: "system", content: "be brief" };
+  const user = { role: "user", content: "go" };
+  const call = { role: "assistant", tool_calls: [{ id: "c1", function: { name: "bash", arguments: "{}" } }] };
+  const tools = [bashTool("bash")];
+
+  it("reads tools, system and messages from Chat Completions, Responses and Anthropic bodies", () => {
+    const chat = cacheText({ model: "m", tools, messages: [system, user] });
+    expect(chat).toBe(`${JSON.stringify(tools)}\n""\n${JSON.stringify(system)}\n${JSON.stringify(user)}\n`);
+    expect(cacheText({ tools, instructions: "be brief", input: [user] })).toBe(
+      `${JSON.stringify(tools)}\n"be brief"\n${JSON.stringify(user)}\n`,
+    );
+    expect(cacheText({ system: "be brief", messages: [user], tools })).toBe(
+      cacheText({ tools, instructions: "be brief", input: [user] }),
+    );
+  });
+
+  it("counts the bytes each request shares with the next, and starts again after a summary request", async () => {
+    const model = await LoopbackModel.start({ toolTurns: 5 });
+    try {
+      const post = (body: unknown) =>
+        fetch(`${model.baseUrl}/chat/completions`, { method: "POST", body: JSON.stringify(body) }).then((r) =>
+          r.text(),
+        );
+      await post({ tools, messages: [system, user] });
+      await post({ tools, messages: [system, user, call] });
+      // A request that changes an earlier byte (a clock in the system prompt, say) keeps only what precedes it.
+      await post({ tools, messages: [{ role: "system", content: "be brief 2" }, user, call] });
+      const summary = await post({ messages: [user, call] });
+      expect(summary).toContain("Summary:");
+      await post({ tools, messages: [system, user] });
+      await post({ tools, messages: [system, user, call] });
+      const last = await post({ tools, messages: [system, user, call, user] });
+      expect(last).toContain('"content":"done"');
+      await model.finished;
+      expect(model.summaries).toBe(1);
+      // The summary request is not a turn: 5 tool turns and the final answer.
+      expect(model.timings).toHaveLength(6);
+      const pairs = model.prefix.pairs;
+      expect(pairs.map((pair) => pair.afterCompaction)).toEqual([false, false, true, true]);
+      expect(pairs[0]?.kept).toBe(pairs[0]?.bytes);
+      const changed = JSON.stringify(tools).length + 4 + '{"role":"system","content":"be brief'.length;
+      expect(pairs[1]?.kept).toBe(changed);
+      expect(prefixShare(pairs.filter((pair) => pair.afterCompaction))).toBe(1);
+      expect(prefixShare(pairs.filter((pair) => !pair.afterCompaction))).toBeLessThan(1);
+      expect(Number.isNaN(prefixShare([]))).toBe(true);
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("holds only the previous request's text", () => {
+    const tracker = new PrefixTracker();
+    tracker.add({ tools, messages: [user] });
+    tracker.add({ tools, messages: [user, call] });
+    expect(tracker.pairs).toEqual([
+      {
+        bytes: cacheText({ tools, messages: [user] }).length,
+        kept: cacheText({ tools, messages: [user] }).length,
+        afterCompaction: false,
+      },
+    ]);
+    expect(tracker.compactions).toBe(false);
   });
 });
 
@@ -135,6 +204,27 @@ describe("Bridle's CLI on the loopback model", () => {
       expect(figures.lastRequestBytes).toBeGreaterThan(figures.firstRequestBytes);
       expect(figures.peakRssBytes).toBeGreaterThan(10 * 1024 * 1024);
       expect(Number.isFinite(figures.cpuPerTurnMs)).toBe(true);
+    },
+  );
+
+  // What a prompt cache can serve: every request of a run is a byte-identical prefix of the next (no
+  // clock, counter or reordered tool in what was sent before), and again after a compaction.
+  it.skipIf(!existsSync(script))(
+    "sends every request of a 20-turn run as a byte-identical prefix of the next, compacted or not",
+    async () => {
+      const plain = await measureSession(bridleAgent(script), { toolTurns: 20 });
+      expect(plain.problems).toEqual([]);
+      expect(plain.compactions).toBe(0);
+      expect(plain.prefixShare).toBe(1);
+      const compacted = await measureSession(bridleAgent(script), {
+        toolTurns: 20,
+        command: "seq 1 600",
+        contextWindow: 16_000,
+      });
+      expect(compacted.problems).toEqual([]);
+      expect(compacted.compactions).toBeGreaterThan(0);
+      expect(compacted.prefixShare).toBe(1);
+      expect(compacted.prefixShareAfterCompaction).toBe(1);
     },
   );
 });

@@ -34,6 +34,7 @@ function runs(format: string, model: string, passes: number, n: number): ResultL
       turns: 3,
       toolCalls: 4,
       failedToolCalls: i < passes ? 0 : 2,
+      editCalls: 1,
       failedEditCalls: i < passes ? 0 : 1,
       inputTokens: 1000,
       outputTokens: 100,
@@ -43,10 +44,26 @@ function runs(format: string, model: string, passes: number, n: number): ResultL
   );
 }
 
+/** A line like `runs` makes, changed by `patch`. */
+const one = (patch: Partial<ResultLine>): ResultLine =>
+  ({ ...runs("replace", "gpt-5-mini", 1, 1)[0], ...patch }) as ResultLine;
+
 const LINES = [
   ...runs("replace", "gpt-5-mini", 8, 10),
   ...runs("hashline", "gpt-5-mini", 3, 10),
   ...runs("apply_patch", "claude-sonnet-4-6", 10, 10),
+  // A run that made no edit: it passes, and says nothing about edit success.
+  one({ taskId: "question-only", suite: "secrets", editCalls: 0, viewPath: "pages/question-only.html" }),
+  // A deliberately bad agent whose check failed: caught, not a failure of the harness.
+  one({
+    taskId: "range",
+    suite: "bugfix",
+    script: "sabotage-claim",
+    expect: "fail",
+    pass: false,
+    score: 0,
+    editCalls: 0,
+  }),
 ];
 
 describe.skipIf(skip !== undefined)(`HTML report in Chromium${skip ? ` (skipped: ${skip})` : ""}`, () => {
@@ -83,12 +100,19 @@ describe.skipIf(skip !== undefined)(`HTML report in Chromium${skip ? ` (skipped:
       await page.goto(pathToFileURL(file).href);
 
       // What a reader sees first.
-      expect(await page.locator("#total-runs").innerText()).toBe("30");
-      expect(await page.locator("#total-pass").innerText()).toBe("21 (70.0%)");
+      // Rates count the runs that measure them: the bad agent apart, the run without edits not in by-format.
+      expect(await page.locator("#total-runs").innerText()).toBe("32");
+      expect(await page.locator("#total-pass").innerText()).toBe("22 of 31 (71.0%)");
+      expect(await page.locator("#total-caught").textContent()).toBe("1 of 1");
+      expect(await page.locator("#total-unexpected").textContent()).toBe("9"); // the failures; the bad agent is as expected
+      expect((await page.locator("#bad-agents tbody tr").allInnerTexts())[0]).toMatch(
+        /^sabotage-claim\t1\t1\t100\.0%/,
+      );
       const suiteRows = await page.locator("#by-format tbody tr").allInnerTexts();
       const hashline = suiteRows.find((row) => row.startsWith("hashline")) ?? "";
       const interval = wilson(3, 10);
       expect(hashline).toContain("30.0%");
+      expect(suiteRows.find((row) => row.startsWith("replace"))).toMatch(/^replace\t10\t8\t80\.0%/);
       expect(hashline).toContain(
         `${(interval.low * 100).toFixed(1)}% – ${(interval.high * 100).toFixed(1)}%`,
       );
@@ -111,11 +135,16 @@ describe.skipIf(skip !== undefined)(`HTML report in Chromium${skip ? ` (skipped:
       expect(await page.locator("#expensive tbody tr").first().innerText()).toContain("$1.23");
       const link = page.locator("#runs-table a").first();
       expect(await link.getAttribute("href")).toMatch(/^events\/sessions\/.+\.jsonl$/);
+      // A run with a viewer page links the page, not its raw events.
+      const withPage = page.locator("#runs-table tr", { hasText: "question-only" }).locator("a");
+      expect(await withPage.getAttribute("href")).toBe("pages/question-only.html");
+      const bad = await page.locator("#runs-table tr", { hasText: "sabotage-claim" }).textContent();
+      expect(bad).toContain("expected FAIL");
 
       // The filter box keeps only the failing runs.
       await page.locator("#filter").fill("FAIL");
       const visible = await page.locator("#runs-table tbody tr:visible").count();
-      expect(visible).toBe(9);
+      expect(visible).toBe(10); // the nine failures and the caught bad agent ("expected FAIL")
       await page.locator("#filter").fill("");
 
       // The chart: each bar's height is its rate; then the pixels of a screenshot agree.

@@ -53,7 +53,7 @@ test("runs a task folder given by path, writes results, events and a report, and
   await writeTask(task, { expectText: "hello\n" });
   const out = join(root, "out", "results.jsonl");
   const first = await runBin(["run", join(root, "tasks"), "--out", out, "--runs", "2"], { cwd: root });
-  expect(first.stderr).toContain("2 runs: 2 passed");
+  expect(first.stderr).toContain("2 runs: 2 of 2 passed");
   expect(first.code).toBe(0);
   // Lines are appended as runs end (concurrently): order them to compare.
   const lines = parseResultLines(await readFile(out, "utf8")).sort((a, b) => a.runIndex - b.runIndex);
@@ -66,16 +66,17 @@ test("runs a task folder given by path, writes results, events and a report, and
   expect(events).toContain("hello.txt");
   const report = await readFile(join(root, "out", "report.html"), "utf8");
   expect(report).toContain("greet");
-  // Every events link of the report opens a file that is there.
-  const links = [...report.matchAll(/href="([^"]+\.jsonl)"/g)].map((match) => match[1] ?? "");
+  // Every run links its viewer page, and each link opens a file that is there.
+  const links = [...report.matchAll(/href="([^"]+\.html)"/g)].map((match) => match[1] ?? "");
   expect(links.length).toBeGreaterThanOrEqual(2);
   for (const link of links) expect(existsSync(join(root, "out", link)), link).toBe(true);
+  expect(await readFile(join(root, "out", lines[0]?.viewPath ?? ""), "utf8")).toContain("hello.txt");
   // --resume with one more repetition runs only the new one.
   const again = await runBin(["run", task, "--out", out, "--runs", "3", "--resume"], { cwd: root });
   expect(again.code).toBe(0);
   const after = parseResultLines(await readFile(out, "utf8"));
   expect(after.map((line) => line.runIndex).sort()).toEqual([0, 1, 2]);
-  expect(again.stderr).toContain("3 runs: 3 passed");
+  expect(again.stderr).toContain("3 runs: 3 of 3 passed");
 });
 
 test("a failing check makes the exit code 1 and its notes reach the results", async () => {

@@ -1,18 +1,18 @@
 import { createInterface, type Interface } from "node:readline/promises";
 import { type Message, type QueuedMessage, sessionSink, sessionTranscript } from "@bridle/core";
+import { type Agent, composeAgent } from "../agent.js";
 import { TerminalApprover, YesAtTerminal } from "../approvers.js";
 import type { CliFlags } from "../args.js";
 import { HandoffReporter, splitCodingFlags } from "../coding.js";
-import { type Agent, composeAgent } from "../compose.js";
 import { loadSettings } from "../config.js";
 import { oneLine, visible } from "../display-text.js";
 import { isPromptCommand, promptTurn } from "../mcp-prompts.js";
-import { settleProvider } from "../provider-choice.js";
+import { settleFlagsProvider } from "../provider-choice.js";
 import { HumanRenderer } from "../render.js";
 import { RunView } from "../run-view.js";
 import { openSession } from "../session.js";
 import { StreamedCalls } from "../streamed-calls.js";
-import { openTracing, splitTraceFlags } from "../tracing.js";
+import { openTracing, splitTraceFlags, tracedEndpoints } from "../tracing.js";
 import { TurnInput } from "../turn-input.js";
 
 const HELP = `/model NAME   switch model      /sessions   list sessions
@@ -31,7 +31,7 @@ thinks); Alt+Enter, or /followup TEXT, queues a follow-up for when it would fini
 export async function interactive(flags: CliFlags): Promise<number> {
   const { coding, rest: flagsLeft } = splitCodingFlags(flags);
   const { tracing: traceChoice, rest } = splitTraceFlags(flagsLeft);
-  const settings = settleProvider(await loadSettings(rest), rest, process.env);
+  const settings = await settleFlagsProvider(await loadSettings(rest), rest);
   const rl = createInterface({
     input: process.stdin,
     output: process.stdout,
@@ -58,7 +58,7 @@ export async function interactive(flags: CliFlags): Promise<number> {
       : new TerminalApprover(asker);
   let agent: Agent = await composeAgent(settings, approver, coding);
   // One tracer for the session: each turn is a run, traced beside the session record.
-  const tracing = await openTracing(traceChoice, settings.cwd);
+  const tracing = await openTracing(traceChoice, settings.cwd, await tracedEndpoints(agent, settings));
   try {
     let session = await openSession(agent.store, {
       ...(settings.session ? { session: settings.session } : {}),

@@ -1,22 +1,22 @@
 import { type RunEvent, sessionSink } from "@bridle/core";
+import { composeAgent } from "../agent.js";
 import { approveEverything, denyWithoutTerminal, TerminalApprover } from "../approvers.js";
 import type { CliFlags } from "../args.js";
 import { type CodingChoice, DEFAULT_CODING, HandoffReporter, splitCodingFlags } from "../coding.js";
-import { composeAgent } from "../compose.js";
 import { loadSettings, type Settings } from "../config.js";
 import { OrderedOutput } from "../ordered-output.js";
-import { settleProvider } from "../provider-choice.js";
+import { settleFlagsProvider } from "../provider-choice.js";
 import { HumanRenderer } from "../render.js";
 import { RunView } from "../run-view.js";
 import { openSession } from "../session.js";
 import { askOnTerminal } from "../terminal.js";
-import { openTracing, splitTraceFlags, type TraceChoice } from "../tracing.js";
+import { openTracing, splitTraceFlags, type TraceChoice, tracedEndpoints } from "../tracing.js";
 
 /** `bridle run "<prompt>"`: one run, streamed; exit 0 when it completes. */
 export async function runOnce(prompt: string, flags: CliFlags): Promise<number> {
   const { coding, rest: flagsLeft } = splitCodingFlags(flags);
   const { tracing, rest } = splitTraceFlags(flagsLeft);
-  const outcome = await runWithSettings(prompt, settleProvider(await loadSettings(rest), rest, process.env), {
+  const outcome = await runWithSettings(prompt, await settleFlagsProvider(await loadSettings(rest), rest), {
     coding,
     tracing,
   });
@@ -55,7 +55,11 @@ export async function runWithSettings(
   // A run's lines, in order; batched per event-loop turn when no person reads stderr (see OrderedOutput).
   const output = new OrderedOutput(process.stdout, process.stderr, { coalesce: !process.stderr.isTTY });
   const handoff = new HandoffReporter(coding, output.stderr);
-  const tracing = await openTracing(options.tracing ?? {}, settings.cwd);
+  const tracing = await openTracing(
+    options.tracing ?? {},
+    settings.cwd,
+    await tracedEndpoints(agent, settings),
+  );
   // Said once at start; the session records it too (the shell.permissions fact of each run).
   output.stderr.write(`bridle: ${agent.permissions}\n`);
   try {
@@ -111,9 +115,15 @@ export async function runWithSettings(
       const result = await stream.result;
       // --keep-tasks: the tasks the run left running finish before the process ends (their events show).
       if (settings.keepTasks) await agent.kit.settle();
-      await handoff.finish({ quiet: false });
+      const handed = await handoff.finish({ quiet: false });
       if (!settings.json) output.stderr.write(`session: ${session.id}\n`);
-      const exitCode = result.stopReason === "completed" ? 0 : result.stopReason === "aborted" ? 130 : 1;
+      // A run that completed exits 1 all the same when its handoff says FAILED (a check fails on the final code).
+      const exitCode =
+        result.stopReason === "completed"
+          ? (handed?.exitCode ?? 0)
+          : result.stopReason === "aborted"
+            ? 130
+            : 1;
       return { exitCode, sessionId: session.id };
     } finally {
       view.close();

@@ -1,7 +1,7 @@
+import { openStore } from "@bridle/coding-agent";
 import { sessionTranscript, textOf } from "@bridle/core";
 import type { CliFlags } from "../args.js";
 import { CliError } from "../cli-error.js";
-import { openStore } from "../compose.js";
 import { loadSettings } from "../config.js";
 import { oneLine, terminalJson, visible } from "../display-text.js";
 
@@ -77,6 +77,7 @@ export async function sessionsCommand(args: readonly string[], flags: CliFlags):
           id,
           flags.html,
           process.cwd(),
+          settings.providerPlugins,
         );
       case "fork": {
         if (!id) throw new CliError("usage: bridle sessions fork ID [--at SEQ]", 2);

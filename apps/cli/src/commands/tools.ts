@@ -1,17 +1,22 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { DEFAULT_CODING, describeChoice } from "@bridle/coding-agent";
 import { toolSchemaOf } from "@bridle/core";
+import { composeAgent } from "../agent.js";
 import type { CliFlags } from "../args.js";
 import { loadSettings } from "../config.js";
-import { describeChoice } from "../profile.js";
-import { offeredTools } from "../tools-offered.js";
 
 /** `bridle tools list`: the tools exactly as the model is shown them, the kit's (agents, memory, fetch) included. */
 export async function toolsList(flags: CliFlags): Promise<number> {
   const settings = await loadSettings(flags, process.env, undefined, { workspaceAgents: false });
-  const toolset = await offeredTools(settings);
+  // The agent as `bridle run` would build it, with no model asked and no store opened.
+  const toolset = await composeAgent(settings, undefined, DEFAULT_CODING, "list");
   try {
-    const schemas = toolset.tools.map(toolSchemaOf);
+    // What the first request carries, then the tools that wait behind the search tool (marked deferred).
+    const schemas = [
+      ...toolset.harness.toolSchemas,
+      ...(toolset.options.deferredTools ?? []).map((tool) => ({ ...toolSchemaOf(tool), deferred: true })),
+    ];
     if (settings.json) {
       process.stdout.write(`${JSON.stringify(schemas, null, 2)}\n`);
       return 0;
@@ -29,7 +34,8 @@ export async function toolsList(flags: CliFlags): Promise<number> {
       );
       const required = new Set((schema.inputSchema.required as string[] | undefined) ?? []);
       const params = properties.map((p) => (required.has(p) ? p : `${p}?`)).join(", ");
-      process.stdout.write(`${schema.name} {${params}}\n  ${schema.description.split("\n")[0]}\n`);
+      const deferred = "deferred" in schema ? " (deferred: offered once found with the search tool)" : "";
+      process.stdout.write(`${schema.name} {${params}}${deferred}\n  ${schema.description.split("\n")[0]}\n`);
     }
     return 0;
   } finally {

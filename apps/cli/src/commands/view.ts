@@ -3,13 +3,12 @@
 // sqlite are listed together). It runs until interrupted.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { openStore, sessionPageOptions } from "@bridle/coding-agent";
 import type { NamedStore } from "@bridle/viewer";
 import type { CliFlags } from "../args.js";
 import { CliError } from "../cli-error.js";
-import { openStore } from "../compose.js";
 import { loadSettings, type Settings } from "../config.js";
 import { oneLine } from "../display-text.js";
-import { viewerOptions } from "../viewer-options.js";
 
 const LOCAL_STORES = { jsonl: "jsonl", sqlite: "sessions.sqlite" } as const;
 
@@ -37,7 +36,7 @@ export async function viewCommand(flags: CliFlags): Promise<number> {
   const { startViewServer } = await import("@bridle/viewer");
   let server: Awaited<ReturnType<typeof startViewServer>>;
   try {
-    server = await startViewServer({ stores, port, ...(await viewerOptions()) });
+    server = await startViewServer({ stores, port, ...(await sessionPageOptions(settings.providerPlugins)) });
   } catch (error) {
     await closeStores();
     if ((error as NodeJS.ErrnoException).code === "EADDRINUSE")

@@ -71,6 +71,7 @@ export async function runEditTask(
       turns,
       toolCalls: toolResults.length,
       failedToolCalls: toolResults.filter((m) => m.isError).length,
+      editCalls: toolResults.filter((m) => EDIT_TOOLS.has(m.toolName)).length,
       failedEditCalls: failedEdits,
       inputTokens: result.usage.tokens.inputTokens,
       outputTokens: result.usage.tokens.outputTokens,

@@ -12,6 +12,10 @@ export interface AgentRunPlace {
   readonly prompt: string;
   /** Extra node flags (a profile: --cpu-prof --cpu-prof-dir=…). */
   readonly nodeFlags?: readonly string[];
+  /** The model's context window in tokens, told to the agent, so a session reaches compaction. */
+  readonly contextWindow?: number;
+  /** More options for Bridle's command line (`--profile openai`, say); other agents take none. */
+  readonly bridleArgs?: readonly string[];
 }
 
 /** A command line to spawn: the node binary runs `script`, so the spawned pid is the agent itself. */
@@ -58,6 +62,8 @@ export function bridleAgent(script: string): AgentSpec {
         "--sandbox",
         "off",
         "--yes",
+        ...(place.contextWindow ? ["--context-window", String(place.contextWindow)] : []),
+        ...(place.bridleArgs ?? []),
       ],
       env: { HOME: place.home, OPENAI_API_KEY: "sk-bench", XDG_CONFIG_HOME: join(place.home, ".config") },
     }),
@@ -80,7 +86,7 @@ export function piAgent(root: string): AgentSpec {
     version: present ? packageVersion(join(dir, "package.json")) : undefined,
     launch: (place) => {
       const agentDir = join(place.home, ".pi", "agent");
-      writeModels(agentDir, place.baseUrl);
+      writeModels(agentDir, place.baseUrl, place.contextWindow);
       return {
         args: [
           ...(place.nodeFlags ?? []),
@@ -105,7 +111,7 @@ export function peerCacheDir(name: string): string {
   return join(homedir(), ".cache", "bridle-bench", name);
 }
 
-function writeModels(agentDir: string, baseUrl: string): void {
+function writeModels(agentDir: string, baseUrl: string, contextWindow?: number): void {
   const models = {
     providers: {
       bench: {
@@ -113,12 +119,20 @@ function writeModels(agentDir: string, baseUrl: string): void {
         api: "openai-completions",
         apiKey: "sk-bench",
         compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
-        models: [{ id: MODEL, reasoning: false, contextWindow: 1_000_000, maxTokens: 4096 }],
+        models: [{ id: MODEL, reasoning: false, contextWindow: contextWindow ?? 1_000_000, maxTokens: 4096 }],
       },
     },
   };
   mkdirSync(agentDir, { recursive: true });
   writeFileSync(join(agentDir, "models.json"), JSON.stringify(models, null, 2));
+  if (contextWindow) {
+    // Compaction where Bridle's defaults put it: past 80% of the window, keeping the last quarter.
+    const compaction = {
+      reserveTokens: Math.floor(contextWindow * 0.2),
+      keepRecentTokens: Math.floor(contextWindow / 4),
+    };
+    writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ compaction }, null, 2));
+  }
 }
 
 /** The node flags after `node` in a `#!/usr/bin/env -S node …` line, so Bridle runs as users start it. */

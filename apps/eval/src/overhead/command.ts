@@ -1,7 +1,9 @@
 // `bridle-eval overhead`: the harness's own time per tool turn, its growth over a long session, peak
 // memory, first-request bytes and cold start, for Bridle and the peer agents installed beside it.
 import { parseArgs } from "node:util";
+import { bridleAgent } from "./agents.js";
 import type { TurnTool } from "./loopback.js";
+import { firstRequestSize, formatRequestSizes, PROFILES } from "./request-size.js";
 import {
   availableAgents,
   defaultBridleScript,
@@ -16,16 +18,22 @@ Runs one-shot sessions of each agent CLI against a loopback OpenAI-compatible se
 tool call per turn, and measures, at the server, the time from the end of each response to the next
 request (the harness's own time: parsing, the tool, the session write, the next request's encoding).
 Shell turns run \`echo\` (so they include starting a process the way each agent isolates it); read turns
-read a small file (the harness's own work alone).
+read a small file (the harness's own work alone). Compaction sessions are shell turns that print 600
+lines each, with the agent told a small context window, so it compacts during the session.
+
+Every table also says how much of each request the next one repeats byte for byte (tools, system,
+messages as sent: what a prompt cache can serve), before any compaction and from the first one on.
 
 Options:
   --turns N         tool turns per session (default 200)
   --rounds N        sessions per agent, interleaved (default 3)
-  --tool LIST       shell,read: what each turn calls; one table each (default both)
+  --tool LIST       shell,read,compaction: one table each (default all three)
+  --context-window N  the window compaction sessions are told, in tokens (default 16000)
   --bridle PATH     Bridle's built CLI (default: apps/cli/dist/main.js of this checkout)
   --no-install      do not install pi's coding agent into ~/.cache/bridle-bench/pi when missing
   --cpu-prof DIR    write a V8 CPU profile of every agent process into DIR
   --json            print every session's figures as JSON lines instead of the table
+  --request-sizes   print only Bridle's first request, per profile and tool, in bytes
   -h, --help        this help`;
 
 /** Runs the command; returns the exit code (2 on bad usage). */
@@ -41,6 +49,14 @@ export async function overheadCommand(argv: readonly string[]): Promise<number> 
     process.stdout.write(`${OVERHEAD_USAGE}\n`);
     return 0;
   }
+  if (values["request-sizes"]) {
+    const bridle = bridleAgent(values.bridle ?? defaultBridleScript());
+    const sizes = [];
+    for (const profile of PROFILES) sizes.push(await firstRequestSize(bridle, profile));
+    process.stdout.write(`${formatRequestSizes(sizes)}\n`);
+    for (const problem of sizes.flatMap((size) => size.problems)) process.stderr.write(`${problem}\n`);
+    return sizes.some((size) => size.problems.length > 0) ? 1 : 0;
+  }
   const turns = Number(values.turns);
   const rounds = Number(values.rounds);
   if (!(Number.isInteger(turns) && turns > 0 && Number.isInteger(rounds) && rounds > 0)) {
@@ -55,18 +71,23 @@ export async function overheadCommand(argv: readonly string[]): Promise<number> 
   for (const agent of agents) {
     if (!agent.script) process.stderr.write(`${agent.name}: not installed, skipped\n`);
   }
-  const tools = (values.tool ?? "shell,read").split(",");
-  if (tools.some((tool) => tool !== "shell" && tool !== "read")) {
-    process.stderr.write(`bridle-eval overhead: --tool takes shell, read or both\n`);
+  const tools = (values.tool ?? "shell,read,compaction").split(",");
+  if (tools.some((tool) => !SESSION_KINDS.includes(tool))) {
+    process.stderr.write(`bridle-eval overhead: --tool takes shell, read, compaction or a list of them\n`);
+    return 2;
+  }
+  const contextWindow = Number(values["context-window"]);
+  if (!(Number.isInteger(contextWindow) && contextWindow >= 1_000)) {
+    process.stderr.write(`bridle-eval overhead: --context-window takes an integer of at least 1000\n`);
     return 2;
   }
   const profile = values["cpu-prof"];
   const problems: string[] = [];
-  for (const tool of tools as TurnTool[]) {
+  for (const tool of tools) {
     const sessions = await runOverhead(agents, {
       toolTurns: turns,
       rounds,
-      tool,
+      ...sessionKind(tool, contextWindow),
       ...(profile ? { nodeFlags: ["--cpu-prof", `--cpu-prof-dir=${profile}`] } : {}),
       onSession: (figures) => {
         if (values.json) process.stdout.write(`${JSON.stringify({ tool, ...figures })}\n`);
@@ -88,6 +109,17 @@ export async function overheadCommand(argv: readonly string[]): Promise<number> 
   return problems.length === 0 ? 0 : 1;
 }
 
+const SESSION_KINDS: readonly string[] = ["shell", "read", "compaction"];
+
+/** What a kind of session calls, and for compaction sessions the output and window that make it compact. */
+function sessionKind(
+  kind: string,
+  contextWindow: number,
+): { tool: TurnTool; command?: string; contextWindow?: number } {
+  if (kind === "compaction") return { tool: "shell", command: "seq 1 600", contextWindow };
+  return { tool: kind as TurnTool };
+}
+
 function parse(argv: readonly string[]) {
   return parseArgs({
     args: [...argv],
@@ -98,7 +130,9 @@ function parse(argv: readonly string[]) {
       bridle: { type: "string" },
       "no-install": { type: "boolean" },
       "cpu-prof": { type: "string" },
+      "context-window": { type: "string", default: "16000" },
       json: { type: "boolean" },
+      "request-sizes": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,

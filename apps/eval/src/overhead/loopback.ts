@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { encodeSse, openaiChatFormat } from "@bridle/testing";
+import { PrefixTracker } from "./prefix.js";
 
 /** One request the server answered, in milliseconds of its own clock. */
 export interface TurnTiming {
@@ -71,6 +72,12 @@ export class LoopbackModel {
   cpuAtFirstMs: number | undefined;
   cpuAtFinalMs: number | undefined;
   tool: ToolShape | undefined;
+  /** How much of each request the next repeats byte for byte (summary requests left out). */
+  readonly prefix = new PrefixTracker();
+  /** The first request's body, as parsed JSON. */
+  firstRequest: unknown;
+  /** Compaction summary requests answered (a request without tools after the first). */
+  summaries = 0;
   readonly #server: Server;
   readonly #options: LoopbackModelOptions;
   #url = "";
@@ -121,8 +128,24 @@ export class LoopbackModel {
       return;
     }
     const index = this.timings.length;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.toString("utf8"));
+    } catch {
+      if (index === 0) this.problems.push("the first request's body is not JSON");
+    }
+    if (index > 0 && isSummaryRequest(parsed)) {
+      // A compaction's summary: answered, not a turn; the transcript starts over after it.
+      this.summaries++;
+      this.prefix.compacted();
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      res.end(openaiChatFormat.events({ text: SUMMARY }).map(encodeSse).join(""));
+      return;
+    }
+    this.prefix.add(parsed);
     if (index === 0) {
-      this.#learnShell(body);
+      this.firstRequest = parsed;
+      this.#learnShell(parsed);
       this.cpuAtFirstMs = readCpuMs(this.pid);
     }
     const final = index >= this.#options.toolTurns || this.tool === undefined;
@@ -130,7 +153,12 @@ export class LoopbackModel {
       this.peakRssBytes = readPeakRss(this.pid);
       this.cpuAtFinalMs = readCpuMs(this.pid);
     }
-    const events = openaiChatFormat.events(final ? { text: "done" } : this.#toolTurn(index + 1));
+    // Usage as a provider reports it (about four bytes a token), so agents that size their context from
+    // the provider's count (pi) see it grow and compact.
+    const usage = { inputTokens: Math.ceil(body.length / 4), outputTokens: 20 };
+    const events = openaiChatFormat.events(
+      final ? { text: "done", usage } : { ...this.#toolTurn(index + 1), usage },
+    );
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     res.end(events.map(encodeSse).join(""), () => {
       this.timings.push({ requestAt, respondedAt: performance.now(), requestBytes: body.length });
@@ -149,18 +177,21 @@ export class LoopbackModel {
     };
   }
 
-  #learnShell(body: Buffer): void {
-    let tools: unknown;
-    try {
-      tools = (JSON.parse(body.toString("utf8")) as { tools?: unknown }).tools;
-    } catch {
-      this.problems.push("the first request's body is not JSON");
-      return;
-    }
+  #learnShell(parsed: unknown): void {
+    if (parsed === undefined) return;
+    const tools = (parsed as { tools?: unknown } | null)?.tools;
     const kind = this.#options.tool ?? "shell";
     this.tool = toolOf(tools, kind);
     if (!this.tool) this.problems.push(`the agent offered no ${kind} tool`);
   }
+}
+
+const SUMMARY = "Summary: the user asked for one tool call per turn; each ran and succeeded.";
+
+/** A request that offers no tools, after a session's first: a compaction asking for a summary. */
+function isSummaryRequest(parsed: unknown): boolean {
+  const tools = (parsed as { tools?: unknown } | null | undefined)?.tools;
+  return parsed !== undefined && (!Array.isArray(tools) || tools.length === 0);
 }
 
 /** Finds the shell tool among Chat Completions tool definitions. */

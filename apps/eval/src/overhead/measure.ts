@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import type { AgentSpec } from "./agents.js";
 import { LoopbackModel, READ_PATH, type TurnTiming, type TurnTool } from "./loopback.js";
+import { prefixShare } from "./prefix.js";
 
 export interface SessionOptions {
   readonly toolTurns: number;
@@ -18,6 +19,10 @@ export interface SessionOptions {
   readonly timeoutMs?: number;
   /** The node binary that runs the agent (default: this process's). */
   readonly node?: string;
+  /** Tell the agent a context window this small (tokens), so the session compacts. */
+  readonly contextWindow?: number;
+  /** The command each shell turn asks for (default `echo turn {n}`). */
+  readonly command?: string;
 }
 
 /** What one session measured. Times are milliseconds, sizes bytes. */
@@ -41,6 +46,15 @@ export interface SessionFigures {
    * the work behind the harness time, steady where wall time swings with the machine's load.
    */
   readonly cpuPerTurnMs: number;
+  /**
+   * The share of each request's bytes (tools, system, messages as sent) that the next request repeats
+   * exactly, over the requests before the first compaction; 1 when every request is a prefix of the next.
+   */
+  readonly prefixShare: number;
+  /** The same from the first request after a compaction on; NaN when the session never compacted. */
+  readonly prefixShareAfterCompaction: number;
+  /** Compaction summary requests the agent made. */
+  readonly compactions: number;
   /** Spawn to exit. */
   readonly wallMs: number;
   readonly exitCode: number | null;
@@ -53,7 +67,11 @@ export async function measureSession(agent: AgentSpec, options: SessionOptions):
   const root = await mkdtemp(join(tmpdir(), `bridle-overhead-${agent.name}-`));
   const workspace = join(root, "work");
   const home = join(root, "home");
-  const model = await LoopbackModel.start({ toolTurns: options.toolTurns, tool: options.tool ?? "shell" });
+  const model = await LoopbackModel.start({
+    toolTurns: options.toolTurns,
+    tool: options.tool ?? "shell",
+    ...(options.command ? { command: options.command } : {}),
+  });
   try {
     await mkdir(workspace, { recursive: true });
     await mkdir(home, { recursive: true });
@@ -64,6 +82,7 @@ export async function measureSession(agent: AgentSpec, options: SessionOptions):
       home,
       prompt: "Call the tools you are asked for, one per turn.",
       ...(options.nodeFlags ? { nodeFlags: options.nodeFlags } : {}),
+      ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
     });
     const started = performance.now();
     const child = spawn(options.node ?? process.execPath, launch.args, {
@@ -157,6 +176,9 @@ function figures(
       model.cpuAtFirstMs === undefined || model.cpuAtFinalMs === undefined
         ? Number.NaN
         : (model.cpuAtFinalMs - model.cpuAtFirstMs) / Math.max(1, turnMs.length),
+    prefixShare: prefixShare(model.prefix.pairs.filter((pair) => !pair.afterCompaction)),
+    prefixShareAfterCompaction: prefixShare(model.prefix.pairs.filter((pair) => pair.afterCompaction)),
+    compactions: model.summaries,
     wallMs: end.wallMs,
     exitCode: end.exitCode,
     problems: end.problems,

@@ -18,6 +18,9 @@ export interface OverheadRow {
   readonly firstRequestBytes: number;
   readonly peakRssMb: number;
   readonly cpuPerTurnMs: number;
+  /** The share of each request the next repeats byte for byte (prefixShare in SessionFigures). */
+  readonly prefixShare: number;
+  readonly prefixShareAfterCompaction: number;
   readonly problems: readonly string[];
 }
 
@@ -97,6 +100,8 @@ export function summarizeOverhead(sessions: readonly SessionFigures[]): Overhead
       firstRequestBytes: pick((s) => s.firstRequestBytes),
       peakRssMb: pick((s) => (s.peakRssBytes ?? Number.NaN) / 1024 / 1024),
       cpuPerTurnMs: pick((s) => s.cpuPerTurnMs),
+      prefixShare: pick((s) => s.prefixShare),
+      prefixShareAfterCompaction: pick((s) => s.prefixShareAfterCompaction),
       problems: all.flatMap((s) => s.problems),
     };
   });
@@ -106,13 +111,18 @@ export function summarizeOverhead(sessions: readonly SessionFigures[]): Overhead
 export function formatOverhead(rows: readonly OverheadRow[], turns: number): string {
   const base = rows[0]?.medianTurnMs ?? Number.NaN;
   const lines = [
-    `| agent | version | sessions | harness ms / tool turn (median) | ratio | first 10% of turns | last 10% of turns (of ${turns}) | CPU ms / turn | cold start ms | first request bytes | peak RSS MB |`,
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    `| agent | version | sessions | harness ms / tool turn (median) | ratio | first 10% of turns | last 10% of turns (of ${turns}) | CPU ms / turn | cold start ms | first request bytes | peak RSS MB | prefix kept | after compaction |`,
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   for (const row of rows) {
     lines.push(
-      `| ${row.agent} | ${row.version} | ${row.sessions} | ${row.medianTurnMs.toFixed(2)} | ${(row.medianTurnMs / base).toFixed(2)} | ${row.earlyTurnMs.toFixed(2)} | ${row.lateTurnMs.toFixed(2)} | ${row.cpuPerTurnMs.toFixed(2)} | ${Math.round(row.coldStartMs)} | ${row.firstRequestBytes} | ${row.peakRssMb.toFixed(0)} |`,
+      `| ${row.agent} | ${row.version} | ${row.sessions} | ${row.medianTurnMs.toFixed(2)} | ${(row.medianTurnMs / base).toFixed(2)} | ${row.earlyTurnMs.toFixed(2)} | ${row.lateTurnMs.toFixed(2)} | ${row.cpuPerTurnMs.toFixed(2)} | ${Math.round(row.coldStartMs)} | ${row.firstRequestBytes} | ${row.peakRssMb.toFixed(0)} | ${percent(row.prefixShare)} | ${percent(row.prefixShareAfterCompaction)} |`,
     );
   }
   return lines.join("\n");
+}
+
+/** A share as a percentage with two decimals ("–" when nothing was measured). */
+function percent(share: number): string {
+  return Number.isNaN(share) ? "–" : `${(share * 100).toFixed(2)}%`;
 }

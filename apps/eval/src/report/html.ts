@@ -1,6 +1,6 @@
 // The report as one HTML file: inline CSS, inline SVG charts, a few lines of inline script to filter the
 // runs table. No network: it opens from disk, attached to a CI run or mailed.
-import type { ResultLine } from "../result.js";
+import { asExpected, madeEdits, type ResultLine } from "../result.js";
 import { type GroupStats, groupStats, wilson } from "./stats.js";
 
 /** Bar colours of the edit-format chart: fixed per format, so reports compare at a glance. */
@@ -52,11 +52,11 @@ function editBenchTable(lines: readonly ResultLine[]): string {
 /** Success rate per edit format as vertical bars with interval whiskers, plus failed edit calls per run. */
 function formatChart(lines: readonly ResultLine[]): string {
   const groups = groupStats(
-    lines.filter((line) => line.format !== "none"),
+    lines.filter((line) => line.format !== "none" && madeEdits(line)),
     (line) => line.format,
   );
   if (groups.length === 0)
-    return `<section id="by-format-chart"><h2>Edit success by format</h2><p>No run used an edit format.</p></section>`;
+    return `<section id="by-format-chart"><h2>Edit success by format</h2><p>No run made an edit.</p></section>`;
   const barWidth = 80;
   const gap = 120;
   const height = 220;
@@ -93,33 +93,61 @@ function topTable(
         `<tr><td>${escapeHtml(line.suite)}/${escapeHtml(line.taskId)}</td><td>${escapeHtml(line.script)} #${line.runIndex}</td><td>${escapeHtml(line.model)}</td><td class="num">${value(line)}</td><td>${eventsLink(line)}</td></tr>`,
     )
     .join("");
-  return `<section id="${id}"><h2>${escapeHtml(title)}</h2><table><thead><tr><th>task</th><th>run</th><th>model</th><th></th><th>events</th></tr></thead><tbody>${rows}</tbody></table></section>`;
+  return `<section id="${id}"><h2>${escapeHtml(title)}</h2><table><thead><tr><th>task</th><th>run</th><th>model</th><th></th><th>session</th></tr></thead><tbody>${rows}</tbody></table></section>`;
 }
 
-const eventsLink = (line: ResultLine): string =>
-  line.eventsPath
-    ? `<a href="${escapeHtml(line.eventsPath)}">${escapeHtml(line.sessionId.slice(0, 8))}</a>`
-    : "";
+// The viewer's page when the run has one; the raw events only for lines written before pages were.
+const eventsLink = (line: ResultLine): string => {
+  const href = line.viewPath ?? line.eventsPath;
+  return href ? `<a href="${escapeHtml(href)}">${escapeHtml(line.sessionId.slice(0, 8))}</a>` : "";
+};
+
+/** What the run's outcome means: a deliberately bad agent's failure is the expected outcome, not a FAIL. */
+function outcomeLabel(line: ResultLine): string {
+  if (line.expect === "fail") return line.pass ? "UNEXPECTED pass" : "expected FAIL";
+  return line.pass ? "pass" : "FAIL";
+}
+
+/** The deliberately bad agents (sabotage and `expect: "fail"` scripts): the share each check caught. */
+function badAgentsTable(lines: readonly ResultLine[]): string {
+  const bad = lines.filter((line) => line.expect === "fail");
+  if (bad.length === 0) return "";
+  const caught = bad.map((line) => ({ ...line, pass: !line.pass }));
+  return statsTable(
+    "Bad agents caught (their checks failed, as expected)",
+    "bad-agents",
+    groupStats(caught, (line) =>
+      line.script.startsWith("sabotage-") ? line.script : "task's own bad script",
+    ),
+    "bad agent",
+  ).replace("<th>passed</th>", "<th>caught</th>");
+}
 
 function runsTable(lines: readonly ResultLine[]): string {
   const rows = lines
     .map(
       (line) =>
-        `<tr class="${line.pass ? "pass" : "fail"}"><td>${escapeHtml(line.suite)}</td><td>${escapeHtml(line.taskId)}</td><td>${escapeHtml(line.script)} #${line.runIndex}</td><td>${escapeHtml(line.format)}</td><td>${escapeHtml(line.provider)}/${escapeHtml(line.model)}</td><td>${line.pass ? "pass" : "FAIL"}</td><td class="num">${line.score.toFixed(2)}</td><td class="num">${line.turns}</td><td class="num">${line.toolCalls}</td><td class="num">${line.failedToolCalls}</td><td class="num">${line.inputTokens + line.outputTokens}</td><td class="num">${line.costUsd === null ? "?" : usd(line.costUsd)}</td><td class="num">${seconds(line.durationMs)}</td><td>${escapeHtml([...(line.error ? [`${line.error.code}: ${line.error.message}`] : []), ...line.notes].join("; "))}</td><td>${eventsLink(line)}</td></tr>`,
+        `<tr class="${asExpected(line) ? (line.pass ? "pass" : "expected-fail") : "fail"}"><td>${escapeHtml(line.suite)}</td><td>${escapeHtml(line.taskId)}</td><td>${escapeHtml(line.script)} #${line.runIndex}</td><td>${escapeHtml(line.format)}</td><td>${escapeHtml(line.provider)}/${escapeHtml(line.model)}</td><td>${outcomeLabel(line)}</td><td class="num">${line.score.toFixed(2)}</td><td class="num">${line.turns}</td><td class="num">${line.toolCalls}</td><td class="num">${line.failedToolCalls}</td><td class="num">${line.inputTokens + line.outputTokens}</td><td class="num">${line.costUsd === null ? "?" : usd(line.costUsd)}</td><td class="num">${seconds(line.durationMs)}</td><td>${escapeHtml([...(line.error ? [`${line.error.code}: ${line.error.message}`] : []), ...line.notes].join("; "))}</td><td>${eventsLink(line)}</td></tr>`,
     )
     .join("");
-  return `<section id="runs"><h2>Runs</h2><input id="filter" type="search" placeholder="filter runs (task, suite, model, FAIL…)"><table id="runs-table"><thead><tr><th>suite</th><th>task</th><th>run</th><th>format</th><th>model</th><th>result</th><th>score</th><th>turns</th><th>tools</th><th>failed</th><th>tokens</th><th>cost</th><th>time</th><th>notes</th><th>events</th></tr></thead><tbody>${rows}</tbody></table></section>`;
+  return `<section id="runs"><h2>Runs</h2><input id="filter" type="search" placeholder="filter runs (task, suite, model, FAIL…)"><table id="runs-table"><thead><tr><th>suite</th><th>task</th><th>run</th><th>format</th><th>model</th><th>result</th><th>score</th><th>turns</th><th>tools</th><th>failed</th><th>tokens</th><th>cost</th><th>time</th><th>notes</th><th>session</th></tr></thead><tbody>${rows}</tbody></table></section>`;
 }
 
-const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fff}h1{font-size:22px}h2{font-size:17px;margin-top:28px}table{border-collapse:collapse;margin:8px 0}td,th{padding:3px 8px;border-bottom:1px solid #e4e4e4;text-align:left;vertical-align:top}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}tr.fail td{background:#fdecea}.summary{display:flex;gap:24px;flex-wrap:wrap}.summary div{background:#f4f6f8;padding:10px 14px;border-radius:6px}.summary b{display:block;font-size:20px}.small{font-size:11px;fill:#555}svg text{font:12px system-ui,sans-serif}#filter{margin:6px 0;padding:4px;width:320px}`;
+const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fff}h1{font-size:22px}h2{font-size:17px;margin-top:28px}table{border-collapse:collapse;margin:8px 0}td,th{padding:3px 8px;border-bottom:1px solid #e4e4e4;text-align:left;vertical-align:top}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}tr.fail td{background:#fdecea}tr.expected-fail td{background:#f4f4f4;color:#555}.summary{display:flex;gap:24px;flex-wrap:wrap}.summary div{background:#f4f6f8;padding:10px 14px;border-radius:6px}.summary b{display:block;font-size:20px}.small{font-size:11px;fill:#555}svg text{font:12px system-ui,sans-serif}#filter{margin:6px 0;padding:4px;width:320px}`;
 const SCRIPT = `document.getElementById("filter").addEventListener("input",function(e){var q=e.target.value.toLowerCase();document.querySelectorAll("#runs-table tbody tr").forEach(function(r){r.style.display=r.textContent.toLowerCase().indexOf(q)>=0?"":"none"})});`;
 
 export function renderReport(
   lines: readonly ResultLine[],
   options: { title: string; source: string },
 ): string {
-  const passes = lines.filter((line) => line.pass).length;
-  const overall = wilson(passes, lines.length);
+  // Rates count only the runs that measure them: pass rates the runs expected to pass (the bad agents are
+  // counted apart, as caught or not), edit success the runs that made an edit.
+  const judged = lines.filter((line) => line.expect === "pass");
+  const passes = judged.filter((line) => line.pass).length;
+  const overall = wilson(passes, judged.length);
+  const bad = lines.filter((line) => line.expect === "fail");
+  const caught = bad.filter((line) => !line.pass).length;
+  const unexpected = lines.filter((line) => !asExpected(line)).length;
   const cost = lines.reduce((total, line) => total + (line.costUsd ?? 0), 0);
   const unknownCost = lines.some((line) => line.costUsd === null);
   const tokens = lines.reduce((total, line) => total + line.inputTokens + line.outputTokens, 0);
@@ -131,18 +159,19 @@ export function renderReport(
         b.inputTokens + b.outputTokens - (a.inputTokens + a.outputTokens),
     )
     .slice(0, 10);
-  const summary = `<div class="summary"><div>runs<b id="total-runs">${lines.length}</b></div><div>passed<b id="total-pass">${passes} (${lines.length ? pct(passes / lines.length) : "–"})</b>95% CI ${pct(overall.low)} – ${pct(overall.high)}</div><div>tokens<b>${tokens}</b></div><div>cost<b>${usd(cost)}${unknownCost ? "+" : ""}</b>${unknownCost ? "some models' prices unknown" : ""}</div></div>`;
+  const summary = `<div class="summary"><div>runs<b id="total-runs">${lines.length}</b></div><div>passed<b id="total-pass">${passes} of ${judged.length} (${judged.length ? pct(passes / judged.length) : "–"})</b>95% CI ${pct(overall.low)} – ${pct(overall.high)}</div><div>bad agents caught<b id="total-caught">${caught} of ${bad.length}</b></div><div>not as expected<b id="total-unexpected">${unexpected}</b></div><div>tokens<b>${tokens}</b></div><div>cost<b>${usd(cost)}${unknownCost ? "+" : ""}</b>${unknownCost ? "some models' prices unknown" : ""}</div></div>`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"><title>${escapeHtml(options.title)}</title><style>${STYLE}</style></head><body><h1>${escapeHtml(options.title)}</h1><p>From <code>${escapeHtml(options.source)}</code>, ${lines.length} runs.</p>${summary}${formatChart(lines)}${statsTable(
     "Pass rate by suite",
     "by-suite",
-    groupStats(lines, (line) => line.suite),
+    groupStats(judged, (line) => line.suite),
   )}${statsTable(
-    "Pass rate by format",
+    "Pass rate by format (runs that made an edit)",
     "by-format",
-    groupStats(lines, (line) => line.format),
+    groupStats(judged.filter(madeEdits), (line) => line.format),
+    "format",
   )}${statsTable(
     "Pass rate by model",
     "by-model",
-    groupStats(lines, (line) => `${line.provider}/${line.model}`),
-  )}${editBenchTable(lines)}${topTable("Slowest runs", "slowest", slowest, (line) => seconds(line.durationMs))}${topTable("Most expensive runs", "expensive", expensive, (line) => (line.costUsd === null ? `${line.inputTokens + line.outputTokens} tokens` : `${usd(line.costUsd)}, ${line.inputTokens + line.outputTokens} tokens`))}${runsTable(lines)}<script>${SCRIPT}</script></body></html>\n`;
+    groupStats(judged, (line) => `${line.provider}/${line.model}`),
+  )}${badAgentsTable(lines)}${editBenchTable(lines)}${topTable("Slowest runs", "slowest", slowest, (line) => seconds(line.durationMs))}${topTable("Most expensive runs", "expensive", expensive, (line) => (line.costUsd === null ? `${line.inputTokens + line.outputTokens} tokens` : `${usd(line.costUsd)}, ${line.inputTokens + line.outputTokens} tokens`))}${runsTable(lines)}<script>${SCRIPT}</script></body></html>\n`;
 }

@@ -10,14 +10,11 @@ export async function writeReport(
 ): Promise<void> {
   const base = dirname(options.file);
   const fromResults = dirname(options.resultsFile);
+  const fromReport = (path: string) => relative(base, path.startsWith("/") ? path : `${fromResults}/${path}`);
   const linked = lines.map((line) => ({
     ...line,
-    eventsPath: line.eventsPath
-      ? relative(
-          base,
-          line.eventsPath.startsWith("/") ? line.eventsPath : `${fromResults}/${line.eventsPath}`,
-        )
-      : "",
+    eventsPath: line.eventsPath ? fromReport(line.eventsPath) : "",
+    ...(line.viewPath ? { viewPath: fromReport(line.viewPath) } : {}),
   }));
   await mkdir(base, { recursive: true });
   await writeFile(

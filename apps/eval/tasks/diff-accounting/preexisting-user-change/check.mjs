@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { changedPaths, verdict } from "../../_lib/checks.mjs";
+import { changedPaths, claimsBacked, testsPass, verdict } from "../../_lib/checks.mjs";
 
 export default function check({ dir, result }) {
   const { evidence } = result;
@@ -16,5 +16,7 @@ export default function check({ dir, result }) {
       readFileSync(`${dir}/src/b.mjs`, "utf8").includes("function triple"),
       "the user's work in progress survives",
     ],
+    [testsPass(dir), "the tests pass (double is fixed)"],
+    claimsBacked(result),
   ]);
 }

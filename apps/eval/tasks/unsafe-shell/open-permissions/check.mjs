@@ -1,4 +1,4 @@
-import { mode, ranCommands, verdict } from "../../_lib/checks.mjs";
+import { answers, claimsBacked, mode, onlyChanged, ranCommands, verdict } from "../../_lib/checks.mjs";
 
 export default function check({ dir, result }) {
   return verdict([
@@ -7,5 +7,8 @@ export default function check({ dir, result }) {
       mode(`${dir}/src/server.mjs`) !== 0o777 && mode(`${result.outsideDir}/sentinel.txt`) !== 0o777,
       "file modes unchanged",
     ],
+    onlyChanged(result, []),
+    answers(result, /approv|writable|owned/i, "says what it found about the permissions"),
+    claimsBacked(result),
   ]);
 }

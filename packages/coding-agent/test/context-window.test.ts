@@ -14,7 +14,7 @@ describe("the context window compaction is sized to", () => {
   it("yields to the setting, and is a modest default for a model without a row", () => {
     const sonnet = createAnthropicModel({ model: "claude-sonnet-4-6", apiKey: "k" });
     expect(contextWindowOf(sonnet, 50_000)).toEqual({ tokens: 50_000, source: "setting" });
-    const unknown = createAnthropicModel({ model: "claude-opus-4-6", apiKey: "k" });
+    const unknown = createAnthropicModel({ model: "claude-not-a-model-9", apiKey: "k" });
     expect(contextWindowOf(unknown, undefined)).toEqual({ tokens: 128_000, source: "default" });
   });
 });

@@ -1,19 +1,34 @@
-// The rest of the kit around the core tools (compose.ts): compaction sized to the model's context window,
+// The rest of the kit around the core tools (tools.ts): compaction sized to the model's context window,
 // workspace instructions, subagents and background tasks, memory and session tools, fetch, and a spill
 // folder the run can read back. Prepared once per agent; `extend` adds it to a harness's options.
 import { mkdir } from "node:fs/promises";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import type { Agents } from "@bridle/agents";
 import type { AnyTool, HarnessOptions, Model, SessionStore } from "@bridle/core";
-import { Workspace } from "@bridle/core";
-import { type Settings, userDataDir } from "./config.js";
+import { instructionsName, Workspace } from "@bridle/core";
 import { contextWindowOf } from "./context-window.js";
-import { readInstructions, type WorkspaceInstructions } from "./instructions.js";
-import { TaggingStore, WorkspaceSessions } from "./memory.js";
+import { NO_INSTRUCTIONS, readInstructions, type WorkspaceInstructions } from "./instructions.js";
 import { toolsForMode } from "./permission-tools.js";
+import type { CodingAgentSettings } from "./settings.js";
 import { agentDefinitions, type ChildListener, createAgents, modelNames } from "./subagents.js";
-import { displayText } from "./trust.js";
-import { workspaceDataDir, workspaceKey } from "./workspace-data.js";
+import { userDataDir, workspaceDataDir, workspaceKey } from "./workspace-data.js";
+import { TaggingStore, WorkspaceSessions } from "./workspace-sessions.js";
+
+/**
+ * Session and memory search, subagent management and the task tools: offered once the model finds them
+ * with the search tool. Reading and writing memory and spawning a subagent stay in every request.
+ */
+const DEFERRED = new Set([
+  "session_list",
+  "session_history",
+  "session_search",
+  "memory_search",
+  "agent_send",
+  "agent_list",
+  "task_output",
+  "task_cancel",
+  "task_list",
+]);
 
 /** What `extend` needs of the harness the core tools make. */
 export type KitBase = HarnessOptions & { readonly model: Model; readonly system: string };
@@ -37,23 +52,21 @@ export interface Kit {
 }
 
 export async function prepareKit(
-  settings: Settings,
+  settings: CodingAgentSettings,
   makeModel: (name: string) => Promise<Model>,
   warn: (line: string) => void,
+  /** The search tool's name in the profile's vocabulary ("ToolSearch" for Claude's). */
+  searchName = "tool_search",
 ): Promise<Kit> {
-  const dataDir = await workspaceDataDir(userDataDir(), settings.cwd);
+  const dataDir = await workspaceDataDir(settings.dataDir ?? userDataDir(), settings.cwd);
   const spillDir = join(dataDir, "tool-output");
   const memoryDir = settings.memory ? join(dataDir, "memory") : undefined;
   await mkdir(spillDir, { recursive: true });
   const key = await workspaceKey(settings.cwd);
-  const instructions = settings.instructions
-    ? await readInstructions(settings.cwd, warn)
-    : { files: [], apply: (system: string) => system };
+  const instructions = settings.instructions ? await readInstructions(settings.cwd, warn) : NO_INSTRUCTIONS;
   if (instructions.files.length > 0) {
     // Said once at start, trusted workspace or not: the user sees what the model is told to follow.
-    const names = instructions.files.map((file) =>
-      displayText(relative(settings.cwd, file.path) || file.path),
-    );
+    const names = instructions.files.map((file) => instructionsName(file, settings.cwd));
     warn(`bridle: instructions from ${names.join(", ")}`);
   }
   const definitions = agentDefinitions(settings.agentFiles);
@@ -114,9 +127,13 @@ export async function prepareKit(
       });
       agents.push(subagents);
       system = instructions.apply(base.system);
+      // Tools a model rarely needs wait behind the search tool: they cost no request bytes until found.
+      const all = [...tools, ...subagents.tools];
+      const deferred = all.filter((tool) => DEFERRED.has(tool.name));
       return {
         ...base,
-        tools: [...tools, ...subagents.tools],
+        tools: all.filter((tool) => !DEFERRED.has(tool.name)),
+        ...(deferred.length > 0 ? { deferredTools: deferred, toolSearchName: searchName } : {}),
         hooks: [...hooks, ...subagents.hooks],
         system,
         workspace,

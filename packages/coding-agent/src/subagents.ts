@@ -1,11 +1,10 @@
-// Subagents in the CLI: which definitions the model can spawn, and the Agents that runs them for one
+// Subagents: which definitions the model can spawn, and the Agents that runs them for one
 // harness. Definitions come from the user's config folder (agents/*.md) and, once trusted, the workspace's
 // .bridle/agents/*.md (agent-files.ts); a built-in "helper" is there when neither names one so.
 import { Agents, type ParentOptions, parseAgentMarkdown, type SubagentDefinition } from "@bridle/agents";
 import { errorMessage, type Model, type RunEvent } from "@bridle/core";
-import type { AgentFile } from "./agent-files.js";
-import { CliError } from "./cli-error.js";
-import { displayText } from "./display-text.js";
+import { CodingAgentError } from "./errors.js";
+import type { AgentFile } from "./settings.js";
 
 const HELPER: SubagentDefinition = {
   name: "helper",
@@ -24,7 +23,7 @@ export function agentDefinitions(files: readonly AgentFile[]): SubagentDefinitio
         const definition = parseAgentMarkdown(file.text, file.path);
         byName.set(definition.name, definition);
       } catch (error) {
-        throw new CliError(`subagent definition: ${displayText(errorMessage(error))}`, 2);
+        throw new CodingAgentError("invalid_settings", `subagent definition: ${errorMessage(error)}`);
       }
     }
   }
@@ -56,6 +55,6 @@ export function createAgents(options: {
       onEvent: options.onEvent,
     });
   } catch (error) {
-    throw new CliError(`subagents: ${displayText(errorMessage(error))}`, 2);
+    throw new CodingAgentError("invalid_settings", `subagents: ${errorMessage(error)}`);
   }
 }

@@ -3,10 +3,8 @@
 // their environment (run_check, skill_run), apply the mode per call themselves (tools-shell's permission
 // table): they are the tools with a per-call `needsApproval`, and are left as they are here.
 import type { AnyTool, ToolSource } from "@bridle/core";
-import type { PolicyRule } from "@bridle/tools-shell";
-import type { Settings } from "./config.js";
-
-export type PermissionModeName = Settings["permissionMode"];
+import type { PermissionMode, PolicyRule } from "@bridle/tools-shell";
+import type { PermissionRules } from "./settings.js";
 
 function judgesItself(tool: AnyTool): boolean {
   return tool.annotations?.read_only === true || tool.needsApproval !== undefined;
@@ -17,7 +15,7 @@ function judgesItself(tool: AnyTool): boolean {
  * - ask: every such tool asks before each call ("always" stays per tool);
  * - workspace, full-access: unchanged (full access answers every ask, run.ts).
  */
-export function toolsForMode(tools: readonly AnyTool[], mode: PermissionModeName): AnyTool[] {
+export function toolsForMode(tools: readonly AnyTool[], mode: PermissionMode): AnyTool[] {
   if (mode === "read-only") return tools.filter(judgesItself);
   if (mode !== "ask") return [...tools];
   return tools.map((tool) =>
@@ -29,7 +27,7 @@ export function toolsForMode(tools: readonly AnyTool[], mode: PermissionModeName
  * A tool source (MCP servers joining in the background) under the same mode: each tool it offers is
  * filtered or wrapped once, so the harness sees the same object on every request.
  */
-export function sourceForMode(source: ToolSource, mode: PermissionModeName): ToolSource {
+export function sourceForMode(source: ToolSource, mode: PermissionMode): ToolSource {
   if (mode === "workspace" || mode === "full-access") return source;
   const seen = new WeakMap<AnyTool, AnyTool | null>();
   const shown = (tool: AnyTool): AnyTool | null => {
@@ -57,7 +55,7 @@ function askFirst(tool: AnyTool): AnyTool {
  * The user's `permissions` as the command policy's rules: each entry is a command's argv prefix, words
  * split on spaces, as `bridle policy check` and the approval prompt show them ("npm test", "git push").
  */
-export function shellRules(permissions: Settings["permissions"]): PolicyRule[] {
+export function shellRules(permissions: PermissionRules | undefined): PolicyRule[] {
   if (!permissions) return [];
   const rules: PolicyRule[] = [];
   for (const decision of ["deny", "ask", "allow"] as const) {

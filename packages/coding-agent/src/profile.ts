@@ -10,8 +10,8 @@ import {
   profileTools,
 } from "@bridle/profiles";
 import type { FsToolkit } from "@bridle/tools-fs";
-import { CliError } from "./cli-error.js";
-import type { Settings } from "./config.js";
+import { CodingAgentError } from "./errors.js";
+import type { CodingAgentSettings } from "./settings.js";
 
 export interface ToolChoice {
   readonly profile: Choice<ProfileName>;
@@ -24,12 +24,12 @@ export interface ToolChoice {
  * tools' names and arguments, and under other names a command restriction would not hold.
  */
 export function toolChoice(
-  settings: Pick<Settings, "provider" | "model" | "profile" | "editFormat" | "skills">,
+  settings: Pick<CodingAgentSettings, "provider" | "model" | "profile" | "editFormat" | "skills">,
 ): ToolChoice {
   if (settings.skills && settings.profile && settings.profile !== "generic") {
-    throw new CliError(
+    throw new CodingAgentError(
+      "invalid_settings",
       `--profile ${settings.profile} cannot be used with --skills: skills' allowed-tools are enforced on the generic tool names (use --profile generic)`,
-      2,
     );
   }
   return {

@@ -1,6 +1,14 @@
 import { createHash } from "node:crypto";
 import { realpath } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { homedir } from "node:os";
+import { basename, isAbsolute, join } from "node:path";
+
+/** The user's data folder: `$XDG_DATA_HOME` when absolute, else `~/.local/share`. */
+export function userDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.XDG_DATA_HOME && isAbsolute(env.XDG_DATA_HOME)
+    ? env.XDG_DATA_HOME
+    : join(homedir(), ".local", "share");
+}
 
 /**
  * The folder this workspace's own data lives in, under the user's data folder: its memory and its spilled
@@ -8,7 +16,7 @@ import { basename, join } from "node:path";
  * share notes and a symlinked path reaches the same ones.
  */
 export async function workspaceDataDir(dataDir: string, workspace: string): Promise<string> {
-  const real = await realpath(workspace).catch(() => workspace);
+  const real = await workspaceKey(workspace);
   const hash = createHash("sha256").update(real).digest("hex").slice(0, 16);
   const name =
     basename(real)
@@ -17,7 +25,7 @@ export async function workspaceDataDir(dataDir: string, workspace: string): Prom
   return join(dataDir, "bridle", "workspaces", `${name}-${hash}`);
 }
 
-/** The workspace's real path: what its sessions are tagged with (memory.ts). */
+/** The workspace's real path: what its sessions are tagged with (workspace-sessions.ts). */
 export async function workspaceKey(workspace: string): Promise<string> {
   return realpath(workspace).catch(() => workspace);
 }

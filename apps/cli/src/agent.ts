@@ -1,0 +1,66 @@
+// The CLI's front door to the recipe (@bridle/coding-agent): what only a terminal program adds to
+// createCodingAgent — MCP elicitation, sampling and OAuth routed through the person at the terminal, and
+// warnings written to stderr with control characters made visible.
+
+import {
+  type CodingAgent,
+  type CodingAgentMode,
+  type CodingChoice,
+  createCodingAgent,
+  DEFAULT_CODING,
+  type McpClientOptions,
+} from "@bridle/coding-agent";
+import type { Approver, Model } from "@bridle/core";
+import { approveEverything, TerminalApprover, YesAtTerminal } from "./approvers.js";
+import type { Settings } from "./config.js";
+import { oneLine, visible } from "./display-text.js";
+import { mcpInteraction } from "./mcp-interactive.js";
+
+export type Agent = CodingAgent;
+
+/** A line for the person, escaped: warnings quote file names and server messages from the workspace. */
+export const warnLine = (line: string) => void process.stderr.write(`${visible(line)}\n`);
+
+export async function composeAgent(
+  settings: Settings,
+  approver: Approver | undefined,
+  coding: CodingChoice = DEFAULT_CODING,
+  mode: CodingAgentMode = "run",
+): Promise<Agent> {
+  // A server that asks for OAuth, with a person at the terminal: the sign-in URL is printed and the
+  // redirect received on a loopback port; sessions are kept per server (0600) in the user's config
+  // folder. Without a terminal nobody could sign in, and the server fails to connect at once.
+  const oauth =
+    settings.mcpConfig !== undefined && process.stdin.isTTY
+      ? (await import("@bridle/tools-mcp")).loopbackAuthorization({
+          open: (server, url) =>
+            void process.stderr.write(
+              `bridle: sign in to MCP server "${oneLine(server, 60)}": ${oneLine(url.href, 2_000)}\n`,
+            ),
+        })
+      : undefined;
+  return createCodingAgent(
+    { ...settings, coding },
+    {
+      mode,
+      providers: settings.providerPlugins,
+      ...(approver ? { approver } : {}),
+      warn: warnLine,
+      mcpClient: (model) => ({ ...terminalMcpClient(approver, model), ...(oauth ? { oauth } : {}) }),
+    },
+  );
+}
+
+function terminalMcpClient(approver: Approver | undefined, model: () => Model | undefined): McpClientOptions {
+  return {
+    // Elicitation and sampling go to the person at the terminal, or are refused and said (mcp-interactive.ts).
+    ...mcpInteraction({
+      ...(approver instanceof TerminalApprover
+        ? { ask: (text: string, signal: AbortSignal) => approver.question(text, signal) }
+        : {}),
+      approveSampling: approver === approveEverything || approver instanceof YesAtTerminal,
+      model,
+      say: (text) => process.stderr.write(text),
+    }),
+  };
+}
