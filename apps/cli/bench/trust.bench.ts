@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, bench, describe } from "vitest";
-import { loadSettings } from "../src/config.js";
-import type { TrustIo } from "../src/trust.js";
+import { loadSettings } from "../src/settings/config.js";
+import type { TrustIo } from "../src/trust/trust.js";
 
 // What workspace trust adds to the start: loading settings with no workspace config, with an untrusted one
 // (its sensitive keys dropped), and with a remembered one whose fingerprint covers a skills folder (the

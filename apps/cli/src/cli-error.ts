@@ -1,4 +1,4 @@
-import { visible } from "./display-text.js";
+import { visible } from "./terminal/display-text.js";
 
 /** A failure the user should read: printed as one line, exits with `exitCode` (2 for usage errors). */
 export class CliError extends Error {

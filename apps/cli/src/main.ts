@@ -1,10 +1,11 @@
 // Entry point. Kept tiny so `bridle --version` and `--help` start fast: every command, provider and tool
 // package is imported only when the command that needs it runs.
-import { parseCommandLine } from "./args.js";
+
 import { describeFailure, NODE_MAJOR_NEEDED } from "./cli-error.js";
-import { checkCwdFlag } from "./cwd-flag.js";
-import { visible } from "./display-text.js";
-import { handOffSecrets } from "./secret-handoff.js";
+import { parseCommandLine } from "./settings/args.js";
+import { checkCwdFlag } from "./settings/cwd-flag.js";
+import { visible } from "./terminal/display-text.js";
+import { handOffSecrets } from "./trust/secret-handoff.js";
 import { VERSION } from "./version.js";
 
 // First of all, before any code that needs a modern Node runs: on an older one, say which Node is needed

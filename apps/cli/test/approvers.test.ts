@@ -1,6 +1,6 @@
 import type { ApprovalRequest, ApprovalScope } from "@bridle/core";
 import { describe, expect, it } from "vitest";
-import { denyWithoutTerminal, TerminalApprover } from "../src/approvers.js";
+import { denyWithoutTerminal, TerminalApprover } from "../src/terminal/approvers.js";
 
 // The terminal approver's questions and what "always" remembers, answered as a person would type.
 function request(name: string, command: string, scope?: ApprovalScope): ApprovalRequest {

@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { sessionSink, sessionTranscript, textOf, type UserMessage } from "@bridle/core";
 import { type FakeProviderServer, openaiResponsesFormat, tempWorkspace } from "@bridle/testing";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { composeAgent } from "../src/agent.js";
-import { approveEverything } from "../src/approvers.js";
-import { compactSession } from "../src/compact.js";
-import { loadSettings } from "../src/config.js";
+import { composeAgent } from "../src/run/agent.js";
+import { compactSession } from "../src/run/compact.js";
+import { loadSettings } from "../src/settings/config.js";
+import { approveEverything } from "../src/terminal/approvers.js";
 import { fakeOpenAI, queueTurns } from "./cli-harness.js";
 
 let dir: string;

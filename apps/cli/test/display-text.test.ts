@@ -1,7 +1,7 @@
 // The one function between text the CLI did not write and the terminal: what it escapes, what it keeps,
 // and where it cuts.
 import { describe, expect, it } from "vitest";
-import { displayText, oneLine, terminalJson, visible } from "../src/display-text.js";
+import { displayText, oneLine, terminalJson, visible } from "../src/terminal/display-text.js";
 
 describe("visible", () => {
   it("escapes C0 but newline and tab, DEL, C1 and format characters, and keeps everything else", () => {

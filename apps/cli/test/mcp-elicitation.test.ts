@@ -2,7 +2,7 @@
 // type's answers, the wrong ones asked again, and giving up.
 import type { McpElicitation } from "@bridle/tools-mcp";
 import { describe, expect, it } from "vitest";
-import { askElicitation } from "../src/mcp-elicitation.js";
+import { askElicitation } from "../src/mcp/mcp-elicitation.js";
 
 function person(...answers: string[]) {
   const asked: string[] = [];

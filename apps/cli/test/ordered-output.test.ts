@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { OrderedOutput } from "../src/ordered-output.js";
+import { OrderedOutput } from "../src/terminal/ordered-output.js";
 
 function recorder() {
   const writes: [string, string][] = [];

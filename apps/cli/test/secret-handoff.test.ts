@@ -3,7 +3,7 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { handOffSecrets, isSecretName } from "../src/secret-handoff.js";
+import { handOffSecrets, isSecretName } from "../src/trust/secret-handoff.js";
 
 // The hand-over itself is exercised end to end by sandbox-secrets.test.ts (the real CLI re-executes);
 // here, the paths a re-execution cannot show: an old Node, and a hand-over variable that points elsewhere.

@@ -3,7 +3,7 @@ import { createOpenAIResponsesModel } from "@bridle/providers-openai";
 import { FakeProviderServer, openaiResponsesFormat } from "@bridle/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { StreamedCalls } from "../src/streamed-calls.js";
+import { StreamedCalls } from "../src/terminal/streamed-calls.js";
 
 // A UI consumer of a run: it shows a tool call while the model is still writing it. Driven through the real
 // OpenAI Responses adapter against the loopback fake server, which streams arguments a few characters at a time.

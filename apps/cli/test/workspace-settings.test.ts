@@ -2,8 +2,13 @@ import { chmod, mkdir, readFile, rm, stat, symlink, writeFile } from "node:fs/pr
 import { join } from "node:path";
 import { tempWorkspace } from "@bridle/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadSettings, type Settings, userConfigDir, WORKSPACE_SETTING_RISK } from "../src/config.js";
-import type { TrustIo } from "../src/trust.js";
+import {
+  loadSettings,
+  type Settings,
+  userConfigDir,
+  WORKSPACE_SETTING_RISK,
+} from "../src/settings/config.js";
+import type { TrustIo } from "../src/trust/trust.js";
 
 // The classification of every setting, driven through loadSettings with real files: what a workspace config
 // may set unasked, what waits for trust, and how trust is remembered and lost.

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ModelInfo, RunEvent } from "@bridle/core";
-import type { CliFlags } from "../args.js";
 import { CliError } from "../cli-error.js";
-import { loadSettings } from "../config.js";
+import type { CliFlags } from "../settings/args.js";
+import { loadSettings } from "../settings/config.js";
 import { runWithSettings } from "./run.js";
 
 interface DemoScript {

@@ -1,5 +1,5 @@
-import type { ParsedCommandLine } from "../args.js";
 import { CliError } from "../cli-error.js";
+import type { ParsedCommandLine } from "../settings/args.js";
 
 type Command = Extract<ParsedCommandLine, { kind: "command" }>;
 
@@ -10,7 +10,7 @@ export async function runCommand(command: Command): Promise<number> {
       const prompt = command.positionals.join(" ").trim();
       if (!prompt) throw new CliError('bridle run needs a prompt: bridle run "<prompt>"', 2);
       if (command.flags.durable || command.flags.enqueue) {
-        const { splitDurableFlags } = await import("../durable.js");
+        const { splitDurableFlags } = await import("../run/durable.js");
         const { durable, rest } = splitDurableFlags(command.flags);
         return (await import("./durable-run.js")).durableRun(prompt, durable, rest);
       }

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { DbosRunQueue, type DurableRunRequest, launchDbosEngine } from "@bridle/durable";
 import { PostgresSessionStore } from "@bridle/store-postgres";
-import type { CliFlags } from "../args.js";
 import { CliError } from "../cli-error.js";
-import { oneLine, visible } from "../display-text.js";
-import { type DurableChoice, databaseUrlOf, durableComposer, recordedOptions } from "../durable.js";
+import { type DurableChoice, databaseUrlOf, durableComposer, recordedOptions } from "../run/durable.js";
+import type { CliFlags } from "../settings/args.js";
+import { oneLine, visible } from "../terminal/display-text.js";
 
 /**
  * `bridle run --enqueue`: the run goes on the queue (a `bridle worker` runs it) and its id is printed.

@@ -1,19 +1,19 @@
 import { createInterface, type Interface } from "node:readline/promises";
 import { type Message, type QueuedMessage, sessionSink, sessionTranscript } from "@bridle/core";
-import { type Agent, composeAgent } from "../agent.js";
-import { TerminalApprover, YesAtTerminal } from "../approvers.js";
-import type { CliFlags } from "../args.js";
-import { HandoffReporter, splitCodingFlags } from "../coding.js";
-import { loadSettings } from "../config.js";
-import { oneLine, visible } from "../display-text.js";
-import { isPromptCommand, promptTurn } from "../mcp-prompts.js";
-import { settleFlagsProvider } from "../provider-choice.js";
-import { HumanRenderer } from "../render.js";
-import { RunView } from "../run-view.js";
-import { openSession } from "../session.js";
-import { StreamedCalls } from "../streamed-calls.js";
-import { openTracing, splitTraceFlags, tracedEndpoints } from "../tracing.js";
-import { TurnInput } from "../turn-input.js";
+import { isPromptCommand, promptTurn } from "../mcp/mcp-prompts.js";
+import { type Agent, composeAgent } from "../run/agent.js";
+import { HandoffReporter, splitCodingFlags } from "../run/coding.js";
+import { openSession } from "../run/session.js";
+import { openTracing, splitTraceFlags, tracedEndpoints } from "../run/tracing.js";
+import type { CliFlags } from "../settings/args.js";
+import { loadSettings } from "../settings/config.js";
+import { settleFlagsProvider } from "../settings/provider-choice.js";
+import { TerminalApprover, YesAtTerminal } from "../terminal/approvers.js";
+import { oneLine, visible } from "../terminal/display-text.js";
+import { HumanRenderer } from "../terminal/render.js";
+import { RunView } from "../terminal/run-view.js";
+import { StreamedCalls } from "../terminal/streamed-calls.js";
+import { TurnInput } from "../terminal/turn-input.js";
 
 const HELP = `/model NAME   switch model      /sessions   list sessions
 /fork [SEQ]   branch this session here (or at SEQ) and continue on the branch
@@ -108,7 +108,7 @@ export async function interactive(flags: CliFlags): Promise<number> {
             `now on ${oneLine(fork.id, 200)} (fork of ${oneLine(fork.parent?.sessionId ?? "", 200)}@${at})\n`,
           );
         } else if (command === "/compact") {
-          const { compactSession } = await import("../compact.js");
+          const { compactSession } = await import("../run/compact.js");
           const outcome = await compactSession(agent, session.id, history, settings.contextWindow);
           history = outcome.history;
           process.stderr.write(`${visible(outcome.message)}\n`);

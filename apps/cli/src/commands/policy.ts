@@ -1,5 +1,5 @@
-import type { CliFlags } from "../args.js";
-import { loadSettings } from "../config.js";
+import type { CliFlags } from "../settings/args.js";
+import { loadSettings } from "../settings/config.js";
 
 /** Exit codes a script can branch on; 2 is also bad usage, so 2 always means "do not run it". */
 const EXIT_CODE = { allow: 0, ask: 1, deny: 2 } as const;

@@ -1,16 +1,16 @@
 import { type RunEvent, sessionSink } from "@bridle/core";
-import { composeAgent } from "../agent.js";
-import { approveEverything, denyWithoutTerminal, TerminalApprover } from "../approvers.js";
-import type { CliFlags } from "../args.js";
-import { type CodingChoice, DEFAULT_CODING, HandoffReporter, splitCodingFlags } from "../coding.js";
-import { loadSettings, type Settings } from "../config.js";
-import { OrderedOutput } from "../ordered-output.js";
-import { settleFlagsProvider } from "../provider-choice.js";
-import { HumanRenderer } from "../render.js";
-import { RunView } from "../run-view.js";
-import { openSession } from "../session.js";
-import { askOnTerminal } from "../terminal.js";
-import { openTracing, splitTraceFlags, type TraceChoice, tracedEndpoints } from "../tracing.js";
+import { composeAgent } from "../run/agent.js";
+import { type CodingChoice, DEFAULT_CODING, HandoffReporter, splitCodingFlags } from "../run/coding.js";
+import { openSession } from "../run/session.js";
+import { openTracing, splitTraceFlags, type TraceChoice, tracedEndpoints } from "../run/tracing.js";
+import type { CliFlags } from "../settings/args.js";
+import { loadSettings, type Settings } from "../settings/config.js";
+import { settleFlagsProvider } from "../settings/provider-choice.js";
+import { approveEverything, denyWithoutTerminal, TerminalApprover } from "../terminal/approvers.js";
+import { OrderedOutput } from "../terminal/ordered-output.js";
+import { HumanRenderer } from "../terminal/render.js";
+import { RunView } from "../terminal/run-view.js";
+import { askOnTerminal } from "../terminal/terminal.js";
 
 /** `bridle run "<prompt>"`: one run, streamed; exit 0 when it completes. */
 export async function runOnce(prompt: string, flags: CliFlags): Promise<number> {

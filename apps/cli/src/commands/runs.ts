@@ -1,9 +1,9 @@
 import { BridleError } from "@bridle/core";
 import { DbosRunQueue, type DurableRunInfo, describeWait } from "@bridle/durable";
-import type { CliFlags } from "../args.js";
 import { CliError } from "../cli-error.js";
-import { oneLine, terminalJson, visible } from "../display-text.js";
-import { databaseUrlOf, splitDurableFlags } from "../durable.js";
+import { databaseUrlOf, splitDurableFlags } from "../run/durable.js";
+import type { CliFlags } from "../settings/args.js";
+import { oneLine, terminalJson, visible } from "../terminal/display-text.js";
 
 const USAGE =
   "usage: bridle runs list | show ID | wait ID | approve ID CALL | reject ID CALL [--reason TEXT] [--json]";

@@ -1,9 +1,9 @@
 import { openStore } from "@bridle/coding-agent";
 import { sessionTranscript, textOf } from "@bridle/core";
-import type { CliFlags } from "../args.js";
 import { CliError } from "../cli-error.js";
-import { loadSettings } from "../config.js";
-import { oneLine, terminalJson, visible } from "../display-text.js";
+import type { CliFlags } from "../settings/args.js";
+import { loadSettings } from "../settings/config.js";
+import { oneLine, terminalJson, visible } from "../terminal/display-text.js";
 
 /**
  * `bridle sessions list | show ID | fork ID [--at SEQ]`. What a store holds (ids, titles, messages, tool

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { validateSkill } from "@bridle/skills";
-import type { CliFlags } from "../args.js";
 import { CliError } from "../cli-error.js";
+import type { CliFlags } from "../settings/args.js";
 
 export const SKILLS_USAGE = "usage: bridle skills validate DIR...";
 

@@ -2,9 +2,9 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { DEFAULT_CODING, describeChoice } from "@bridle/coding-agent";
 import { toolSchemaOf } from "@bridle/core";
-import { composeAgent } from "../agent.js";
-import type { CliFlags } from "../args.js";
-import { loadSettings } from "../config.js";
+import { composeAgent } from "../run/agent.js";
+import type { CliFlags } from "../settings/args.js";
+import { loadSettings } from "../settings/config.js";
 
 /** `bridle tools list`: the tools exactly as the model is shown them, the kit's (agents, memory, fetch) included. */
 export async function toolsList(flags: CliFlags): Promise<number> {

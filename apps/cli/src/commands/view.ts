@@ -5,10 +5,10 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { openStore, sessionPageOptions } from "@bridle/coding-agent";
 import type { NamedStore } from "@bridle/viewer";
-import type { CliFlags } from "../args.js";
 import { CliError } from "../cli-error.js";
-import { loadSettings, type Settings } from "../config.js";
-import { oneLine } from "../display-text.js";
+import type { CliFlags } from "../settings/args.js";
+import { loadSettings, type Settings } from "../settings/config.js";
+import { oneLine } from "../terminal/display-text.js";
 
 const LOCAL_STORES = { jsonl: "jsonl", sqlite: "sessions.sqlite" } as const;
 

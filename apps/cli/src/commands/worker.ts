@@ -2,10 +2,10 @@ import { spawn } from "node:child_process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describeWait, launchDbosEngine } from "@bridle/durable";
 import { PostgresSessionStore } from "@bridle/store-postgres";
-import type { CliFlags } from "../args.js";
 import { CliError } from "../cli-error.js";
-import { oneLine } from "../display-text.js";
-import { databaseUrlOf, durableComposer, splitDurableFlags } from "../durable.js";
+import { databaseUrlOf, durableComposer, splitDurableFlags } from "../run/durable.js";
+import type { CliFlags } from "../settings/args.js";
+import { oneLine } from "../terminal/display-text.js";
 
 /** Set in the environment of the process that executes runs, under the one that supervises it. */
 const ENGINE_PROCESS = "BRIDLE_WORKER_ENGINE";

@@ -6,7 +6,7 @@ import {
   sessionTranscript,
   undeliveredMessages,
 } from "@bridle/core";
-import { CliError } from "./cli-error.js";
+import { CliError } from "../cli-error.js";
 
 export interface OpenedSession {
   readonly id: string;

@@ -5,9 +5,9 @@ import { resolve } from "node:path";
 import type { Evidence, PlanFact } from "@bridle/coding";
 import { DEFAULT_CODING, type CodingChoice as OverlayChoice } from "@bridle/coding-agent";
 import type { RunEvent } from "@bridle/core";
-import type { CliFlags } from "./args.js";
-import { CliError } from "./cli-error.js";
-import { visible } from "./display-text.js";
+import { CliError } from "../cli-error.js";
+import type { CliFlags } from "../settings/args.js";
+import { visible } from "../terminal/display-text.js";
 
 /** What the coding flags chose: the recipe's overlay choice, and where the evidence goes. */
 export interface CodingChoice extends OverlayChoice {

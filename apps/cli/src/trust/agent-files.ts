@@ -5,8 +5,8 @@
 import { readdir, realpath } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { isWithin } from "@bridle/core";
-import { readRegularFile } from "./bounded-read.js";
-import { displayText } from "./display-text.js";
+import { readRegularFile } from "../settings/bounded-read.js";
+import { displayText } from "../terminal/display-text.js";
 import { decideWorkspaceTrust, type TrustIo } from "./trust.js";
 import { TrustStore } from "./trust-store.js";
 

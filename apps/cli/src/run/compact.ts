@@ -9,8 +9,8 @@ import {
   summarize,
   summaryMessage,
 } from "@bridle/core";
+import { compactionLine } from "../terminal/run-view.js";
 import type { Agent } from "./agent.js";
-import { compactionLine } from "./run-view.js";
 
 /**
  * /compact: the model summarizes everything before the latest user prompt (sent as a bounded text

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { CliError } from "./cli-error.js";
+import { CliError } from "../cli-error.js";
 
 /** Flags as typed on the command line; the config file uses the same keys in camelCase. */
 export interface CliFlags {

@@ -11,10 +11,10 @@ import {
   type McpClientOptions,
 } from "@bridle/coding-agent";
 import type { Approver, Model } from "@bridle/core";
-import { approveEverything, TerminalApprover, YesAtTerminal } from "./approvers.js";
-import type { Settings } from "./config.js";
-import { oneLine, visible } from "./display-text.js";
-import { mcpInteraction } from "./mcp-interactive.js";
+import { mcpInteraction } from "../mcp/mcp-interactive.js";
+import type { Settings } from "../settings/config.js";
+import { approveEverything, TerminalApprover, YesAtTerminal } from "../terminal/approvers.js";
+import { oneLine, visible } from "../terminal/display-text.js";
 
 export type Agent = CodingAgent;
 

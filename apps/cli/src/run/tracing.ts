@@ -3,9 +3,9 @@
 import { resolve } from "node:path";
 import { endpointOf } from "@bridle/coding-agent";
 import type { EventObserver } from "@bridle/core";
-import type { CliFlags } from "./args.js";
-import { CliError } from "./cli-error.js";
-import type { Settings } from "./config.js";
+import { CliError } from "../cli-error.js";
+import type { CliFlags } from "../settings/args.js";
+import type { Settings } from "../settings/config.js";
 
 export interface TraceChoice {
   /** Local JSONL span file (appended). */

@@ -5,11 +5,11 @@ import { resolve } from "node:path";
 import { createCodingAgent, DEFAULT_CODING } from "@bridle/coding-agent";
 import { BridleError, type SessionStore } from "@bridle/core";
 import type { ComposeAgent, DurableRunRequest, JsonValue } from "@bridle/durable";
+import { CliError } from "../cli-error.js";
+import type { CliFlags } from "../settings/args.js";
+import { loadSettings, type Settings } from "../settings/config.js";
+import { settleFlagsProvider } from "../settings/provider-choice.js";
 import { warnLine } from "./agent.js";
-import type { CliFlags } from "./args.js";
-import { CliError } from "./cli-error.js";
-import { loadSettings, type Settings } from "./config.js";
-import { settleFlagsProvider } from "./provider-choice.js";
 
 /** The durable flags apart from the settings flags (the config loader knows nothing of them). */
 export interface DurableChoice {

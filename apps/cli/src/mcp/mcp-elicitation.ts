@@ -1,7 +1,7 @@
 // A server's elicitation asked of the person at the terminal: a form field by field (SEP-1034 defaults are
 // left to the MCP client, which fills them in for fields left empty), or a URL to open.
 import type { McpElicitation, McpServersOptions } from "@bridle/tools-mcp";
-import { oneLine } from "./display-text.js";
+import { oneLine } from "../terminal/display-text.js";
 
 export type ElicitAnswer = Awaited<ReturnType<NonNullable<McpServersOptions["onElicitation"]>>>;
 type Value = string | number | boolean | string[];

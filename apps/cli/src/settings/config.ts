@@ -5,15 +5,15 @@ import { userConfigFolder } from "@bridle/core";
 import { isWithinResolved } from "@bridle/core/node";
 import type { ModelTable, ProviderDescriptor } from "@bridle/provider-kit";
 import { z } from "zod";
-import { type AgentFile, readAgentFiles } from "./agent-files.js";
+import { CliError } from "../cli-error.js";
+import { displayText, visible } from "../terminal/display-text.js";
+import { type AgentFile, readAgentFiles } from "../trust/agent-files.js";
+import { decideWorkspaceTrust, type TrustIo } from "../trust/trust.js";
+import { TrustStore } from "../trust/trust-store.js";
 import type { CliFlags } from "./args.js";
 import { type FileBytes, readRegularFile } from "./bounded-read.js";
-import { CliError } from "./cli-error.js";
-import { displayText, visible } from "./display-text.js";
 import { KIT_SETTING_RISK, kitSettingsShape } from "./kit-settings.js";
 import { loadProviderModules } from "./provider-plugins.js";
-import { decideWorkspaceTrust, type TrustIo } from "./trust.js";
-import { TrustStore } from "./trust-store.js";
 
 const settingsShape = {
   // A built-in provider's name, or one a provider module of the user's config adds (checked once loaded).
@@ -281,7 +281,7 @@ function terminalIo(): TrustIo {
   return {
     warn,
     ask: async (question) => {
-      const { askOnTerminal } = await import("./terminal.js");
+      const { askOnTerminal } = await import("../terminal/terminal.js");
       return askOnTerminal(question, new AbortController().signal);
     },
   };

@@ -1,5 +1,5 @@
 import { type FileBytes, readRegularFile as readBounded } from "@bridle/core/node";
-import { CliError } from "./cli-error.js";
+import { CliError } from "../cli-error.js";
 
 export type { FileBytes };
 

@@ -2,7 +2,7 @@
 // `/mcp__{server}__{prompt} [arg=value | value]…` fetches one, filled in, as the next turn's messages.
 import type { Message, UserContent } from "@bridle/core";
 import type { McpPrompt, McpServers } from "@bridle/tools-mcp";
-import { oneLine } from "./display-text.js";
+import { oneLine } from "../terminal/display-text.js";
 
 /** What the session needs of the MCP servers for prompts. */
 export type McpPromptSource = Pick<McpServers, "listPrompts" | "getPrompt">;

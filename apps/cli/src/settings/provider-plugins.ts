@@ -3,7 +3,7 @@
 // reaches it. Loading a module runs its code, so the setting is user-only: a workspace's config never sets it.
 import { pathToFileURL } from "node:url";
 import type { ProviderDescriptor } from "@bridle/provider-kit";
-import { CliError } from "./cli-error.js";
+import { CliError } from "../cli-error.js";
 
 const NAME = /^[a-z][a-z0-9-]{0,39}$/;
 

@@ -3,7 +3,7 @@
 // elicitation is declined at once and sampling refused, and either is said on stderr.
 import type { Message, Model } from "@bridle/core";
 import type { McpSamplingRequest, McpServersOptions } from "@bridle/tools-mcp";
-import { oneLine } from "./display-text.js";
+import { oneLine } from "../terminal/display-text.js";
 import { type Ask, askElicitation } from "./mcp-elicitation.js";
 
 export interface McpInteraction {

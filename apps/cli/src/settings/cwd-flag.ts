@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { CliError } from "./cli-error.js";
+import { CliError } from "../cli-error.js";
 
 /**
  * `--cwd` must name an existing folder, whatever the command: a workspace that is not there would make

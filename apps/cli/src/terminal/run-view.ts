@@ -11,7 +11,7 @@ import {
   TranscriptProjection,
   textOf,
 } from "@bridle/core";
-import type { Agent } from "./agent.js";
+import type { Agent } from "../run/agent.js";
 import { oneLine, visible } from "./display-text.js";
 import { type HumanRenderer, jsonLine, type Output, summarizeArguments } from "./render.js";
 

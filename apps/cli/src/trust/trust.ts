@@ -4,9 +4,9 @@
 import { createHash, randomUUID } from "node:crypto";
 import { lstat, readdir, readlink } from "node:fs/promises";
 import { join } from "node:path";
-import { readRegularFile } from "./bounded-read.js";
-import { CliError } from "./cli-error.js";
-import { displayText } from "./display-text.js";
+import { CliError } from "../cli-error.js";
+import { readRegularFile } from "../settings/bounded-read.js";
+import { displayText } from "../terminal/display-text.js";
 import type { TrustStore } from "./trust-store.js";
 
 // Kept for the modules that took it from here; its home is display-text.ts.
