@@ -25,4 +25,5 @@ export { openStore } from "./stores.js";
 export type { ChildListener } from "./subagents.js";
 export { SYSTEM_PROMPT } from "./system-prompt.js";
 export type { McpClientOptions, McpPromptSource } from "./tools.js";
-export { userDataDir, workspaceDataDir } from "./workspace-data.js";
+export { userDataDir, workspaceDataDir, workspaceKey } from "./workspace-data.js";
+export { WorkspaceSessions } from "./workspace-sessions.js";

@@ -51,7 +51,8 @@ export async function settleProvider<S extends Chosen>(
   const hasKey = (p: ProviderDescriptor) => p.keyVariables.some(has);
   const keyName = descriptor.keyVariables[0] ?? "an API key";
   const flag = `--provider ${descriptor.name}`;
-  const keyed = providers.filter((p) => p !== descriptor && hasKey(p));
+  // Providers whose client finds its own key are never guessed: only a named one is used.
+  const keyed = providers.filter((p) => p !== descriptor && p.keyNeeded !== "client" && hasKey(p));
   if (descriptor.keyNeeded === "always") {
     if (hasKey(descriptor)) return chosen;
     if (owner) {
@@ -72,6 +73,8 @@ export async function settleProvider<S extends Chosen>(
       ? invalid(`${flag} needs ${keyName}, which is not set`)
       : noKey(providers);
   }
+  // The client finds its own credentials: a missing one is its error, said when the model is made.
+  if (descriptor.keyNeeded === "client") return chosen;
   // A base URL names a server that may take any key (Ollama, vLLM) or reads its own.
   if (chosen.baseUrl || has(descriptor.baseUrlVariable) || hasKey(descriptor)) return chosen;
   const other = keyed.find((p) => p.keyNeeded === "always") ?? keyed[0];
@@ -102,7 +105,9 @@ function isHttpUrl(value: string): boolean {
 }
 
 function noKey(providers: readonly ProviderDescriptor[]): CodingAgentError {
-  const keys = [...new Set(providers.flatMap((p) => p.keyVariables.slice(0, 1)))];
+  const keys = [
+    ...new Set(providers.filter((p) => p.keyNeeded !== "client").flatMap((p) => p.keyVariables.slice(0, 1))),
+  ];
   const listed = keys.length > 1 ? `${keys.slice(0, -1).join(", ")} or ${keys.at(-1)}` : (keys[0] ?? "a key");
   return invalid(
     `no API key: set ${listed} (a local OpenAI-compatible server: --provider ${COMPATIBLE} --base-url URL); bridle demo needs none`,

@@ -8,6 +8,7 @@ const BUILT_IN: Readonly<Record<string, () => Promise<ProviderDescriptor>>> = {
   openai: async () => (await import("@bridle/providers-openai")).openaiResponses,
   "openai-chat": async () => (await import("@bridle/providers-openai")).openaiChat,
   anthropic: async () => (await import("@bridle/providers-anthropic")).anthropic,
+  "ai-sdk": async () => (await import("@bridle/providers-ai-sdk")).aiSdk,
 };
 
 /** The built-in providers' names, in the order they are listed ("openai" first: the default). */

@@ -4,6 +4,7 @@
 // mode says: who answers approvals, whether MCP servers are waited for, and whether a model or store is real.
 import {
   type Approver,
+  type EventObserver,
   Harness,
   type HarnessOptions,
   type Model,
@@ -13,6 +14,7 @@ import {
 } from "@bridle/core";
 import type { CostedModel, ProviderDescriptor } from "@bridle/provider-kit";
 import { CodingAgentError } from "./errors.js";
+import { hookScripts } from "./hook-scripts.js";
 import { type Kit, prepareKit } from "./kit.js";
 import { type ToolChoice, toolChoice } from "./profile.js";
 import { createModel } from "./providers.js";
@@ -59,6 +61,8 @@ export interface CodingAgent {
   /** The permission mode in force and what bounds the commands, as one line. */
   readonly permissions: string;
   readonly mcpPrompts?: McpPromptSource | undefined;
+  /** Observers each run should be given (hook scripts' Notification and PostCompact): pass to `stream`. */
+  readonly observers: readonly EventObserver[];
   /** Why commands run unsandboxed although a sandbox was asked for (said once per process through `warn`). */
   readonly sandboxWarning: string | undefined;
   cost(usage: Usage): number | undefined;
@@ -93,13 +97,15 @@ export async function createCodingAgent(
     }),
     options.store ?? (listing ? unopenedStore : openStore(settings)),
     prepareKit(settings, makeModel, warn, searchName),
+    hookScripts(settings, warn, env),
   ]);
-  const [modelPart, toolsetPart, storePart, kitPart] = parts;
+  const [modelPart, toolsetPart, storePart, kitPart, scriptsPart] = parts;
   if (
     modelPart.status === "rejected" ||
     toolsetPart.status === "rejected" ||
     storePart.status === "rejected" ||
-    kitPart.status === "rejected"
+    kitPart.status === "rejected" ||
+    scriptsPart.status === "rejected"
   ) {
     if (kitPart.status === "fulfilled") await kitPart.value.close().catch(() => {});
     if (toolsetPart.status === "fulfilled") await toolsetPart.value.close().catch(() => {});
@@ -111,7 +117,12 @@ export async function createCodingAgent(
   const toolset = toolsetPart.value;
   const opened = storePart.value;
   const kit = kitPart.value;
+  const scripts = scriptsPart.value;
   const closeAll = async () => {
+    if (scripts) {
+      await scripts.sessionEnd("other");
+      await scripts.observer.idle();
+    }
     await kit.close();
     await toolset.close();
     if (!options.store) await opened.close();
@@ -125,7 +136,8 @@ export async function createCodingAgent(
         tools: toolset.tools,
         toolSources: toolset.toolSources,
         system: toolset.instructions ? `${SYSTEM_PROMPT}\n\n${toolset.instructions}` : SYSTEM_PROMPT,
-        hooks: toolset.hooks,
+        // Hook scripts first: a PreToolUse that denies stops a call before any other hook sees it.
+        hooks: [...(scripts?.hooks ?? []), ...toolset.hooks],
         ...(options.approver ? { approver: options.approver } : {}),
         // maxTurns bounds model requests; tool calls get room for several per turn.
         limits: {
@@ -146,6 +158,7 @@ export async function createCodingAgent(
       permissions: toolset.permissions,
       mcpPrompts: toolset.mcpPrompts,
       sandboxWarning: toolset.sandboxWarning,
+      observers: scripts ? [scripts.observer] : [],
       cost: (usage) => chosen.cost?.(usage),
       withModel: async (name) => {
         const next = await makeModel(name);

@@ -77,6 +77,10 @@ export interface CodingAgentSettings {
   readonly fetchHosts?: readonly string[] | undefined;
   /** Subagent definitions the front door read (and, for a workspace's, had trusted). */
   readonly agentFiles: readonly AgentFile[];
+  /** Hook scripts in Claude Code's settings shape (event → matcher groups → commands), settled as trusted. */
+  readonly hooks?: unknown;
+  /** Also run the hooks of the user's Claude Code settings files (managed and user scope), unchanged. */
+  readonly claudeHooks?: boolean | undefined;
   /**
    * The user's data folder: each workspace's spilled tool output and memory live in a folder under it keyed
    * by the workspace's real path (outside the repository). Default: `$XDG_DATA_HOME` or `~/.local/share`.

@@ -115,7 +115,7 @@ describe("createCodingAgent", () => {
     ).rejects.toMatchObject({ name: "CodingAgentError", code: "invalid_settings" });
     await expect(
       createCodingAgent(settings({ provider: "nope" }), { mode: "run", approver: approveAll }),
-    ).rejects.toThrow(/no provider named "nope" \(known: openai, openai-chat, anthropic\)/);
+    ).rejects.toThrow(/no provider named "nope" \(known: openai, openai-chat, anthropic, ai-sdk\)/);
   });
 });
 

@@ -33,9 +33,10 @@ export interface ProviderDescriptor {
   readonly keyVariables: readonly string[];
   /**
    * Whether a request needs a key: "always" (the API takes none without one, whatever server it is sent
-   * to) or "without-base-url" (a base URL may name a local server that takes any key).
+   * to), "without-base-url" (a base URL may name a local server that takes any key) or "client" (the
+   * client it builds finds its own credentials, as an AI SDK provider package reads its own variables).
    */
-  readonly keyNeeded: "always" | "without-base-url";
+  readonly keyNeeded: "always" | "without-base-url" | "client";
   /** The environment variable naming another server (a proxy, a compatible one). */
   readonly baseUrlVariable?: string;
   /** The model used when none is named; it has a row in `models`. */

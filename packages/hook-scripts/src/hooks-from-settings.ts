@@ -1,0 +1,103 @@
+import type { AnyHook, EventObserver } from "@bridle/core";
+import { ScriptObserver } from "./observer.js";
+import { runHooks } from "./run-hooks.js";
+import type { ScriptContext } from "./script-context.js";
+import { type HookScriptReport, ScriptRunner } from "./script-runner.js";
+import { type ClaudeHookEvent, type HookCommand, hookSettingsSchema } from "./settings.js";
+import { toolHooks } from "./tool-hooks.js";
+
+export interface HookScriptOptions {
+  /** The project folder: the hooks' cwd, `cwd` on their stdin and `$CLAUDE_PROJECT_DIR`. */
+  readonly cwd: string;
+  /** `session_id` on stdin (default: the run's id). */
+  readonly sessionId?: string;
+  /** `transcript_path` on stdin: the session's file, when the store keeps one. */
+  readonly transcriptPath?: string;
+  /** `permission_mode` on stdin (default "default"). */
+  readonly permissionMode?: string;
+  /** The hooks' environment (default: this process's). */
+  readonly env?: NodeJS.ProcessEnv;
+  /**
+   * Told of every hook that fails, times out, blocks, or cannot be run here. Inside a run the same
+   * report is also a `hook_scripts.report` fact on the run's event stream.
+   */
+  readonly onReport?: (report: HookScriptReport) => void;
+}
+
+export type SessionEndReason = "clear" | "logout" | "prompt_input_exit" | "other";
+
+export interface HookScripts {
+  /** The Bridle hooks to give a Harness (`hooks: [...scripts.hooks]`). */
+  readonly hooks: readonly AnyHook[];
+  /** Runs the Notification and PostCompact hooks: pass it in each run's `observers`. */
+  readonly observer: EventObserver & { idle(): Promise<void> };
+  /** The commands that will run, by event. */
+  readonly commands: readonly HookCommand[];
+  /** Runs the SessionEnd hooks: call it when the session closes (Bridle has no run to hang it on). */
+  sessionEnd(reason: SessionEndReason): Promise<void>;
+}
+
+/** A `hooks` settings value, or a settings file, that is not Claude Code's shape. */
+export class HookSettingsError extends Error {
+  override readonly name = "HookSettingsError";
+  readonly code = "hook_settings_invalid";
+}
+
+/**
+ * Turns Claude Code's `hooks` settings (event → matcher groups → `{ type: "command", command, timeout }`)
+ * into Bridle hooks that run those commands with Claude Code's stdin JSON, exit codes and JSON output.
+ * A hook that fails or times out is reported; a PreToolUse hook that fails denies the call.
+ */
+export function hooksFromSettings(settings: unknown, options: HookScriptOptions): HookScripts {
+  const parsed = hookSettingsSchema.safeParse(settings ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new HookSettingsError(
+      `the hooks settings are not Claude Code's shape (${issue?.path.join(".") || "hooks"}: ${issue?.message ?? "invalid"})`,
+    );
+  }
+  const report: ScriptContext["report"] = (item, record) => {
+    options.onReport?.(item);
+    record?.("hook_scripts.report", item);
+  };
+  const runner = new ScriptRunner(parsed.data, options.cwd, options.env ?? process.env, report);
+  if (runner.has("PreCompact")) {
+    // Compaction has no hook point before it in core: saying so beats running the hook at the wrong time.
+    report({
+      event: "PreCompact",
+      kind: "unsupported",
+      message: "Bridle has no hook point before compaction",
+    });
+  }
+  const scripts: ScriptContext = {
+    runner,
+    report,
+    common: (event: ClaudeHookEvent, base) => ({
+      session_id: options.sessionId ?? base?.runId ?? "",
+      transcript_path: options.transcriptPath ?? "",
+      cwd: options.cwd,
+      permission_mode: options.permissionMode ?? "default",
+      hook_event_name: event,
+    }),
+    settle: (event, results, record) => {
+      for (const { command, verdict } of results) {
+        if (verdict.kind === "error") {
+          report({ event, command: command.command, kind: "failed", message: verdict.message }, record);
+        }
+      }
+      return results;
+    },
+  };
+  return {
+    hooks: [...runHooks(scripts), ...toolHooks(scripts)],
+    observer: new ScriptObserver(scripts),
+    commands: runner.commands,
+    sessionEnd: async (reason) => {
+      if (!runner.has("SessionEnd")) return;
+      scripts.settle(
+        "SessionEnd",
+        await runner.run("SessionEnd", reason, { ...scripts.common("SessionEnd"), reason }),
+      );
+    },
+  };
+}

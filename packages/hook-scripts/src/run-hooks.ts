@@ -1,0 +1,161 @@
+import { type AnyHook, defineHook } from "@bridle/core";
+import { blockReason, contextFrom, promptText } from "./decisions.js";
+import type { ScriptContext } from "./script-context.js";
+
+/**
+ * SessionStart and UserPromptSubmit → user_prompt_submit, Stop → before_stop, SubagentStart and
+ * SubagentStop → the subagent hooks.
+ */
+export function runHooks(scripts: ScriptContext): AnyHook[] {
+  const { runner } = scripts;
+  const hooks: AnyHook[] = [];
+  let sessionSource: "startup" | "resume" | undefined;
+  let sessionStarted = false;
+
+  if (runner.has("SessionStart")) {
+    // SessionStart runs once per session (the first run these hooks see); its output is context, which
+    // only user_prompt_submit can add.
+    hooks.push(
+      defineHook({
+        event: "run_start",
+        name: "SessionStart",
+        handler: (input) => {
+          if (sessionStarted || input.resumed) return;
+          sessionSource = input.historyLength === 0 ? "startup" : "resume";
+        },
+      }),
+      defineHook({
+        event: "user_prompt_submit",
+        name: "SessionStart",
+        handler: async (input) => {
+          const source = sessionSource;
+          if (source === undefined || sessionStarted) return;
+          sessionStarted = true;
+          const results = scripts.settle(
+            "SessionStart",
+            await runner.run("SessionStart", source, { ...scripts.common("SessionStart", input), source }),
+            input.record,
+          );
+          for (const text of contextFrom(results)) input.addContext(text);
+        },
+      }),
+    );
+  }
+
+  if (runner.has("UserPromptSubmit")) {
+    hooks.push(
+      defineHook({
+        event: "user_prompt_submit",
+        name: "UserPromptSubmit",
+        handler: async (input) => {
+          const results = scripts.settle(
+            "UserPromptSubmit",
+            await runner.run("UserPromptSubmit", undefined, {
+              ...scripts.common("UserPromptSubmit", input),
+              prompt: promptText(input.prompt),
+            }),
+            input.record,
+          );
+          const blocked = blockReason(results);
+          if (blocked !== undefined) {
+            scripts.report({ event: "UserPromptSubmit", kind: "blocked", message: blocked }, input.record);
+            input.cancel(blocked);
+            return;
+          }
+          for (const text of contextFrom(results)) input.addContext(text);
+        },
+      }),
+    );
+  }
+
+  if (runner.has("Stop")) {
+    hooks.push(
+      defineHook({
+        event: "before_stop",
+        name: "Stop",
+        handler: async (input) => {
+          const results = scripts.settle(
+            "Stop",
+            await runner.run("Stop", undefined, {
+              ...scripts.common("Stop", input),
+              stop_hook_active: input.continued,
+              last_assistant_message: input.finalText,
+            }),
+            input.record,
+          );
+          // `continue: false` wins: the agent stops whatever another hook asked.
+          if (results.some(({ verdict }) => verdict.kind === "ok" && verdict.json?.continue === false))
+            return;
+          const reason = blockReason(results);
+          if (reason === undefined) return;
+          scripts.report({ event: "Stop", kind: "blocked", message: reason }, input.record);
+          input.continueWith(reason);
+        },
+      }),
+    );
+  }
+
+  if (runner.has("SubagentStart")) {
+    hooks.push(
+      defineHook({
+        event: "before_subagent_run",
+        name: "SubagentStart",
+        handler: async (input) => {
+          const results = scripts.settle(
+            "SubagentStart",
+            await runner.run("SubagentStart", input.subagent, {
+              ...scripts.common("SubagentStart", input),
+              agent_id: input.toolCallId ?? input.subagent,
+              agent_type: input.subagent,
+            }),
+            input.record,
+          );
+          if (contextFrom(results, false).length > 0) {
+            scripts.report(
+              {
+                event: "SubagentStart",
+                kind: "ignored",
+                message: "additionalContext from SubagentStart is not given to Bridle subagents",
+              },
+              input.record,
+            );
+          }
+        },
+      }),
+    );
+  }
+
+  if (runner.has("SubagentStop")) {
+    hooks.push(
+      defineHook({
+        event: "after_subagent_run",
+        name: "SubagentStop",
+        handler: async (input) => {
+          const results = scripts.settle(
+            "SubagentStop",
+            await runner.run("SubagentStop", input.subagent, {
+              ...scripts.common("SubagentStop", input),
+              agent_id: input.toolCallId ?? input.subagent,
+              agent_type: input.subagent,
+              stop_hook_active: false,
+              last_assistant_message: input.finalText,
+            }),
+            input.record,
+          );
+          if (blockReason(results) !== undefined) {
+            scripts.report(
+              {
+                event: "SubagentStop",
+                kind: "ignored",
+                message:
+                  "a SubagentStop hook asked the subagent to go on; Bridle cannot resume a finished subagent",
+              },
+              input.record,
+            );
+          }
+        },
+      }),
+    );
+  }
+  return hooks;
+}

@@ -1,0 +1,13 @@
+import type { HookInputBase } from "@bridle/core";
+import type { CommandResult, HookScriptReport, ScriptRunner } from "./script-runner.js";
+import type { ClaudeHookEvent } from "./settings.js";
+
+/** What every event's mapping shares: the runner, the stdin fields every event carries, reporting. */
+export interface ScriptContext {
+  readonly runner: ScriptRunner;
+  /** The fields every hook's stdin carries (`base` names the run when there is one). */
+  common(event: ClaudeHookEvent, base?: Pick<HookInputBase, "runId">): Record<string, unknown>;
+  /** Reports what failed among `results` and returns them all. */
+  settle(event: ClaudeHookEvent, results: CommandResult[], record?: HookInputBase["record"]): CommandResult[];
+  report(report: HookScriptReport, record?: HookInputBase["record"]): void;
+}

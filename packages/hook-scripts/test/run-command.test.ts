@@ -1,0 +1,58 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { tempWorkspace } from "@bridle/testing";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { OUTPUT_LIMIT_BYTES, runHookCommand } from "../src/run-command.js";
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => {
+  ({ dir, cleanup } = await tempWorkspace("bridle-hook-run-"));
+});
+afterEach(() => cleanup());
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe("runHookCommand", () => {
+  it("kills the whole process group on timeout, not only the shell", async () => {
+    const pidFile = join(dir, "child.pid");
+    // The grandchild keeps no pipe open, so only the group kill can end it.
+    const outcome = await runHookCommand(
+      `sleep 300 >/dev/null 2>&1 </dev/null & echo $! > "${pidFile}"; wait`,
+      "{}",
+      { cwd: dir, env: process.env, timeoutMs: 500 },
+    );
+    expect(outcome).toMatchObject({ timedOut: true, exitCode: undefined });
+    const pid = Number((await readFile(pidFile, "utf8")).trim());
+    expect(pid).toBeGreaterThan(0);
+    expect(alive(pid)).toBe(false);
+  });
+
+  it("keeps at most the output limit of each stream and says how much it dropped", async () => {
+    const outcome = await runHookCommand("head -c 200000 /dev/zero | tr '\\0' x", "", {
+      cwd: dir,
+      env: process.env,
+      timeoutMs: 60_000,
+    });
+    expect(outcome.exitCode).toBe(0);
+    expect(outcome.stdout.startsWith("x".repeat(OUTPUT_LIMIT_BYTES))).toBe(true);
+    expect(outcome.stdout).toContain(`[${200_000 - OUTPUT_LIMIT_BYTES} more bytes dropped]`);
+  });
+
+  it("says why a command could not start", async () => {
+    const outcome = await runHookCommand("true", "", {
+      cwd: join(dir, "no-such-folder"),
+      env: process.env,
+      timeoutMs: 60_000,
+    });
+    expect(outcome.exitCode).toBeUndefined();
+    expect(outcome.spawnError).toContain("ENOENT");
+  });
+});

@@ -1,0 +1,3 @@
+import { packageBuild } from "@bridle/tooling/tsdown";
+
+export default packageBuild();

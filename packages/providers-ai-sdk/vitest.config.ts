@@ -1,0 +1,3 @@
+import { packageTests } from "@bridle/tooling/vitest";
+
+export default packageTests();
