@@ -1,4 +1,4 @@
-// One recipe, every front door: for the same settings and workspace, `bridle run`, a durable run,
+// One recipe, every front door: for the same settings and workspace, `bridle run`, a durable run, a worker,
 // `bridle tools list --json` and an apps/eval run build the same agent, so the model is sent the same
 // system prompt and the same tools, byte for byte. Each door is driven as its users drive it (the built
 // bins, a loopback fake OpenAI server, a throwaway Postgres for the durable run).
@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { type FakeProviderServer, openaiResponsesFormat, tempWorkspace } from "@bridle/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeOpenAI, runCli } from "./cli-harness.js";
+import { startCli } from "./durable-process.js";
 import { usePostgres } from "./postgres.js";
 
 const postgres = usePostgres();
@@ -105,7 +106,7 @@ describe("every front door builds the same agent", () => {
     await cleanup();
   });
 
-  it("sends the same system prompt and tools from bridle run, --durable, tools list and an eval run", async () => {
+  it("sends the same system prompt and tools from bridle run, --durable, a worker, tools list and an eval run", async () => {
     const answer = () =>
       server.enqueue({ kind: "stream", events: openaiResponsesFormat.events({ text: "Done." }) });
     const firstRequestOf = async (start: () => Promise<{ code: number | null; stderr: string }>) => {
@@ -168,5 +169,24 @@ describe("every front door builds the same agent", () => {
       runCli(["run", "fix it", "--durable", "--yes", ...flags()], { cwd: repo, env: env() }),
     );
     expect(durable).toBe(direct);
+
+    // Queued, and run by a worker process from the run's recorded options.
+    const viaWorker = await firstRequestOf(async () => {
+      const queued = await runCli(["run", "fix it", "--enqueue", "--yes", ...flags()], {
+        cwd: repo,
+        env: env(),
+      });
+      expect(queued.code, queued.stderr).toBe(0);
+      const worker = startCli(["worker", "--concurrency", "1", ...flags().slice(0, 4)], env(), dir);
+      try {
+        await worker.waitFor(/pulling runs/);
+        const waited = await runCli(["runs", "wait", queued.stdout.trim()], { cwd: repo, env: env() });
+        return { code: waited.code, stderr: waited.stderr + worker.output.stderr };
+      } finally {
+        worker.child.kill("SIGTERM");
+        await worker.exited;
+      }
+    });
+    expect(viaWorker).toBe(direct);
   });
 });
