@@ -34,6 +34,34 @@ async function userConfig(values: Record<string, unknown>): Promise<void> {
   await writeFile(join(dir, "config", "bridle", "bridle.config.json"), JSON.stringify(values));
 }
 
+describe("the ai-sdk provider", () => {
+  it("runs an installed AI SDK provider package named in the model, against its base URL", async () => {
+    server.enqueue({
+      kind: "stream",
+      events: openaiChatFormat.events({ text: "Hello through the AI SDK." }),
+    });
+    const run = await runCli(
+      [
+        "run",
+        "say hello",
+        "--provider",
+        "ai-sdk",
+        "--model",
+        "@ai-sdk/openai-compatible:qwen3",
+        "--base-url",
+        openaiChatFormat.baseUrl(server.url),
+        "--sandbox",
+        "off",
+      ],
+      { cwd: dir, env: { XDG_DATA_HOME: join(dir, "data"), XDG_CONFIG_HOME: join(dir, "config") } },
+    );
+    expect(run.stderr).not.toMatch(/stopped:/);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain("Hello through the AI SDK.");
+    expect(server.requests[0]?.body).toMatchObject({ model: "qwen3" });
+  });
+});
+
 describe("a provider from the user's config", () => {
   it("is reached with --provider, with its default model, key and base URL", async () => {
     await userConfig({ providers: [FIXTURE] });
@@ -60,7 +88,7 @@ describe("a provider from the user's config", () => {
     const unknown = await runCli(["run", "hi", "--provider", "nosuch"], { cwd: dir, env: env() });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(
-      'no provider named "nosuch" (known: openai, openai-chat, anthropic, fixture)',
+      'no provider named "nosuch" (known: openai, openai-chat, anthropic, ai-sdk, fixture)',
     );
     expect(server.requests).toHaveLength(0);
   });

@@ -77,6 +77,8 @@ const SAMPLES: Record<keyof typeof WORKSPACE_SETTING_RISK, unknown> = {
   memory: false,
   fetchHosts: ["example.com"],
   providers: ["/tmp/a-provider-module.mjs"],
+  hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "true" }] }] },
+  claudeHooks: true,
 };
 
 async function workspaceConfig(values: Record<string, unknown>): Promise<void> {

@@ -54,5 +54,8 @@ export async function runCommand(command: Command): Promise<number> {
       return (await import("./worker.js")).workerCommand(command.flags);
     case "runs":
       return (await import("./runs.js")).runsCommand(command.positionals, command.flags);
+    case "acp":
+      if (command.positionals.length > 0) throw new CliError("usage: bridle acp [options]", 2);
+      return (await import("./acp.js")).acpCommand(command.flags);
   }
 }

@@ -9,6 +9,10 @@ export interface CliFlags {
   readonly cwd?: string;
   readonly session?: string;
   readonly resume?: string;
+  /** `--resume` with no id: pick one of this workspace's sessions on the terminal (session-choice.ts). */
+  readonly resumePick?: boolean;
+  /** -c / --continue: this workspace's latest session. */
+  readonly continue?: boolean;
   readonly store?: string;
   /** --store postgres (and durable runs): the server's connection string, else BRIDLE_DATABASE_URL. */
   readonly databaseUrl?: string;
@@ -37,6 +41,8 @@ export interface CliFlags {
   readonly trust?: boolean;
   readonly json?: boolean;
   readonly at?: string;
+  /** `bridle sessions rewind ID --to TURN`. */
+  readonly to?: string;
   /** `bridle sessions export ID --html FILE`. */
   readonly html?: string;
   /** `bridle view --port N`. */
@@ -58,6 +64,8 @@ export interface CliFlags {
   readonly compaction?: boolean;
   readonly contextWindow?: string;
   readonly keepTasks?: boolean;
+  /** Run the hooks of the user's Claude Code settings files too. */
+  readonly claudeHooks?: boolean;
 }
 
 export type CommandName =
@@ -70,7 +78,8 @@ export type CommandName =
   | "demo"
   | "view"
   | "worker"
-  | "runs";
+  | "runs"
+  | "acp";
 
 export type ParsedCommandLine =
   | { readonly kind: "version" }
@@ -89,6 +98,7 @@ const OPTIONS = {
   cwd: { type: "string" },
   session: { type: "string" },
   resume: { type: "string" },
+  continue: { type: "boolean", short: "c" },
   store: { type: "string" },
   "database-url": { type: "string" },
   durable: { type: "boolean" },
@@ -109,6 +119,7 @@ const OPTIONS = {
   trust: { type: "boolean" },
   json: { type: "boolean" },
   at: { type: "string" },
+  to: { type: "string" },
   html: { type: "string" },
   port: { type: "string" },
   keep: { type: "boolean" },
@@ -119,6 +130,7 @@ const OPTIONS = {
   "no-compaction": { type: "boolean" },
   "context-window": { type: "string" },
   "keep-tasks": { type: "boolean" },
+  "claude-hooks": { type: "boolean" },
   trace: { type: "string" },
   otlp: { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -132,7 +144,9 @@ const RUN_OPTIONS = `Options:
   --base-url URL                            API base URL (OpenAI-compatible servers, proxies)
   --cwd DIR                                 workspace root (default: current directory)
   --session ID                              record into this session (created if missing)
-  --resume ID                               continue a stored session
+  --resume [ID]                             continue a stored session (no ID: pick one of this
+                                            workspace's, on a terminal)
+  -c, --continue                            continue this workspace's latest session
   --store jsonl|sqlite|postgres             session store (default: jsonl)
   --database-url URL                        Postgres for --store postgres (default: BRIDLE_DATABASE_URL)
   --durable                                 run as a durable run (Postgres): if this process stops, a worker finishes it
@@ -170,6 +184,7 @@ const RUN_OPTIONS = `Options:
   --no-compaction                           never summarize older turns (default: near the context window)
   --context-window N                        the model's context window in tokens (default: known per model)
   --keep-tasks                              leave background subagent tasks running when a run ends
+  --claude-hooks                            also run the hooks of your Claude Code settings (~/.claude/settings.json)
   -h, --help                                this help
 API keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY; base URLs also from OPENAI_BASE_URL / ANTHROPIC_BASE_URL.
 `;
@@ -182,11 +197,12 @@ Usage:
   bridle run "<prompt>"           one run: the answer on stdout, tool activity on stderr
   bridle demo [--keep]            the agent fixes a bug in an example repository: the model's turns are
                                   recorded (no API key), the tools, edits and test run are real
-  bridle sessions list|show ID|fork ID [--at SEQ]
+  bridle sessions list|show ID|fork ID [--at SEQ]|rewind ID [--to TURN]
   bridle worker [--concurrency N]  run queued durable runs (Postgres: --database-url or BRIDLE_DATABASE_URL)
   bridle runs list|show ID|wait ID|approve ID CALL|reject ID CALL   durable runs and their queue
   bridle sessions export ID --html FILE   the session as one self-contained web page
   bridle view [--port N]          browse the sessions in a local web viewer (127.0.0.1, token in the URL)
+  bridle acp                      an Agent Client Protocol agent on stdio, for editors (Zed, JetBrains…)
   bridle tools list [--json]      the tools exactly as the model sees them
   bridle policy check "<command>" [--json]   exit 0 allow, 1 ask, 2 deny
   bridle skills validate DIR...   check skill folders against the Agent Skills spec
@@ -200,6 +216,8 @@ Run \`bridle <command> --help\` for a command's options.
   bridle sessions list [--store jsonl|sqlite|postgres] [--json]
   bridle sessions show ID [--json]
   bridle sessions fork ID [--at SEQ] [--json]
+  bridle sessions rewind ID [--to TURN] [--cwd DIR]   list its turns, or put the files back as they were
+                                    when turn TURN began and print the fork that continues from there
   bridle sessions export ID --html FILE
 `,
   view: `Usage: bridle view [--port N] [--store jsonl|sqlite|postgres]\n\nServes a read-only session viewer on 127.0.0.1 (default: a free port) and prints its URL, which carries\na token made at this start: requests without it, from other origins or for other host names are refused.\nLists the configured store's sessions (and the other local store's, when it has any), opens any of them,\nand follows a running session live. Ctrl-C stops it.\n`,
@@ -208,6 +226,7 @@ Run \`bridle <command> --help\` for a command's options.
   policy: `Usage: bridle policy check "<command>" [--json] [--cwd DIR]\n\nJudges a shell command with the bash tool's policy: allow, ask or deny, with the sub-commands and reasons.\nExit code: 0 allow, 1 ask, 2 deny (with --json too), so scripts can branch on it; bad usage is 2 as\nwell, so 2 always means: do not run it.\n`,
   worker: `Usage: bridle worker [--concurrency N] [--database-url URL] [run options]\n\nPulls queued durable runs from Postgres and runs them, N at a time (default 4; the queue keeps one\nper-worker limit: the last worker started sets it). A run's own recorded options (provider, model,\nworkspace, edit format, sandbox, --yes…) win; this worker's fill in what a run lacks. API keys come from\nthis worker's environment. On start, and every few seconds, it recovers unfinished runs of processes that\nare gone. A durable run is the agent bridle run builds, coding overlay included. SIGINT/SIGTERM stops it;\nits runs are finished by another worker.\n`,
   runs: `Usage:\n  bridle runs list [--json]\n  bridle runs show ID [--json]      status, options, what it waits on, its answer\n  bridle runs wait ID [--json]      until it ends; exit 0 when it completed\n  bridle runs approve ID CALL       let a call it waits on run (from any machine)\n  bridle runs reject ID CALL [--reason TEXT]\nPostgres from --database-url or BRIDLE_DATABASE_URL.\n`,
+  acp: `Usage: bridle acp [options]\n\nAn Agent Client Protocol (ACP) agent on stdin/stdout: an editor starts it and drives sessions.\nEach session works in the folder the editor names, with the editor's MCP servers beside the configured\nones; the editor's mode picker switches the permission mode (from the next turn) and approvals are asked\nin the editor. Files are read and written, and commands run, here in Bridle's sandbox, not through the\neditor. Messages for a person go to stderr. Sessions are stored as bridle run's are (session/load). The\noptions are bridle run's, less --session, --resume, --json and those only bridle run takes.\n\n${RUN_OPTIONS}`,
   demo: `Usage: bridle demo [--keep] [--json]\n\nCopies an example repository to a temporary folder and runs the agent on it with no API key: the\nmodel's turns are a recorded script, served by a loopback server in the OpenAI Responses wire format;\nthe provider adapter, the tools, the file edits, the test run and the session store are real.\n  --keep    leave the repository and the session in place, and print how to look at them\n  --json    write the run's events as JSON lines on stdout\n`,
 };
 
@@ -221,12 +240,13 @@ const COMMANDS = new Set<string>([
   "skills",
   "demo",
   "view",
+  "acp",
 ]);
 
 export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
   try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: bareResume(argv), options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
     throw new CliError(`${shortParseError(error as Error & { code?: string })} (see bridle --help)`, 2);
   }
@@ -250,10 +270,13 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
       throw new CliError(`--${flag} is an option of bridle ${owner}`, 2);
     }
   }
-  for (const coding of ["no-coding", "evidence", "repair-attempts", "trace", "otlp"] as const) {
+  for (const coding of ["no-coding", "evidence", "repair-attempts", "trace", "otlp", "continue"] as const) {
     if (values[coding] !== undefined && command !== "run" && command !== "interactive") {
       throw new CliError(`--${coding} is an option of bridle run and the interactive session`, 2);
     }
+  }
+  if (values.resume === "" && command !== "run" && command !== "interactive") {
+    throw new CliError("--resume without an id is an option of bridle run and the interactive session", 2);
   }
   const flags: CliFlags = compact({
     provider: values.provider,
@@ -261,7 +284,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     baseUrl: values["base-url"],
     cwd: values.cwd,
     session: values.session,
-    resume: values.resume,
+    resume: values.resume || undefined,
+    resumePick: values.resume === "" ? true : undefined,
+    continue: values.continue,
     store: values.store,
     databaseUrl: values["database-url"],
     durable: values.durable,
@@ -282,6 +307,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     trust: values.trust,
     json: values.json,
     at: values.at,
+    to: values.to,
     html: values.html,
     port: values.port,
     keep: values.keep,
@@ -292,10 +318,18 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     compaction: values["no-compaction"] ? false : undefined,
     contextWindow: values["context-window"],
     keepTasks: values["keep-tasks"],
+    claudeHooks: values["claude-hooks"],
     trace: values.trace,
     otlp: values.otlp,
   });
   return { kind: "command", command, positionals: first === undefined ? [] : positionals.slice(1), flags };
+}
+
+// `--resume` with no id (last, or before another option) asks for the picker: an empty value says so.
+function bareResume(argv: readonly string[]): string[] {
+  return argv.map((arg, i) =>
+    arg === "--resume" && (i === argv.length - 1 || argv[i + 1]?.startsWith("-")) ? "--resume=" : arg,
+  );
 }
 
 // node:util's messages run to two sentences of advice; one short line names the option.

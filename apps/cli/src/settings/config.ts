@@ -21,6 +21,11 @@ const settingsShape = {
     .string()
     .regex(/^[a-z][a-z0-9-]{0,39}$/, "must be a provider's name (lowercase letters, digits, dashes)")
     .default(PROVIDER_NAMES[0] as string),
+  // Hook scripts as Claude Code's settings write them (event → matcher groups → commands); checked by
+  // @bridle/hook-scripts when the agent is built.
+  hooks: z.record(z.string(), z.unknown()).optional(),
+  // Also run the hooks of the user's own Claude Code settings files, unchanged.
+  claudeHooks: z.boolean().default(false),
   // Modules that each export a provider descriptor (`@bridle/provider-kit`'s ProviderDescriptor).
   providers: z.array(z.string().min(1)).max(32).optional(),
   model: z
@@ -76,6 +81,8 @@ export type SettingRisk = "harmless" | "sensitive" | "harmless-inside-workspace"
 export const WORKSPACE_SETTING_RISK = {
   provider: "sensitive", // picks which API key is sent, possibly to a base URL set elsewhere
   providers: "user-only", // code the CLI loads and runs
+  hooks: "sensitive", // commands run at every tool call and prompt
+  claudeHooks: "user-only", // the user's own files outside the workspace
   model: "harmless",
   baseUrl: "sensitive", // where the API key goes
   cwd: "sensitive", // the folder every tool is confined to
@@ -175,7 +182,15 @@ export async function loadSettings(
       files.push(workspace.path);
     }
   }
-  const { config: _config, at: _at, trust: _trust, html: _html, port: _port, ...flagSettings } = flags;
+  const {
+    config: _config,
+    at: _at,
+    trust: _trust,
+    html: _html,
+    port: _port,
+    to: _to,
+    ...flagSettings
+  } = flags;
   // Own properties only, in precedence order: a "__proto__" key stays a key (and is refused as unknown).
   const merged = Object.fromEntries([
     ...layers.flatMap((layer) => Object.entries(layer)),

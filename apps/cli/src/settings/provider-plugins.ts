@@ -40,8 +40,8 @@ function descriptorProblem(value: unknown): string | undefined {
   if (typeof d.label !== "string") return `provider "${d.name}": label must be a string`;
   if (!Array.isArray(d.keyVariables) || !d.keyVariables.every((v) => typeof v === "string"))
     return `provider "${d.name}": keyVariables must be a list of variable names`;
-  if (d.keyNeeded !== "always" && d.keyNeeded !== "without-base-url")
-    return `provider "${d.name}": keyNeeded must be "always" or "without-base-url"`;
+  if (d.keyNeeded !== "always" && d.keyNeeded !== "without-base-url" && d.keyNeeded !== "client")
+    return `provider "${d.name}": keyNeeded must be "always", "without-base-url" or "client"`;
   if (d.baseUrlVariable !== undefined && typeof d.baseUrlVariable !== "string")
     return `provider "${d.name}": baseUrlVariable must be a string`;
   if (typeof d.defaultModel !== "string" || d.defaultModel === "")

@@ -1,0 +1,77 @@
+// Edits shown as diffs: the files an edit call names are read just before it runs and again once it has
+// run. "Just before" is exact: the harness awaits the run's sink before a call executes, and this reads
+// in the sink (see EditDiffs.sink), so no edit can land between the read and the call.
+import { readFile, stat } from "node:fs/promises";
+import { relative } from "node:path";
+import type { ToolCallContent } from "@agentclientprotocol/sdk";
+import { type EventSink, isWithin, protectedPathReason, type RunEvent } from "@bridle/core";
+import { parsedArguments, toolKind, toolPaths } from "./tool-view.js";
+
+/** Files larger than this are not shown as diffs (an editor would not render them usefully either). */
+const MAX_DIFF_BYTES = 512 * 1024;
+
+export class EditDiffs {
+  readonly #cwd: string;
+  /** Before-images by call id: each file's text, or null when it did not exist. */
+  readonly #before = new Map<string, Map<string, string | null>>();
+
+  constructor(cwd: string) {
+    this.#cwd = cwd;
+  }
+
+  /** The run's sink, reading before-images of edit calls as they are recorded (before they execute). */
+  sink(inner: EventSink): EventSink {
+    const capture = (event: RunEvent) => this.#capture(event);
+    return {
+      async write(event) {
+        await capture(event);
+        await inner.write(event);
+      },
+      ...(inner.writeBatch
+        ? {
+            writeBatch: async (batch: readonly RunEvent[]) => {
+              for (const event of batch) await capture(event);
+              await inner.writeBatch?.(batch);
+            },
+          }
+        : {}),
+    };
+  }
+
+  /** The diffs of a completed call, for the files that changed. */
+  async after(toolCallId: string): Promise<ToolCallContent[]> {
+    const before = this.#before.get(toolCallId);
+    this.#before.delete(toolCallId);
+    if (!before) return [];
+    const diffs: ToolCallContent[] = [];
+    for (const [path, oldText] of before) {
+      const newText = await readSmall(path);
+      if (newText === oldText) continue;
+      diffs.push({ type: "diff", path, oldText, newText: newText ?? "" });
+    }
+    return diffs;
+  }
+
+  async #capture(event: RunEvent): Promise<void> {
+    if (event.type !== "tool_call_requested" || toolKind(event.toolCall.name) !== "edit") return;
+    const paths = toolPaths(event.toolCall.name, parsedArguments(event.toolCall.arguments), this.#cwd).filter(
+      // Only workspace files, and never a secret's content on its way to the editor.
+      (path) => isWithin(this.#cwd, path) && protectedPathReason(relative(this.#cwd, path)) === undefined,
+    );
+    if (paths.length === 0) return;
+    const images = new Map<string, string | null>();
+    for (const path of paths) images.set(path, await readSmall(path));
+    this.#before.set(event.toolCall.id, images);
+  }
+}
+
+/** A text file's content; null when it does not exist, is not a regular file or is too large to show. */
+async function readSmall(path: string): Promise<string | null> {
+  try {
+    const info = await stat(path);
+    if (!info.isFile() || info.size > MAX_DIFF_BYTES) return null;
+    return await readFile(path, "utf8");
+  } catch {
+    return null;
+  }
+}
