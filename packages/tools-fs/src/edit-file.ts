@@ -24,9 +24,9 @@ export interface EditFileDetails {
 }
 
 const inputSchema = z.object({
-  path: z.string().min(1),
-  old_string: z.string(),
-  new_string: z.string(),
+  path: z.string().min(1).describe("File to edit"),
+  old_string: z.string().describe("Exact text to replace"),
+  new_string: z.string().describe("Replacement text"),
   replace_all: z.boolean().optional().describe("replace every occurrence (default false)"),
 });
 

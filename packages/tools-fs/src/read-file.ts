@@ -34,7 +34,7 @@ export interface ReadFileDetails {
 }
 
 const inputSchema = z.object({
-  path: z.string().min(1),
+  path: z.string().min(1).describe("File to read"),
   offset: z.number().int().min(1).optional().describe("1-based first line (default 1)"),
   limit: z.number().int().min(1).optional().describe("most lines (default 2000)"),
   column: z

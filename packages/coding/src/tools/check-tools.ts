@@ -33,7 +33,7 @@ export function createDetectChecksTool(runs: RunRegistry): AnyTool {
 }
 
 const runCheckSchema = z.object({
-  kind: z.enum(["test", "lint", "typecheck", "build"]),
+  kind: z.enum(["test", "lint", "typecheck", "build"]).describe("Which check"),
   target: z.string().min(1).max(300).optional().describe("a narrower target (a test file or package)"),
 });
 

@@ -48,7 +48,7 @@ export function createUpdatePlanTool(runs: RunRegistry): AnyTool {
 }
 
 const notesSchema = z.object({
-  assumptions: z.array(z.string().min(1).max(500)).max(20).optional(),
+  assumptions: z.array(z.string().min(1).max(500)).max(20).optional().describe("Assumptions you made"),
   risks: z.array(z.string().min(1).max(500)).max(20).optional().describe("and rollback notes"),
   follow_ups: z.array(z.string().min(1).max(500)).max(20).optional().describe("work left for later"),
 });
