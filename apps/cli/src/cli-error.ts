@@ -11,8 +11,14 @@ export class CliError extends Error {
   }
 }
 
-/** The Node major every part of bridle runs on (node:sqlite, fs and stream APIs of 22). */
-export const NODE_MAJOR_NEEDED = 22;
+/** The Node every part of bridle runs on (node:sqlite; OpenTelemetry's packages need 22.15), as engines says. */
+export const NODE_NEEDED: readonly [major: number, minor: number] = [22, 15];
+
+/** Whether this Node is at least NODE_NEEDED. */
+export function nodeIsRecentEnough(version: string = process.versions.node): boolean {
+  const [major = 0, minor = 0] = version.split(".").map(Number);
+  return major > NODE_NEEDED[0] || (major === NODE_NEEDED[0] && minor >= NODE_NEEDED[1]);
+}
 
 /** Node error codes that mean "this Node lacks something bridle uses", not a bug in bridle. */
 const MISSING_NODE_FEATURE = new Set([
@@ -46,7 +52,7 @@ export function describeFailure(
   }
   if (typeof code === "string" && MISSING_NODE_FEATURE.has(code)) {
     return {
-      line: `bridle: Node ${process.versions.node} lacks a feature bridle uses (${oneLine(message)}): use Node 22.13 or newer (CI uses 24)`,
+      line: `bridle: Node ${process.versions.node} lacks a feature bridle uses (${oneLine(message)}): use Node ${NODE_NEEDED.join(".")} or newer (CI uses 24)`,
       exitCode: 1,
     };
   }

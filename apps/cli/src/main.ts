@@ -1,7 +1,7 @@
 // Entry point. Kept tiny so `bridle --version` and `--help` start fast: every command, provider and tool
 // package is imported only when the command that needs it runs.
 
-import { describeFailure, NODE_MAJOR_NEEDED } from "./cli-error.js";
+import { describeFailure, NODE_NEEDED, nodeIsRecentEnough } from "./cli-error.js";
 import { parseCommandLine } from "./settings/args.js";
 import { checkCwdFlag } from "./settings/cwd-flag.js";
 import { visible } from "./terminal/display-text.js";
@@ -10,9 +10,9 @@ import { VERSION } from "./version.js";
 
 // First of all, before any code that needs a modern Node runs: on an older one, say which Node is needed
 // instead of failing later with a missing module or function.
-if (Number(process.versions.node.split(".")[0]) < NODE_MAJOR_NEEDED) {
+if (!nodeIsRecentEnough()) {
   process.stderr.write(
-    `bridle: needs Node ${NODE_MAJOR_NEEDED} or newer; this is Node ${process.versions.node}\n`,
+    `bridle: needs Node ${NODE_NEEDED.join(".")} or newer; this is Node ${process.versions.node}\n`,
   );
   process.exit(1);
 }

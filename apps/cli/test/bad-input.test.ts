@@ -143,7 +143,7 @@ describe.skipIf(!olderNode.path)(
           resolve(err);
         });
       });
-      expectOneLine(stderr, /needs Node 22 or newer; this is Node \d+\./);
+      expectOneLine(stderr, /needs Node 22\.15 or newer; this is Node \d+\./);
     });
   },
 );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CliError, describeFailure } from "../src/cli-error.js";
+import { CliError, describeFailure, nodeIsRecentEnough } from "../src/cli-error.js";
 
 // What main prints for each kind of failure; the process-level tests in bad-input.test.ts cover the ones
 // a user can provoke from the command line, these the ones that need a particular Node or a bug.
@@ -13,7 +13,7 @@ describe("describeFailure", () => {
     expect(line).toMatch(
       /^bridle: Node \S+ lacks a feature bridle uses \(No such built-in module: node:sqlite\)/,
     );
-    expect(line).toContain("use Node 22.13 or newer");
+    expect(line).toContain("use Node 22.15 or newer");
     expect(line).not.toContain("\n");
   });
 
@@ -36,5 +36,22 @@ describe("describeFailure", () => {
     expect(describeFailure("just a string", {}).line).toBe(
       "bridle: unexpected error: just a string (BRIDLE_DEBUG=1 prints the stack)",
     );
+  });
+});
+
+describe("the Node the CLI needs", () => {
+  it("is 22.15 or newer, as engines says", async () => {
+    expect(["22.15.0", "22.20.1", "23.0.0", "24.11.0"].map((v) => nodeIsRecentEnough(v))).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(["20.19.0", "22.13.1", "22.14.9", "18.0.0"].map((v) => nodeIsRecentEnough(v))).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });
