@@ -28,8 +28,8 @@ export const editSchema = z.discriminatedUnion("op", [
 ]);
 
 export const editFileSchema = z.strictObject({
-  path: z.string().min(1),
-  edits: z.array(editSchema).min(1).max(1_000),
+  path: z.string().min(1).describe("File to edit"),
+  edits: z.array(editSchema).min(1).max(1_000).describe("The edits to make"),
   verbatim: z
     .boolean()
     .optional()
