@@ -88,8 +88,9 @@ export function repeatable(tool: AnyTool): boolean {
 export function durableTool(tool: AnyTool, context: DurableContext, options: DurableToolOptions): AnyTool {
   const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs;
   const prefix = options.prefix ?? "";
-  return {
-    ...tool,
+  // The tool itself is the prototype: a tool whose fields are inherited (a permission mode's ask-first
+  // wrapper, a class instance) keeps its name and schema, which a spread would drop.
+  const wrapped: Pick<AnyTool, "sequential" | "timeoutMs" | "execute"> = {
     sequential: true,
     timeoutMs: 0,
     execute: async (args: unknown, ctx: ToolCallEnv) => {
@@ -142,6 +143,7 @@ export function durableTool(tool: AnyTool, context: DurableContext, options: Dur
       }
     },
   };
+  return Object.assign(Object.create(tool) as AnyTool, wrapped);
 }
 
 /**

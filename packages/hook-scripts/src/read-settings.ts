@@ -1,6 +1,6 @@
-import { readRegularFile } from "@bridle/core/node";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { readRegularFile } from "@bridle/core/node";
 import { HookSettingsError } from "./hooks-from-settings.js";
 import { type HookSettings, hookSettingsSchema } from "./settings.js";
 

@@ -122,10 +122,10 @@ function refusedTool(tool: AnyTool, settled: { decision: ApprovalDecision; refus
   const why =
     settled.refusal ??
     `the user did not approve this call${settled.decision.reason ? `: ${settled.decision.reason}` : ""}`;
-  return {
-    ...tool,
+  // The tool as prototype: inherited fields (an ask-first wrapper's) are kept, as a spread would not.
+  return Object.assign(Object.create(tool) as AnyTool, {
     execute: async () => {
       throw new ToolFailure("Denied", why);
     },
-  };
+  });
 }
