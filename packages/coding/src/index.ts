@@ -26,3 +26,17 @@ export {
   type ReviewFlag,
 } from "./facts.js";
 export { type CodingOverlay, type CodingOverlayOptions, createCodingOverlay } from "./overlay.js";
+export {
+  Checkpoints,
+  type CheckpointsOptions,
+  type FileEntry,
+  type FileState,
+  MAX_SCANNED_FILES,
+  REWIND_LIMITS,
+  type RewindConflict,
+  RewindError,
+  type RewindErrorCode,
+  type RewindPlan,
+  type RewindRestore,
+  type RewindTurn,
+} from "./rewind/index.js";

@@ -2,10 +2,10 @@ import { createHash } from "node:crypto";
 import type { Dirent } from "node:fs";
 import { lstat, readdir, readFile, readlink, realpath } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
+import { diffLines, type Hunk } from "@bridle/core";
 import type { BaselineFact, HistoryFact, PreexistingChange } from "./facts.js";
 import { git, repositoryRoot } from "./git.js";
 import { type IgnoredSnapshot, ignoredWrites, snapshotIgnored } from "./ignored-files.js";
-import { diffLines, type Hunk } from "./line-diff.js";
 import { commitsSince, currentHead, fileMode, modeChanges, pathsChangedBetween } from "./repo-history.js";
 
 /** One file the agent changed: its line counts and hunks against what was there before the run. */

@@ -1,6 +1,6 @@
 import { basename } from "node:path";
+import type { Hunk } from "@bridle/core";
 import type { ReviewFlag } from "./facts.js";
-import type { Hunk } from "./line-diff.js";
 import type { AgentFileChange } from "./repo-state.js";
 import { scanAddedLines } from "./secret-scan.js";
 import { weakenedTests } from "./test-weakening.js";

@@ -1,5 +1,5 @@
+import { diffLines } from "@bridle/core";
 import { describe, expect, it } from "vitest";
-import { diffLines } from "../src/line-diff.js";
 import { inScope, reviewChanges } from "../src/review.js";
 import { scanAddedLines, shannonEntropy } from "../src/secret-scan.js";
 

@@ -1,6 +1,7 @@
 import type { ApprovalDecision } from "./approver.js";
 import type { AssistantMessage, Message, ToolCallPart, ToolResultMessage, UserMessage } from "./messages.js";
 import type { ModelError, ModelStopReason, ModelWarning } from "./model.js";
+import type { RequestSetup } from "./request-setup.js";
 import type { RunUsage, Usage } from "./usage.js";
 
 /** Why a run ended. Everything but "completed" arrives in a `run_failed` event. */
@@ -63,6 +64,11 @@ export interface ModelRequestEvent extends EventBase {
   readonly request: number;
   readonly messageCount: number;
   readonly toolNames: readonly string[];
+  /**
+   * The system prompt and tools this request sent, present only when they differ from the last ones the
+   * harness recorded for this session and agent: a session holds them once per change.
+   */
+  readonly setup?: RequestSetup;
 }
 
 export interface TextDeltaEvent extends EventBase {

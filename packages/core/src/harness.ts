@@ -10,6 +10,7 @@ import { type HarnessLimits, type HarnessLimitsInput, limitsSchema } from "./lim
 import { type Message, type UserMessage, userText } from "./messages.js";
 import type { Model, ModelOptions, ToolSchema } from "./model.js";
 import { FINAL_RESULT_TOOL, OutputPlan, type OutputSpec } from "./output.js";
+import { RequestSetupRecords } from "./request-setup.js";
 import { openEnvelope, toolsetDigest } from "./resume-envelope.js";
 import { RunContext, type RunIdentity, type RunRestore } from "./run-context.js";
 import { hookFailedEvent, RunLoop, type RunSetup, type RunStart } from "./run-loop.js";
@@ -162,6 +163,7 @@ export class Harness<O = unknown> {
       system: options.system,
       modelOptions: options.modelOptions,
       approver: options.approver,
+      setupRecords: new RequestSetupRecords(),
       approvalSecret: () => this.#approvalSecret(),
     };
   }

@@ -24,6 +24,13 @@ export {
 export type { CompactionOptions, CompactionSettings, ContextOptions, ContextSettings } from "./context.js";
 export { BridleError, type BridleErrorCode, errorMessage, ModelRetry, ToolFailure } from "./errors.js";
 export type * from "./events.js";
+export {
+  type FileDiff,
+  type FileDiffOptions,
+  fileDiff,
+  fileDiffsOf,
+  MAX_FILE_DIFF_LINES,
+} from "./file-diff.js";
 export { Harness, type HarnessOptions } from "./harness.js";
 export { type ContinueSource, closeDanglingCalls } from "./history.js";
 export {
@@ -67,6 +74,7 @@ export {
   withInstructions,
 } from "./instructions.js";
 export { type HarnessLimits, type HarnessLimitsInput, limitsSchema } from "./limits.js";
+export { diffLines, type Hunk, type LineDiff } from "./line-diff.js";
 export { mcpToolName, mcpToolPrefix } from "./mcp-tool-name.js";
 export * from "./messages.js";
 export type * from "./model.js";
@@ -81,6 +89,7 @@ export {
   userConfigFolder,
 } from "./protected-paths.js";
 export { argumentAliases, type ParsedArguments, parseToolArguments } from "./repair.js";
+export type { RequestSetup } from "./request-setup.js";
 export type { ApprovalEnvelope, OpenedEnvelope } from "./resume-envelope.js";
 export type { EventSink, RunIdentity } from "./run-context.js";
 export type { ResumeOptions, RunInput, RunResult, RunStream } from "./run-types.js";

@@ -21,6 +21,7 @@ import {
 import type { Model, ModelError, ModelOptions, ToolSchema } from "./model.js";
 import { callModel, normalizeToolCalls } from "./model-call.js";
 import { FINAL_RESULT_TOOL, type OutputPlan, type TurnResolution } from "./output.js";
+import type { RequestSetupRecords } from "./request-setup.js";
 import { RunCompaction } from "./run-compaction.js";
 import type { RunContext } from "./run-context.js";
 import type { RunResult } from "./run-types.js";
@@ -70,6 +71,8 @@ export interface RunSetup {
   readonly system: string | undefined;
   readonly modelOptions: ModelOptions | undefined;
   readonly approver: Approver | undefined;
+  /** Records the system prompt and tool list in the session when they change. */
+  readonly setupRecords: RequestSetupRecords;
   /** The key approval envelopes are sealed with; throws when it is unusable. */
   approvalSecret(): string;
 }
@@ -283,6 +286,7 @@ export class RunLoop<O> {
       // model found) are offered now.
       this.#refreshTools();
       const schemas = this.#tools.schemas;
+      const told = setup.setupRecords.changed(context, this.#system, schemas);
       context.modelRequests++;
       const request = context.modelRequests;
       context.emit({
@@ -290,6 +294,7 @@ export class RunLoop<O> {
         request,
         messageCount: context.transcript.messages.length,
         toolNames: schemas.map((schema) => schema.name),
+        ...(told ? { setup: told } : {}),
       });
       const started = performance.now();
       const turn = await callModel(context, {

@@ -100,6 +100,12 @@ export interface SessionStore {
   /** A new session sharing `sessionId`'s events up to and including `atSeq` (-1: none of them). */
   fork(sessionId: string, atSeq: number, options?: ForkOptions): Promise<SessionInfo>;
   search(query: string, options?: SearchOptions): Promise<readonly SearchHit[]>;
+  /**
+   * Optional: whether a process that is still alive has the session open for writing (this one
+   * included), so a viewer says "live" only while the session's process runs. Stores that cannot tell
+   * leave it out.
+   */
+  writing?(sessionId: string): Promise<boolean>;
   close(): Promise<void>;
 }
 

@@ -1,4 +1,11 @@
-import { type AnyTool, defineTool, ToolFailure, type ToolOutput } from "@bridle/core";
+import {
+  type AnyTool,
+  defineTool,
+  type FileDiff,
+  fileDiff,
+  ToolFailure,
+  type ToolOutput,
+} from "@bridle/core";
 import {
   decodeText,
   encodeText,
@@ -30,6 +37,8 @@ export interface MultiEditDetails {
   readonly path: string;
   readonly edits: number;
   readonly replacements: number;
+  /** The change as a line diff, for front doors to draw. */
+  readonly diffs: readonly FileDiff[];
 }
 
 /**
@@ -93,7 +102,12 @@ export function createMultiEditTool(tracker: FileTracker): AnyTool {
             bytes,
             value: {
               content: `Edited ${shown}: ${args.edits.length} edit${args.edits.length === 1 ? "" : "s"}, ${replacements} replacement${replacements === 1 ? "" : "s"}.${repairs.length > 0 ? ` Note: ${repairs.join("; ")}.` : ""}`,
-              details: { path: shown, edits: args.edits.length, replacements },
+              details: {
+                path: shown,
+                edits: args.edits.length,
+                replacements,
+                diffs: [fileDiff(shown, text, next)],
+              },
             },
           };
         },

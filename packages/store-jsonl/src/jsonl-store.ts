@@ -26,7 +26,7 @@ import {
 import { writeFileAtomic } from "@bridle/core/node";
 import { BlobDir } from "./blob-dir.js";
 import { DamageTracker } from "./damage.js";
-import { WriterLock } from "./lock.js";
+import { lockHeld, WriterLock } from "./lock.js";
 import {
   type EntryLine,
   entryId,
@@ -287,6 +287,11 @@ export class JsonlSessionStore implements SessionStore {
         await writer.handle.datasync();
       }
     }
+  }
+
+  async writing(sessionId: string): Promise<boolean> {
+    assertSessionId(sessionId);
+    return lockHeld(`${join(this.#sessions, sessionId)}.lock`);
   }
 
   async close(): Promise<void> {

@@ -45,6 +45,13 @@ export class WriterLock {
   }
 }
 
+/** Whether the lock at `path` is held by a live process: this one (by this module), or another. */
+export async function lockHeld(path: string): Promise<boolean> {
+  const owner = Number.parseInt(await readFile(path, "utf8").catch(() => ""), 10);
+  if (!Number.isInteger(owner) || owner <= 0) return false;
+  return owner === process.pid ? held.has(path) : isAlive(owner);
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

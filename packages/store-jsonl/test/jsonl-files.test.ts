@@ -130,7 +130,7 @@ describe("the session file", () => {
     });
   });
 
-  it("refuses a writer while another process holds the session, and takes over once it dies", async () => {
+  it("refuses a writer while another process holds the session, and takes over once it dies; says who writes", async () => {
     const writer = join(dir, "writer.mjs");
     await build(childBundleOptions(join(import.meta.dirname, "fixtures", "crash-writer.ts"), writer));
     const child = spawn(process.execPath, [writer, dir, "s"], { stdio: ["ignore", "pipe", "inherit"] });
@@ -141,6 +141,7 @@ describe("the session file", () => {
       });
     });
     await withStore(async (store) => {
+      expect(await store.writing("s")).toBe(true);
       const refused = await store.append("s", [numberedEvent(0)]).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(BridleError);
       expect((refused as BridleError).code).toBe("store_conflict");
@@ -149,12 +150,16 @@ describe("the session file", () => {
     child.kill("SIGKILL");
     await exited;
     await withStore(async (store) => {
+      // The lock file is still there, but the process it names is gone: nobody writes the session.
+      expect(await store.writing("s")).toBe(false);
       const lastSeq = (await store.get("s"))?.lastSeq ?? -1;
       expect(lastSeq).toBeGreaterThanOrEqual(0);
       expect(await store.append("s", [numberedEvent(0)])).toEqual({
         firstSeq: lastSeq + 1,
         lastSeq: lastSeq + 1,
       });
+      expect(await store.writing("s")).toBe(true);
     });
+    await withStore(async (store) => expect(await store.writing("s")).toBe(false));
   });
 });

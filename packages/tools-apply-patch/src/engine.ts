@@ -1,6 +1,6 @@
 import { lstat, stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { isErrno, ToolFailure, Workspace } from "@bridle/core";
+import { type FileDiff, fileDiff, isErrno, ToolFailure, Workspace } from "@bridle/core";
 import {
   type CurrentFile,
   decodeText,
@@ -40,6 +40,8 @@ export interface PatchedFile {
 export interface ApplyPatchResult {
   /** Every file the patch changed, in patch order. */
   readonly files: readonly PatchedFile[];
+  /** Each file's change as a line diff, in patch order, for front doors to draw. */
+  readonly diffs: readonly FileDiff[];
   /** Each slip in the patch that was forgiven. */
   readonly tolerances: readonly Tolerance[];
   /** What the apply_patch tool tells the model. */
@@ -184,6 +186,7 @@ async function planAndCommit(
   const writes: CommitStep[] = [];
   const removes: CommitStep[] = [];
   const files: PatchedFile[] = [];
+  const diffs: FileDiff[] = [];
   for (const target of targets) {
     const { operation, real, shown } = target;
     if (operation.kind === "add") {
@@ -196,6 +199,7 @@ async function planAndCommit(
         ...(replaced ? { expected: replaced.snapshot, like: await ownerOf(real) } : {}),
       });
       files.push({ path: shown, action: "added", linesAdded: operation.lines.length, linesRemoved: 0 });
+      diffs.push(fileDiff(shown, "", text, { change: "add" }));
       continue;
     }
     const current = locked.get(real)?.current;
@@ -206,6 +210,8 @@ async function planAndCommit(
     if (operation.kind === "delete") {
       removes.push({ kind: "remove", target: real, expected: current.snapshot });
       files.push({ path: shown, action: "deleted", linesAdded: 0, linesRemoved: 0 });
+      const gone = current.bytes && !looksBinary(current.bytes) ? decodeText(current.bytes).text : "";
+      diffs.push(fileDiff(shown, gone, "", { change: "delete" }));
       continue;
     }
     const bytes = current.bytes as Buffer;
@@ -219,10 +225,8 @@ async function planAndCommit(
     const lines = splitLines(text, format.eol);
     const updated =
       operation.chunks.length === 0 ? lines : applyChunks(shown, lines, operation.chunks, tolerances);
-    const newBytes = encodeText(
-      joinLines(updated, format.eol, format.finalNewline || lines.length === 0),
-      format,
-    );
+    const newText = joinLines(updated, format.eol, format.finalNewline || lines.length === 0);
+    const newBytes = encodeText(newText, format);
     let added = 0;
     let removed = 0;
     for (const chunk of operation.chunks) {
@@ -248,6 +252,7 @@ async function planAndCommit(
         ...(replaced ? { expected: replaced.snapshot } : {}),
       });
       removes.push({ kind: "remove", target: real, expected: current.snapshot });
+      diffs.push(fileDiff(shown, text, newText, { movedTo: destination.shown }));
       files.push({
         path: destination.shown,
         action: "moved",
@@ -258,6 +263,7 @@ async function planAndCommit(
     } else {
       writes.push({ kind: "write", target: real, bytes: newBytes, like: owner, expected: current.snapshot });
       files.push({ path: shown, action: "updated", linesAdded: added, linesRemoved: removed });
+      diffs.push(fileDiff(shown, text, newText));
     }
   }
   signal?.throwIfAborted();
@@ -268,7 +274,7 @@ async function planAndCommit(
   const written = writes.flatMap((step) =>
     step.kind === "write" ? [{ real: step.target, bytes: step.bytes }] : [],
   );
-  return { result: { files, tolerances, summary: summarize(files, tolerances) }, written };
+  return { result: { files, diffs, tolerances, summary: summarize(files, tolerances) }, written };
 }
 
 /**

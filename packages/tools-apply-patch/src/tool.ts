@@ -1,4 +1,4 @@
-import { defineTool, type Tool, type ToolOutput } from "@bridle/core";
+import { defineTool, type FileDiff, type Tool, type ToolOutput } from "@bridle/core";
 import { FileTracker } from "@bridle/tools-fs";
 import { z } from "zod";
 import { DEFAULT_MAX_FILE_BYTES, type PatchedFile, runPatch } from "./engine.js";
@@ -26,6 +26,8 @@ export interface ApplyPatchToolOptions {
 
 export interface ApplyPatchDetails {
   readonly files: readonly PatchedFile[];
+  /** Each file's change as a line diff, for front doors to draw. */
+  readonly diffs: readonly FileDiff[];
   readonly tolerances: readonly Tolerance[];
 }
 
@@ -90,7 +92,10 @@ export function createApplyPatchTool(options: ApplyPatchToolOptions = {}): Apply
         signal: ctx.signal,
         readGuard: { tracker, runId: ctx.runId },
       });
-      return { content: result.summary, details: { files: result.files, tolerances: result.tolerances } };
+      return {
+        content: result.summary,
+        details: { files: result.files, diffs: result.diffs, tolerances: result.tolerances },
+      };
     },
   });
 }

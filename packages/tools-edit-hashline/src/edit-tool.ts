@@ -1,5 +1,5 @@
-import { argumentAliases, defineTool, ToolFailure } from "@bridle/core";
-import { sameContent, updateFile } from "@bridle/tools-fs";
+import { argumentAliases, defineTool, type FileDiff, fileDiff, ToolFailure } from "@bridle/core";
+import { decodeText, sameContent, updateFile } from "@bridle/tools-fs";
 import { applyChanges, assertEncodable, duplicatedNeighbours, planEdits } from "./apply-edits.js";
 import { type LineSource, serializeDocument } from "./document.js";
 import { type EditFileArgs, editFileSchema } from "./edit-schema.js";
@@ -20,6 +20,8 @@ export interface HashlineEditDetails {
   /** Where the new lines are, 1-based and inclusive (a deletion is an empty span: to = from - 1). */
   readonly regions: readonly { readonly from: number; readonly to: number }[];
   readonly repairs: readonly string[];
+  /** The change as a line diff, for front doors to draw. */
+  readonly diffs: readonly FileDiff[];
 }
 
 // An edit result is a view of what changed, not a read: past this many lines it points at read_file.
@@ -59,7 +61,7 @@ export function createEditTool(options: ResolvedOptions) {
           );
         },
       );
-      const { file, applied, result, repairs } = outcome;
+      const { file, applied, result, repairs, diff } = outcome;
       // Only now that the new bytes are on disk do their tags count as shown.
       options.tags.saw(ctx.runId, file.realPath, result.shown);
       return {
@@ -72,6 +74,7 @@ export function createEditTool(options: ResolvedOptions) {
           totalLines: applied.lines.count,
           regions: applied.regions,
           repairs,
+          diffs: [diff],
         },
       };
     },
@@ -126,9 +129,10 @@ function planFileEdit(file: LoadedFile, args: EditFileArgs, runId: string, optio
     repairs,
     options,
   );
+  const diff = fileDiff(file.shown, decodeText(file.bytes).text, decodeText(bytes).text);
   return {
     bytes: bytes.equals(file.bytes) ? undefined : bytes,
-    value: { file, applied, result, repairs },
+    value: { file, applied, result, repairs, diff },
   };
 }
 

@@ -1,4 +1,11 @@
-import { argumentAliases, defineTool, ToolFailure, type ToolOutput } from "@bridle/core";
+import {
+  argumentAliases,
+  defineTool,
+  type FileDiff,
+  fileDiff,
+  ToolFailure,
+  type ToolOutput,
+} from "@bridle/core";
 import { z } from "zod";
 import { closestHint, numberedLines } from "./edit-hints.js";
 import { lineOf, occurrences, planTextEdit } from "./edit-match.js";
@@ -21,6 +28,8 @@ export interface EditFileDetails {
   readonly repairs: readonly string[];
   readonly bytesBefore: number;
   readonly bytesAfter: number;
+  /** The change as a line diff, for front doors to draw (empty when nothing changed). */
+  readonly diffs: readonly FileDiff[];
 }
 
 const inputSchema = z.object({
@@ -91,7 +100,7 @@ export function createEditFileTool(settings: FsSettings) {
             replaceAll: args.replace_all ?? false,
           });
           const bytes = encodeText(plan.text, format);
-          return { bytes, value: report(shown, plan, before.length, bytes.length) };
+          return { bytes, value: report(shown, text, plan, before.length, bytes.length) };
         },
       );
     },
@@ -118,12 +127,21 @@ function repeatedEdit(
   if (newString === "" || text.includes(oldString) || !text.includes(newString)) return undefined;
   return (bytes) => ({
     content: `Edited ${shown}: already done (an earlier attempt of this same call made the edit before its process stopped); nothing changed.`,
-    details: { path: shown, replacements: 0, hunks: [], repairs: [], bytesBefore: bytes, bytesAfter: bytes },
+    details: {
+      path: shown,
+      replacements: 0,
+      hunks: [],
+      repairs: [],
+      bytesBefore: bytes,
+      bytesAfter: bytes,
+      diffs: [],
+    },
   });
 }
 
 function report(
   shown: string,
+  before: string,
   plan: ReturnType<typeof planTextEdit>,
   bytesBefore: number,
   bytesAfter: number,
@@ -154,6 +172,7 @@ function report(
       repairs: plan.repairs,
       bytesBefore,
       bytesAfter,
+      diffs: [fileDiff(shown, before, plan.text)],
     },
   };
 }

@@ -1,4 +1,11 @@
-import { argumentAliases, defineTool, ToolFailure, type ToolOutput } from "@bridle/core";
+import {
+  argumentAliases,
+  defineTool,
+  type FileDiff,
+  fileDiff,
+  ToolFailure,
+  type ToolOutput,
+} from "@bridle/core";
 import { z } from "zod";
 import type { FsSettings } from "./options.js";
 import { formatCount } from "./paths.js";
@@ -10,6 +17,8 @@ export interface WriteFileDetails {
   readonly created: boolean;
   readonly bytes: number;
   readonly lines: number;
+  /** The change as a line diff, for front doors to draw (empty when a binary file was overwritten). */
+  readonly diffs: readonly FileDiff[];
 }
 
 const inputSchema = z.object({
@@ -57,11 +66,20 @@ export function createWriteFileTool(settings: FsSettings) {
           const ownEarlierWrite = ctx.repeated === true && current?.bytes?.equals(bytes) === true;
           if (!ownEarlierWrite) settings.tracker.assertUnchanged(ctx.runId, real, current?.snapshot, shown);
           const created = current === undefined;
+          const before = current?.bytes;
+          const diffs =
+            before && looksBinary(before)
+              ? []
+              : [
+                  fileDiff(shown, before ? decodeText(before).text : "", decodeText(bytes).text, {
+                    change: created ? "add" : "update",
+                  }),
+                ];
           return {
             bytes,
             value: {
               content: `${created ? "Created" : "Overwrote"} ${shown} (${formatCount(bytes.length)} bytes, ${formatCount(lines)} lines).`,
-              details: { path: shown, created, bytes: bytes.length, lines },
+              details: { path: shown, created, bytes: bytes.length, lines, diffs },
             },
           };
         },

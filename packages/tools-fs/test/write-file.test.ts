@@ -14,7 +14,22 @@ describe("write_file", () => {
       content: "export {};\n",
     });
     expect(text(out)).toBe("Created src/new/deep.ts (11 bytes, 1 lines).");
-    expect(out.details).toEqual({ path: "src/new/deep.ts", created: true, bytes: 11, lines: 1 });
+    expect(out.details).toEqual({
+      path: "src/new/deep.ts",
+      created: true,
+      bytes: 11,
+      lines: 1,
+      diffs: [
+        {
+          path: "src/new/deep.ts",
+          change: "add",
+          added: 1,
+          removed: 0,
+          hunks: [{ oldStart: 1, newStart: 1, removed: [], added: ["export {};"] }],
+          omittedLines: 0,
+        },
+      ],
+    });
     expect(await readFile(join(fx.dir, "src/new/deep.ts"), "utf8")).toBe("export {};\n");
     expect(await readdir(join(fx.dir, "src/new"))).toEqual(["deep.ts"]);
   });
@@ -33,6 +48,15 @@ describe("write_file", () => {
       content: "#!/bin/sh\necho new\n",
     });
     expect(out.details?.created).toBe(false);
+    // The diff is of lines, whatever their endings: only the changed one shows.
+    expect(out.details?.diffs[0]?.hunks).toEqual([
+      {
+        oldStart: 2,
+        newStart: 2,
+        removed: [expect.stringMatching(/^echo old\r?$/)],
+        added: [expect.stringMatching(/^echo new\r?$/)],
+      },
+    ]);
     expect(await readFile(join(fx.dir, "run.sh"), "utf8")).toBe("#!/bin/sh\r\necho new\r\n");
     expect((await stat(join(fx.dir, "run.sh"))).mode & 0o777).toBe(0o755);
     expect((await readdir(fx.dir)).filter((name) => name.includes("bridle-tmp"))).toEqual([]);

@@ -178,7 +178,9 @@ describe("servers in the background", () => {
         remote: { type: "http", url: "http://127.0.0.1:9/mcp", headers: { "X-Key": "k" } },
       },
     });
-    const mcp = new McpServers(config, { connectTimeoutMs: 5_000 });
+    // The remote one is refused at once (port 9); the toy one is a node process that a loaded machine
+    // may take many seconds to start, so its handshake gets the generous limit of a hang, not 5 s.
+    const mcp = new McpServers(config, { connectTimeoutMs: 60_000 });
     try {
       const source = mcp.background();
       await source.settled;

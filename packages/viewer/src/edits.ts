@@ -1,6 +1,8 @@
 // Which tool calls are edits, read from their arguments' shape rather than a list of tool names, so the
 // profiles' renamed tools (Edit, Write, apply_patch) and contributed tools with the same shape all show
 // their diff. The result's details win when they carry the applied hunks (edit_file's, with line numbers).
+import { fileDiffsOf } from "@bridle/core";
+import { hashlineEditOf, ShownLines } from "./hashline-edits.js";
 import type { EditView } from "./view.js";
 
 type Json = Record<string, unknown>;
@@ -29,8 +31,32 @@ function hunksOfDetails(details: unknown): { line?: number; old: string; new: st
   return out;
 }
 
-/** The edit a call describes, or undefined when it is not one. `rawArguments` is the model's JSON text. */
-export function editOf(rawArguments: string, details: unknown): EditView | undefined {
+/** The path a call's result names (the tools' `details.path`, as they show it), else its arguments'. */
+export function resultPath(rawArguments: string, details: unknown): string {
+  if (details !== null && typeof details === "object") {
+    const path = (details as { path?: unknown }).path;
+    if (str(path)) return path;
+  }
+  try {
+    const args = JSON.parse(rawArguments) as unknown;
+    return args !== null && typeof args === "object" && !Array.isArray(args) ? pathOf(args as Json) : "";
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * The edit a call describes, or undefined when it is not one. `rawArguments` is the model's JSON text;
+ * `shown` is what the session's reads showed so far, which hashline edits are drawn from.
+ */
+export function editOf(
+  rawArguments: string,
+  details: unknown,
+  shown: ShownLines = new ShownLines(),
+): EditView | undefined {
+  // What the tool applied beats what the arguments asked for: every edit tool reports it the same way.
+  const files = fileDiffsOf(details);
+  if (files.length > 0) return { kind: "files", files };
   if (rawArguments.trimStart().startsWith("*** Begin Patch")) return { kind: "patch", text: rawArguments };
   let args: unknown;
   try {
@@ -56,6 +82,8 @@ export function editOf(rawArguments: string, details: unknown): EditView | undef
       return str(e.old_string) && str(e.new_string) ? [{ old: e.old_string, new: e.new_string }] : [];
     });
     if (hunks.length > 0) return { kind: "replace", path, hunks };
+    const hashline = hashlineEditOf(a, resultPath(rawArguments, details), shown);
+    if (hashline) return hashline;
   }
   if (path && str(a.content)) return { kind: "write", path, content: a.content };
   return undefined;

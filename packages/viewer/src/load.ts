@@ -17,5 +17,11 @@ export async function loadProjection(
     .map((s) => ({ id: s.id, ...(s.title ? { title: s.title } : {}), seq: s.parent?.seq ?? -1 }));
   // The info after reading: a live session may have grown meanwhile, and the page shows what it read.
   const lastSeq = stored.at(-1)?.sessionSeq ?? info.lastSeq;
-  return projectSession({ ...info, lastSeq }, stored, branches, options);
+  const projection = projectSession({ ...info, lastSeq }, stored, branches, options);
+  // A run left open by a process that died is not going on: a store that knows whether the session's
+  // process still runs is asked.
+  if (!projection.view.summary.running || !store.writing || (await store.writing(sessionId)))
+    return projection;
+  const { running: _, ...summary } = projection.view.summary;
+  return { ...projection, view: { ...projection.view, summary } };
 }

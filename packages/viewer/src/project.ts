@@ -2,9 +2,10 @@
 // complete turn follows them); everything the page shows folded is moved into `bodies`.
 import type { Message, RunEvent, SessionInfo, StoredEvent, Usage } from "@bridle/core";
 import { commandFailure } from "./command-result.js";
-import { editOf } from "./edits.js";
+import { editOf, resultPath } from "./edits.js";
 import { factFailed, factLines, factText } from "./facts.js";
-import type { BranchView, RowView, SessionView, SpanView, TurnView, UsageView } from "./view.js";
+import { ShownLines } from "./hashline-edits.js";
+import type { BranchView, RowView, SessionView, SetupView, SpanView, TurnView, UsageView } from "./view.js";
 
 /** Options the exporter and the server share. */
 export interface ProjectionOptions {
@@ -90,6 +91,7 @@ export function projectSession(
   const rows: RowView[] = [];
   const turns: TurnView[] = [];
   const spans: SpanView[] = [];
+  const setups: SetupView[] = [];
   const userRow = (base: { seq: number; time: number; turn: number }, text: string): RowView => ({
     ...base,
     kind: "user",
@@ -97,6 +99,7 @@ export function projectSession(
     ...(text.length > ROW_TEXT ? { body: body(text) } : {}),
   });
   const calls = new Map<string, { row: number; start: number; turn: number }>();
+  const shown = new ShownLines();
   let turn = 0;
   let runs = 0;
   let toolCalls = 0;
@@ -144,6 +147,22 @@ export function projectSession(
         }
         break;
       }
+      case "model_request":
+        if (event.setup) {
+          setups.push({
+            seq,
+            turn: turn + 1,
+            ...(event.agentName ? { agent: event.agentName } : {}),
+            ...(depth > 0 ? { depth } : {}),
+            system: body(event.setup.system),
+            tools: event.setup.tools.map((tool) => ({
+              name: tool.name,
+              description: body(tool.description),
+              schema: body(JSON.stringify(tool.inputSchema, null, 2)),
+            })),
+          });
+        }
+        break;
       case "model_response": {
         turn++;
         const u = usageView(event.usage);
@@ -228,7 +247,10 @@ export function projectSession(
         });
         const row = found ? rows[found.row] : undefined;
         if (found && row?.kind === "call") {
-          const edit = editOf(bodies[row.args] ?? "", result.details);
+          const args = bodies[row.args] ?? "";
+          const edit = editOf(args, result.details, shown);
+          // After the edit is drawn: its result's fresh lines are what the next edit's tags name.
+          if (!result.isError) shown.saw(resultPath(args, result.details), text);
           const refused = result.errorKind === "Denied" || result.errorKind === "ApprovalRejected";
           rows[found.row] = {
             ...row,
@@ -383,6 +405,7 @@ export function projectSession(
     turns,
     spans,
     rows,
+    setups,
     ...(handoff ? { handoff } : {}),
   };
   return { view, bodies };

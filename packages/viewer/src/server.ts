@@ -125,6 +125,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     response.writeHead(200, { ...HEADERS, "content-type": "text/event-stream", connection: "keep-alive" });
     streams.add(response);
     let last: number | undefined;
+    let writing: boolean | undefined;
     let checking = false;
     const check = async () => {
       if (checking) return;
@@ -135,6 +136,10 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
           last = info.lastSeq;
           response.write(`event: seq\ndata: ${info.lastSeq}\n\n`);
         }
+        // The session's process stopped (a crash writes no event) or started: the page asks again.
+        const now = await store.writing?.(id);
+        if (writing !== undefined && now !== writing) response.write(`event: state\ndata: ${now}\n\n`);
+        writing = now;
       } catch {
         // The store is busy or closing: the next tick asks again.
       } finally {

@@ -1,6 +1,7 @@
 // The page's data: a session's events projected once (on the Node side) into rows, turns and spans. Short
 // text travels in the rows; anything long (tool results, full arguments, reasoning, edits) is a body, kept
 // in a second JSON block the page parses only when a row is first opened. Plain JSON both ways.
+import type { FileDiff } from "@bridle/core";
 
 export interface UsageView {
   readonly input: number;
@@ -34,6 +35,26 @@ export interface SpanView {
   readonly start: number;
   readonly durationMs: number;
   readonly failed?: boolean;
+}
+
+/**
+ * What a model request sent besides the messages, recorded when it changed: the system prompt and the
+ * tools, as of the request that opened `turn`. Subagents' setups come with their agent's name.
+ */
+export interface SetupView {
+  readonly seq: number;
+  /** The turn the request answered with. */
+  readonly turn: number;
+  readonly agent?: string;
+  readonly depth?: number;
+  /** A body: the system prompt ("" for none). */
+  readonly system: number;
+  readonly tools: readonly {
+    readonly name: string;
+    /** A body each: the description, and the input schema as indented JSON. */
+    readonly description: number;
+    readonly schema: number;
+  }[];
 }
 
 interface RowBase {
@@ -96,6 +117,8 @@ export type RowView = RowBase &
 
 /** What an edit changed, as the tool call and its result recorded it; the page draws the diff. */
 export type EditView =
+  /** The change as the tool applied it: its result's `details.diffs` (core's FileDiff). */
+  | { readonly kind: "files"; readonly files: readonly FileDiff[] }
   | {
       readonly kind: "replace";
       readonly path: string;
@@ -124,8 +147,9 @@ export interface SessionView {
   readonly branches: readonly BranchView[];
   readonly summary: {
     /**
-     * A run of the session has started and not ended: its process is (or was, if it died without a
-     * word) still working. A served page says "live" only then.
+     * A run of the session has started and not ended, and its process still runs, when the store can
+     * tell (`SessionStore.writing`): a process that died mid-run leaves its run open but is not live. A
+     * served page says "live" only then.
      */
     readonly running?: true;
     readonly events: number;
@@ -141,6 +165,8 @@ export interface SessionView {
   readonly turns: readonly TurnView[];
   readonly spans: readonly SpanView[];
   readonly rows: readonly RowView[];
+  /** The system prompt and tool list each time they changed (sessions recorded before they were: none). */
+  readonly setups: readonly SetupView[];
   /** The coding overlay's evidence handoff, when the session has one. */
   readonly handoff?: string;
 }

@@ -140,6 +140,13 @@ describe.skipIf(skip !== undefined)(`the page in Chromium${skip ? ` (skipped: ${
     expect(await colour(check)).toBe(await colour(bash.locator(".tool-name")));
   });
 
+  it("counts the exit-1 call among its tool's failures in the usage tab", async () => {
+    const page = await open();
+    await page.locator("nav.tabs button", { hasText: "Usage" }).click();
+    const bash = page.locator(".tools-table tr", { hasText: "bash" });
+    expect((await bash.locator("td").allTextContents()).slice(0, 3)).toEqual(["bash", "1", "1"]);
+  });
+
   it("lists them under 'failures only'", async () => {
     const page = await open();
     await page.locator("#failures-only").check();

@@ -28,9 +28,36 @@ function bounded(lines: HTMLElement[]): HTMLElement[] {
   return [...lines.slice(0, MAX_LINES), line("hdr", `… ${lines.length - MAX_LINES} more lines`)];
 }
 
+/** A FileDiff's hunks carry the changed lines only: each is drawn under its own `@@` header. */
+function fromFileDiffs(files: Extract<EditView, { kind: "files" }>["files"]): HTMLElement[] {
+  const out: HTMLElement[] = [];
+  for (const file of files) {
+    const to = file.movedTo ?? file.path;
+    out.push(
+      line("hdr", `--- ${file.change === "add" ? "/dev/null" : file.path}`),
+      line("hdr", `+++ ${file.change === "delete" ? "/dev/null" : to}`),
+    );
+    for (const hunk of file.hunks) {
+      out.push(
+        line("hdr", `@@ -${hunk.oldStart},${hunk.removed.length} +${hunk.newStart},${hunk.added.length} @@`),
+        ...hunk.removed.map((text) => line("del", `-${text}`)),
+        ...hunk.added.map((text) => line("add", `+${text}`)),
+      );
+    }
+    if (file.omittedLines > 0) {
+      out.push(
+        line("hdr", `… ${file.omittedLines} more changed lines (+${file.added} -${file.removed} in all)`),
+      );
+    }
+  }
+  return out;
+}
+
 export function renderEdit(edit: EditView): HTMLElement {
   const out: HTMLElement[] = [];
-  if (edit.kind === "patch") {
+  if (edit.kind === "files") {
+    out.push(...fromFileDiffs(edit.files));
+  } else if (edit.kind === "patch") {
     out.push(...fromPrefixed(edit.text.split("\n")));
   } else if (edit.kind === "write") {
     out.push(line("hdr", `+++ ${edit.path} (whole file)`));

@@ -5,13 +5,20 @@ import { readPageData, refetch, showingSession } from "./data.js";
 import { formatCost, formatCount, formatMs, h } from "./dom.js";
 import { filterRows } from "./filter.js";
 import { renderSessionList } from "./sessions.js";
+import { renderSetup } from "./setup.js";
 import { renderSpan, rowOfSpan } from "./timeline.js";
 import { renderRow, type TranscriptState } from "./transcript.js";
 import { renderUsage } from "./usage.js";
 import { virtualList } from "./virtual-list.js";
 
-const TABS = ["transcript", "timeline", "usage"] as const;
+const TABS = ["transcript", "timeline", "usage", "setup"] as const;
 type Tab = (typeof TABS)[number];
+const TAB_LABELS: Record<Tab, string> = {
+  transcript: "Transcript",
+  timeline: "Timeline",
+  usage: "Usage",
+  setup: "System prompt & tools",
+};
 
 type LinkTo = (id: string) => HTMLElement;
 
@@ -149,6 +156,7 @@ function sessionPage(
     body.replaceChildren();
     if (name === "transcript") body.append(transcript.element);
     else if (name === "usage") body.append(renderUsage(state.view));
+    else if (name === "setup") body.append(renderSetup(state.view));
     else {
       timeline ??= virtualList(state.view.spans.length, (i) => spanRow(i), { estimate: 24 });
       body.append(timeline.element);
@@ -174,7 +182,7 @@ function sessionPage(
   search.addEventListener("input", applyFilter);
   failures.addEventListener("change", applyFilter);
   for (const name of TABS) {
-    const b = h("button", { type: "button", "data-tab": name }, `${name[0]?.toUpperCase()}${name.slice(1)}`);
+    const b = h("button", { type: "button", "data-tab": name }, TAB_LABELS[name]);
     b.addEventListener("click", () => show(name));
     tabs.append(b);
   }
@@ -201,7 +209,7 @@ function sessionPage(
       if (order) order = filterRows(state.view.rows, search.value, failures.checked);
       transcript.refresh(shownCount());
       timeline?.refresh(state.view.spans.length);
-      if (shown === "usage") show("usage");
+      if (shown === "usage" || shown === "setup") show(shown);
       if (follow) transcript.scrollToEnd();
       document.body.dataset.lastSeq = String(state.view.session.lastSeq);
     } catch {
@@ -226,6 +234,8 @@ function sessionPage(
     document.body.dataset.following = "false";
     liveState("○ reconnecting");
   });
+  // Whether the session's process runs changed with no new event (it exited, or it died).
+  events.addEventListener("state", () => void update());
   events.addEventListener("seq", (message) => {
     // Whether the page hears the server, apart from whether the session runs (tests wait on it).
     document.body.dataset.following = "true";

@@ -23,7 +23,7 @@ export function renderUsage(view: SessionView): HTMLElement {
     if (row.kind !== "call") continue;
     const t = tools.get(row.name) ?? { calls: 0, failed: 0, ms: 0 };
     t.calls++;
-    if (row.status === "error") t.failed++;
+    if (row.status === "error" || row.status === "failed") t.failed++;
     t.ms += row.durationMs ?? 0;
     tools.set(row.name, t);
   }
