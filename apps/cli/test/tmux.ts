@@ -39,6 +39,11 @@ export class TmuxCli {
     return this.#tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", this.#name);
   }
 
+  /** The screen with its colours, as the escape sequences tmux would draw them with. */
+  colouredScreen(): string {
+    return this.#tmux("capture-pane", "-p", "-e", "-J", "-S", "-200", "-t", this.#name);
+  }
+
   /** Only what the terminal shows now, without the lines scrolled into its history. */
   visibleScreen(): string {
     return this.#tmux("capture-pane", "-p", "-J", "-t", this.#name);

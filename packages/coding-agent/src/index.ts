@@ -26,4 +26,4 @@ export type { ChildListener } from "./subagents.js";
 export { SYSTEM_PROMPT } from "./system-prompt.js";
 export type { McpClientOptions, McpPromptSource } from "./tools.js";
 export { userDataDir, workspaceDataDir, workspaceKey } from "./workspace-data.js";
-export { WorkspaceSessions } from "./workspace-sessions.js";
+export { sessionWorkspace, WorkspaceSessions } from "./workspace-sessions.js";

@@ -17,6 +17,12 @@ import {
 /** Where a session's workspace is recorded, in its metadata. */
 const WORKSPACE_KEY = "workspace";
 
+/** The workspace a session was recorded in (its real path), when the recipe's store tagged it. */
+export function sessionWorkspace(info: Pick<SessionInfo, "metadata">): string | undefined {
+  const value = info.metadata?.[WORKSPACE_KEY];
+  return typeof value === "string" ? value : undefined;
+}
+
 /** The store as the CLI records into it: new sessions and forks are tagged with the workspace. */
 export class TaggingStore implements SessionStore {
   readonly #inner: SessionStore;

@@ -104,7 +104,7 @@ export class AISDKModel extends ProviderModel<LanguageModelV4StreamPart> {
     const result = await model.doStream({ ...this.#callOptions(request), abortSignal: signal });
     const reader = new StreamReader(this.provider, this.model);
     return {
-      events: result.stream,
+      events: partsOf(result.stream),
       read: (part, out) => reader.read(part, out),
       usage: () => reader.usage(),
     };
@@ -151,4 +151,26 @@ export class AISDKModel extends ProviderModel<LanguageModelV4StreamPart> {
 /** Any AI SDK language model as a Bridle model. */
 export function createAISDKModel(options: AISDKModelOptions): AISDKModel {
   return new AISDKModel(options);
+}
+
+/**
+ * The stream's parts, read through its reader (whatever the consumer's lib types say of ReadableStream's
+ * own iteration); a consumer that stops early cancels the stream, so the provider's request ends.
+ */
+async function* partsOf<T>(stream: ReadableStream<T>): AsyncIterable<T> {
+  const reader = stream.getReader();
+  let done = false;
+  try {
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) {
+        done = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    if (!done) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
 }

@@ -1,9 +1,19 @@
+import { randomUUID } from "node:crypto";
 import { createInterface, type Interface } from "node:readline/promises";
 import { type Message, type QueuedMessage, sessionSink, sessionTranscript } from "@bridle/core";
 import { isPromptCommand, promptTurn } from "../mcp/mcp-prompts.js";
 import { type Agent, composeAgent } from "../run/agent.js";
+import { attachFiles } from "../run/attachments.js";
 import { HandoffReporter, splitCodingFlags } from "../run/coding.js";
-import { openSession } from "../run/session.js";
+import {
+  type CustomCommand,
+  customCommandsHelp,
+  expandCommand,
+  loadCustomCommands,
+} from "../run/custom-commands.js";
+import { TurnCheckpoints } from "../run/rewind.js";
+import { type OpenedSession, openSession } from "../run/session.js";
+import { settleSessionChoice, splitSessionFlags } from "../run/session-choice.js";
 import { openTracing, splitTraceFlags, tracedEndpoints } from "../run/tracing.js";
 import type { CliFlags } from "../settings/args.js";
 import { loadSettings } from "../settings/config.js";
@@ -12,16 +22,22 @@ import { TerminalApprover, YesAtTerminal } from "../terminal/approvers.js";
 import { oneLine, visible } from "../terminal/display-text.js";
 import { HumanRenderer } from "../terminal/render.js";
 import { RunView } from "../terminal/run-view.js";
+import { sessionCostLine } from "../terminal/session-cost.js";
 import { StreamedCalls } from "../terminal/streamed-calls.js";
+import { resumeRecap } from "../terminal/transcript.js";
 import { TurnInput } from "../terminal/turn-input.js";
 
 const HELP = `/model NAME   switch model      /sessions   list sessions
 /fork [SEQ]   branch this session here (or at SEQ) and continue on the branch
 /compact      summarize the conversation so far to free context
-/exit         leave (Ctrl-D too); Ctrl-C stops the current turn
+/cost         the session's tokens and cost so far
+/undo         put back the files and the conversation as they were before the last turn
+/rewind [N]   list the turns, or go back to the start of turn N (files and conversation)
+/exit         leave (Ctrl-D, or Ctrl-C twice at the prompt); Ctrl-C stops the current turn
 /prompts      the MCP servers' prompts; /mcp__SERVER__PROMPT [arg=value|value]… runs one as your turn
 While the agent works, type: Enter steers it (delivered after its current tool calls, before it next
-thinks); Alt+Enter, or /followup TEXT, queues a follow-up for when it would finish.
+thinks); Alt+Enter, or /followup TEXT, queues a follow-up for when it would finish; another /command
+runs when the turn ends.
 `;
 
 /**
@@ -30,8 +46,13 @@ thinks); Alt+Enter, or /followup TEXT, queues a follow-up for when it would fini
  */
 export async function interactive(flags: CliFlags): Promise<number> {
   const { coding, rest: flagsLeft } = splitCodingFlags(flags);
-  const { tracing: traceChoice, rest } = splitTraceFlags(flagsLeft);
-  const settings = await settleFlagsProvider(await loadSettings(rest), rest);
+  const { tracing: traceChoice, rest: traceLeft } = splitTraceFlags(flagsLeft);
+  const { choice, rest } = splitSessionFlags(traceLeft);
+  // Picked before this session's line reader exists: the picker reads its own line.
+  const settings = await settleSessionChoice(
+    await settleFlagsProvider(await loadSettings(rest), rest),
+    choice,
+  );
   const rl = createInterface({
     input: process.stdin,
     output: process.stdout,
@@ -39,12 +60,24 @@ export async function interactive(flags: CliFlags): Promise<number> {
     historySize: 200,
   });
   let turn: AbortController | undefined;
+  // At the prompt one Ctrl-C clears the line and asks; a second one in a row leaves (a slip costs nothing).
+  let leaving = false;
+  const leave = new AbortController();
+  // Ctrl-D closes the reader: the pending question ends too, and the session says goodbye as with /exit.
+  rl.once("close", () => leave.abort());
   rl.on("SIGINT", () => {
     if (turn) {
       turn.abort();
       process.stderr.write("\n(turn stopped)\n");
+    } else if (leaving) {
+      // Closing alone would leave the prompt's question pending for ever (and the process ending unsaid).
+      leave.abort();
     } else {
-      rl.close();
+      leaving = true;
+      rl.write(null, { ctrl: true, name: "e" });
+      rl.write(null, { ctrl: true, name: "u" });
+      process.stderr.write("\n(press Ctrl-C again to exit, or type /exit)\n");
+      rl.prompt();
     }
   });
   // What is typed while a turn runs goes to that run; an approval's answer is not a message.
@@ -60,23 +93,43 @@ export async function interactive(flags: CliFlags): Promise<number> {
   // One tracer for the session: each turn is a run, traced beside the session record.
   const tracing = await openTracing(traceChoice, settings.cwd, await tracedEndpoints(agent, settings));
   try {
-    let session = await openSession(agent.store, {
-      ...(settings.session ? { session: settings.session } : {}),
-      ...(settings.resume ? { resume: settings.resume } : {}),
-    });
+    const named = settings.session ?? settings.resume;
+    // A new session is stored at its first prompt, which titles it (a store sets the title only at creation).
+    let session: OpenedSession = named
+      ? await openSession(agent.store, {
+          ...(settings.session ? { session: settings.session } : {}),
+          ...(settings.resume ? { resume: settings.resume } : {}),
+        })
+      : { id: randomUUID(), history: [] };
+    let stored = named !== undefined;
+    const storeSession = async (title?: string) => {
+      if (stored) return;
+      await agent.store.createSession({ id: session.id, ...(title ? { title: title.slice(0, 80) } : {}) });
+      stored = true;
+    };
     let history: readonly Message[] = session.history;
+    // Read once at start, like every setting: a command file edited during the session waits for the next.
+    const customCommands = await loadCustomCommands(settings.cwd, (text) =>
+      process.stderr.write(`${text}\n`),
+    );
+    const say = (text: string) => void process.stderr.write(text);
+    let rewind = await TurnCheckpoints.open(settings, agent.store, session.id, say);
     process.stderr.write(
       `bridle · ${settings.provider}/${agent.model.model} · ${settings.cwd} · session ${session.id}${history.length ? ` (${history.length} messages)` : ""}\nbridle: ${agent.permissions}\n/help for commands\n`,
     );
+    if (settings.resume) process.stderr.write(resumeRecap(history));
     // A message typed as a turn was ending is the next prompt; ones a turn never delivered go to the next.
     let next: string | undefined;
     let carried: readonly QueuedMessage[] = session.queued ?? [];
+    const laterLines: string[] = [];
     for (;;) {
       let line: string;
       try {
+        if (next === undefined) next = laterLines.shift();
         if (next !== undefined) process.stderr.write(`› ${next}\n`);
-        line = next ?? (await rl.question("› ")).trim();
+        line = next ?? (await rl.question("› ", { signal: leave.signal })).trim();
         next = undefined;
+        leaving = false;
       } catch {
         break; // closed: Ctrl-D, or Ctrl-C at the prompt
       }
@@ -86,7 +139,7 @@ export async function interactive(flags: CliFlags): Promise<number> {
       if (line.startsWith("/")) {
         const [command, arg] = line.split(/\s+/, 2);
         if (command === "/exit" || command === "/quit") break;
-        if (command === "/help") process.stderr.write(HELP);
+        if (command === "/help") process.stderr.write(HELP + customCommandsHelp(customCommands));
         else if (command === "/model") {
           if (!arg) process.stderr.write(`model: ${agent.model.model}\n`);
           else {
@@ -99,24 +152,41 @@ export async function interactive(flags: CliFlags): Promise<number> {
               `${oneLine(s.id, 200)}  ${s.lastSeq + 1} events  ${oneLine(s.title ?? "", 160)}\n`,
             );
         } else if (command === "/fork") {
+          await storeSession();
           const info = await agent.store.get(session.id);
           const at = arg === undefined ? (info?.lastSeq ?? -1) : Number(arg);
           const fork = await agent.store.fork(session.id, at);
           session = { id: fork.id, history: await sessionTranscript(agent.store, fork.id) };
           history = session.history;
+          rewind = await rewind.switchTo(agent.store, fork.id);
           process.stderr.write(
             `now on ${oneLine(fork.id, 200)} (fork of ${oneLine(fork.parent?.sessionId ?? "", 200)}@${at})\n`,
           );
+        } else if (command === "/undo" || command === "/rewind") {
+          const rewound = await rewind.command(command, arg, agent.store);
+          if (rewound) {
+            session = rewound;
+            history = rewound.history;
+          }
         } else if (command === "/compact") {
+          await storeSession();
           const { compactSession } = await import("../run/compact.js");
           const outcome = await compactSession(agent, session.id, history, settings.contextWindow);
           history = outcome.history;
           process.stderr.write(`${visible(outcome.message)}\n`);
+        } else if (command === "/cost") {
+          process.stderr.write(await sessionCostLine(agent.store, session.id, (usage) => agent.cost(usage)));
+        } else if (command !== undefined && customCommands.has(command.slice(1).toLowerCase())) {
+          const custom = customCommands.get(command.slice(1).toLowerCase()) as CustomCommand;
+          prompt = expandCommand(custom, line.slice(command.length).trim());
         } else if (command !== undefined && isPromptCommand(command)) {
           prompt = (await promptTurn(agent.mcpPrompts, line, (text) => process.stderr.write(text))) ?? line;
         } else process.stderr.write(`unknown command ${command}; /help lists them\n`);
         if (prompt === line) continue;
       }
+      await storeSession(line);
+      if (typeof prompt === "string")
+        prompt = await attachFiles(prompt, settings.cwd, (text) => process.stderr.write(`${text}\n`));
       turn = new AbortController();
       let view: RunView | undefined;
       const renderer = new HumanRenderer({
@@ -126,13 +196,15 @@ export async function interactive(flags: CliFlags): Promise<number> {
         cost: agent.cost,
       });
       try {
+        const before = (await agent.store.get(session.id))?.lastSeq ?? -1;
+        await rewind.before(typeof prompt === "string" ? prompt : line, before);
         const stream = agent.harness.stream({
           prompt,
           history,
           sessionId: session.id,
           signal: turn.signal,
           sink: sessionSink(agent.store, session.id),
-          observers: tracing.observers,
+          observers: [...tracing.observers, ...agent.observers],
           queued: carried,
         });
         input.attach(stream);
@@ -161,13 +233,21 @@ export async function interactive(flags: CliFlags): Promise<number> {
         carried = result.undelivered ?? [];
         await handoff.finish({ quiet: false });
       } finally {
+        await rewind.after();
         view?.close();
         renderer.close();
         turn = undefined;
         next = input.detach();
+        // Commands typed during the turn run now, before anything typed as it ended.
+        const commands = input.commands();
+        if (commands.length > 0) {
+          if (next !== undefined) commands.push(next);
+          next = commands.shift();
+          laterLines.push(...commands);
+        }
       }
     }
-    process.stderr.write(`session: ${session.id}\n`);
+    if (stored) process.stderr.write(`session: ${session.id}\n`);
     return 0;
   } finally {
     rl.close();

@@ -1,7 +1,9 @@
 import { type RunEvent, sessionSink } from "@bridle/core";
 import { composeAgent } from "../run/agent.js";
+import { attachFiles } from "../run/attachments.js";
 import { type CodingChoice, DEFAULT_CODING, HandoffReporter, splitCodingFlags } from "../run/coding.js";
 import { openSession } from "../run/session.js";
+import { settleSessionChoice, splitSessionFlags } from "../run/session-choice.js";
 import { openTracing, splitTraceFlags, type TraceChoice, tracedEndpoints } from "../run/tracing.js";
 import type { CliFlags } from "../settings/args.js";
 import { loadSettings, type Settings } from "../settings/config.js";
@@ -11,12 +13,21 @@ import { OrderedOutput } from "../terminal/ordered-output.js";
 import { HumanRenderer } from "../terminal/render.js";
 import { RunView } from "../terminal/run-view.js";
 import { askOnTerminal } from "../terminal/terminal.js";
+import { resumeRecap } from "../terminal/transcript.js";
 
 /** `bridle run "<prompt>"`: one run, streamed; exit 0 when it completes. */
 export async function runOnce(prompt: string, flags: CliFlags): Promise<number> {
   const { coding, rest: flagsLeft } = splitCodingFlags(flags);
-  const { tracing, rest } = splitTraceFlags(flagsLeft);
-  const outcome = await runWithSettings(prompt, await settleFlagsProvider(await loadSettings(rest), rest), {
+  const { tracing, rest: traceLeft } = splitTraceFlags(flagsLeft);
+  const { choice, rest } = splitSessionFlags(traceLeft);
+  const settings = await settleSessionChoice(
+    await settleFlagsProvider(await loadSettings(rest), rest),
+    choice,
+  );
+  // @path attachments are said before the run's own lines.
+  const attached = await attachFiles(prompt, settings.cwd, (line) => process.stderr.write(`${line}\n`));
+  const outcome = await runWithSettings(attached, settings, {
+    title: prompt,
     coding,
     tracing,
   });
@@ -30,6 +41,8 @@ export interface RunOptions {
   readonly coding?: CodingChoice;
   /** OpenTelemetry spans of the run: an observer beside the session record (--trace, --otlp). */
   readonly tracing?: TraceChoice;
+  /** A new session's title when it is not the prompt (the prompt as typed, before its attachments). */
+  readonly title?: string;
 }
 
 export interface RunOutcome {
@@ -66,8 +79,10 @@ export async function runWithSettings(
     const session = await openSession(agent.store, {
       ...(settings.session ? { session: settings.session } : {}),
       ...(settings.resume ? { resume: settings.resume } : {}),
-      title: prompt.slice(0, 80),
+      title: (options.title ?? prompt).slice(0, 80),
     });
+    // Resumed: the person sees where the session stands before the new turn's output.
+    if (settings.resume && !settings.json) output.stderr.write(resumeRecap(session.history));
     const controller = new AbortController();
     let interrupts = 0;
     const onSigint = () => {
@@ -100,7 +115,7 @@ export async function runWithSettings(
         signal: controller.signal,
         // The store is the run's record (a failed write ends it as store_error); the tracer only watches.
         sink: sessionSink(agent.store, session.id),
-        observers: tracing.observers,
+        observers: [...tracing.observers, ...agent.observers],
         ...(session.queued?.length ? { queued: session.queued } : {}),
       });
       for await (const event of stream) {

@@ -1,9 +1,10 @@
-import { openStore } from "@bridle/coding-agent";
-import { sessionTranscript, textOf } from "@bridle/core";
+import { openStore, sessionWorkspace } from "@bridle/coding-agent";
+import { sessionTranscript } from "@bridle/core";
 import { CliError } from "../cli-error.js";
 import type { CliFlags } from "../settings/args.js";
 import { loadSettings } from "../settings/config.js";
-import { oneLine, terminalJson, visible } from "../terminal/display-text.js";
+import { oneLine, terminalJson } from "../terminal/display-text.js";
+import { transcriptText } from "../terminal/transcript.js";
 
 /**
  * `bridle sessions list | show ID | fork ID [--at SEQ]`. What a store holds (ids, titles, messages, tool
@@ -26,8 +27,10 @@ export async function sessionsCommand(args: readonly string[], flags: CliFlags):
         for (const s of sessions) {
           const when = new Date(s.updatedAt).toISOString().replace("T", " ").slice(0, 19);
           const fork = s.parent ? ` (fork of ${oneLine(s.parent.sessionId, 200)}@${s.parent.seq})` : "";
+          // The recipe tags each session it records with its workspace.
+          const workspace = sessionWorkspace(s) ?? "-";
           out(
-            `${oneLine(s.id, 200)}  ${when}  ${s.lastSeq + 1} events  ${oneLine(s.title ?? "", 160)}${fork}\n`,
+            `${oneLine(s.id, 200)}  ${when}  ${s.lastSeq + 1} events  ${oneLine(workspace, 200)}  ${oneLine(s.title ?? "", 160)}${fork}\n`,
           );
         }
         return 0;
@@ -52,23 +55,7 @@ export async function sessionsCommand(args: readonly string[], flags: CliFlags):
             `warning: session ${oneLine(id, 200)} has ${damaged} damaged entr${damaged === 1 ? "y" : "ies"}\n`,
           );
         }
-        for (const message of transcript) {
-          if (message.role === "system") continue;
-          if (message.role === "tool") {
-            out(
-              `tool ${oneLine(message.toolName, 80)}${message.isError ? " (error)" : ""}: ${oneLine(textOf(message.content), 160)}\n`,
-            );
-            continue;
-          }
-          const text = textOf(message.content);
-          if (text) out(`${message.role}: ${visible(text)}\n`);
-          if (message.role === "assistant") {
-            for (const part of message.content) {
-              if (part.type === "tool_call")
-                out(`  → ${oneLine(part.name, 80)} ${oneLine(part.arguments, 160)}\n`);
-            }
-          }
-        }
+        out(transcriptText(transcript));
         return 0;
       }
       case "export":
@@ -91,9 +78,11 @@ export async function sessionsCommand(args: readonly string[], flags: CliFlags):
         out(settings.json ? `${terminalJson(fork)}\n` : `${oneLine(fork.id, 200)}\n`);
         return 0;
       }
+      case "rewind":
+        return await (await import("../run/rewind.js")).sessionsRewind(store, settings, id, flags.to, out);
       default:
         throw new CliError(
-          "usage: bridle sessions list | show ID | fork ID [--at SEQ] | export ID --html FILE",
+          "usage: bridle sessions list | show ID | fork ID [--at SEQ] | rewind ID [--to TURN] | export ID --html FILE",
           2,
         );
     }

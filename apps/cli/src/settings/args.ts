@@ -211,7 +211,7 @@ Usage:
 Run \`bridle <command> --help\` for a command's options.
 `,
   run: `Usage: bridle run "<prompt>" [options]\n\nRuns the agent once. Exit code 0 when the run completes, 1 when it ends otherwise, 2 on bad usage.\n\n${RUN_OPTIONS}`,
-  interactive: `Usage: bridle [options]\n\nAn interactive session on a terminal. Slash commands: /model NAME, /sessions, /fork [SEQ], /compact, /exit.\nCtrl-C aborts the current turn; Ctrl-C at an empty prompt (or /exit) leaves.\n\n${RUN_OPTIONS}`,
+  interactive: `Usage: bridle [options]\n\nAn interactive session on a terminal. Slash commands: /model NAME, /sessions, /fork [SEQ], /compact, /cost, /exit, /help; your own from\n~/.config/bridle/commands/*.md and .bridle/commands/*.md. @path in a prompt attaches that file.\nCtrl-C aborts the current turn; at the prompt it asks, and a second Ctrl-C (or /exit, or Ctrl-D) leaves.\n\n${RUN_OPTIONS}`,
   sessions: `Usage:
   bridle sessions list [--store jsonl|sqlite|postgres] [--json]
   bridle sessions show ID [--json]
@@ -274,6 +274,12 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     if (values[coding] !== undefined && command !== "run" && command !== "interactive") {
       throw new CliError(`--${coding} is an option of bridle run and the interactive session`, 2);
     }
+  }
+  if ((values.continue || values.resume === "") && (values.durable || values.enqueue)) {
+    throw new CliError(
+      "a durable run names its session: give --resume ID, not --continue or a bare --resume",
+      2,
+    );
   }
   if (values.resume === "" && command !== "run" && command !== "interactive") {
     throw new CliError("--resume without an id is an option of bridle run and the interactive session", 2);

@@ -1,4 +1,5 @@
-import type { RunEvent, Usage } from "@bridle/core";
+import { fileDiffsOf, type RunEvent, type Usage } from "@bridle/core";
+import { diffView } from "./diff-view.js";
 import { oneLine, terminalJson, visible } from "./display-text.js";
 
 export interface Output {
@@ -74,6 +75,8 @@ export class HumanRenderer {
             ? `${red(terminal, "✗")} ${name} ${dim(terminal, took)} ${firstLine}\n`
             : `${dim(terminal, "✓")} ${name} ${dim(terminal, took)} ${dim(terminal, firstLine)}\n`,
         );
+        const diff = event.result.isError ? "" : diffView(fileDiffsOf(event.result.details), terminal);
+        if (diff) stderr.write(diff);
         break;
       }
       case "model_response": {

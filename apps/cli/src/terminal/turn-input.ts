@@ -25,6 +25,8 @@ export class TurnInput {
   #asking = 0;
   /** What was typed as the turn was ending: the next prompt. */
   #late: string[] = [];
+  /** Slash commands typed during the turn: commands, not messages, run when the turn ends. */
+  #commands: string[] = [];
   readonly #waiting = new Map<string, { delivery: UserMessageDelivery; text: string }>();
   readonly #onLine = (line: string) => this.#take(line, undefined);
   readonly #onKeypress = (_text: string | undefined, key: Keypress | undefined) => {
@@ -61,6 +63,13 @@ export class TurnInput {
     return late || undefined;
   }
 
+  /** The slash commands typed during the last turn, in order (taken once). */
+  commands(): string[] {
+    const commands = this.#commands;
+    this.#commands = [];
+    return commands;
+  }
+
   /** Wraps a question asked on the same line reader (an approval): its answer is not a message. */
   async asking<T>(question: () => Promise<T>): Promise<T> {
     this.#asking++;
@@ -91,6 +100,11 @@ export class TurnInput {
     const stream = this.#stream;
     if (!stream || this.#asking > 0) return;
     const followUp = FOLLOW_UP.exec(raw.trim());
+    if (!followUp && raw.trim().startsWith("/")) {
+      this.#commands.push(raw.trim());
+      this.#out.write(dim(`(${oneLine(raw.trim(), 60)} runs when this turn ends)\n`));
+      return;
+    }
     const text = (followUp ? (followUp[1] ?? "") : raw).trim();
     if (!text) return;
     const kind = delivery ?? (followUp ? "follow_up" : "steer");
