@@ -75,6 +75,12 @@ function outputOf(s: FakeProviderServer, callId: string): string {
   return typeof item?.output === "string" ? item.output : JSON.stringify(item?.output ?? "");
 }
 
+// A prompt that carries pasted text: large enough that its summary is smaller (compaction never applies a
+// summary that leaves the context as large as it was).
+const PASTED = Array.from({ length: 400 }, (_, i) => `note ${i + 1}: some notes about the project`).join(
+  "\n",
+);
+
 describe("compaction", () => {
   it("a session past the context window compacts and finishes", async () => {
     // Three files of ~6,000 tokens each; the third read's response reports 35,000 input tokens, past
@@ -133,7 +139,10 @@ describe("compaction", () => {
       { text: "SUMMARY: notes read." },
       { text: "Compacted first." },
     ]);
-    const above = await runCli(["run", "read", ...known(server)], { cwd: dir, env });
+    const above = await runCli(["run", `read, and keep in mind:\n${PASTED}`, ...known(server)], {
+      cwd: dir,
+      env,
+    });
     expect(above.code, above.stderr).toBe(0);
     expect(lines(above.stdout).filter((e) => e.type === "compaction")).toMatchObject([
       { reason: "threshold" },
@@ -153,7 +162,7 @@ describe("compaction", () => {
     server = await fakeOpenAI([{ toolCalls: [call("c1", "read_file", { path: "notes.txt" })] }]);
     server.enqueue(overflow);
     queueTurns(server, [{ text: "SUMMARY: the notes were read." }, { text: "Done after the retry." }]);
-    const run = await runCli(["run", "read the notes", ...args(server)], { cwd: dir, env });
+    const run = await runCli(["run", `read the notes:\n${PASTED}`, ...args(server)], { cwd: dir, env });
     expect(run.code, run.stderr).toBe(0);
     const events = lines(run.stdout);
     expect(events.filter((e) => e.type === "compaction")).toMatchObject([
@@ -167,7 +176,7 @@ describe("compaction", () => {
     server.enqueue(overflow);
     queueTurns(server, [{ text: "SUMMARY: the notes were read." }]);
     server.enqueue(overflow);
-    const twice = await runCli(["run", "read the notes", ...args(server)], { cwd: dir, env });
+    const twice = await runCli(["run", `read the notes:\n${PASTED}`, ...args(server)], { cwd: dir, env });
     expect(twice.code, twice.stderr).toBe(1);
     const failed = lines(twice.stdout).at(-1);
     expect(failed).toMatchObject({ type: "run_failed", stopReason: "provider_error" });
@@ -183,10 +192,13 @@ describe("compaction", () => {
       body: openaiResponsesFormat.errorBody("context_overflow", "context length exceeded"),
     });
     queueTurns(server, [{ text: "The user asked to read the notes." }, { text: "Done." }]);
-    const run = await runCli(["run", "read the notes", ...args(server).filter((a) => a !== "--json")], {
-      cwd: dir,
-      env,
-    });
+    const run = await runCli(
+      ["run", `read the notes:\n${PASTED}`, ...args(server).filter((a) => a !== "--json")],
+      {
+        cwd: dir,
+        env,
+      },
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(
       /compacted after the provider's context overflow: 1 messages summarised \(\d+ characters\) · tokens ~\d+ → ~\d+\n {2}summary: The user asked to read the notes\./,
@@ -411,6 +423,8 @@ describe("memory", () => {
         ],
       },
       { text: "Saved." },
+      // memory_search waits behind the search tool: found first, then called.
+      { toolCalls: [call("s2", "tool_search", { query: "memory_search" })] },
       { toolCalls: [call("m2", "memory_search", { query: "tabs" })] },
       { text: "Found it." },
     ]);
@@ -432,6 +446,7 @@ describe("memory", () => {
     const other = join(dir, "other");
     await mkdir(other);
     queueTurns(server, [
+      { toolCalls: [call("s3", "tool_search", { query: "memory_search" })] },
       { toolCalls: [call("m3", "memory_search", { query: "tabs" })] },
       { text: "Nothing." },
     ]);

@@ -48,7 +48,7 @@ describe("OrderedOutput", () => {
   });
 
   it("writes what is pending when the process exits before the turn ends", async () => {
-    const module = new URL("../src/ordered-output.ts", import.meta.url).pathname;
+    const module = new URL("../src/terminal/ordered-output.ts", import.meta.url).pathname;
     const script = `
       const { OrderedOutput } = await import(${JSON.stringify(module)});
       const output = new OrderedOutput(process.stdout, process.stderr, { coalesce: true });

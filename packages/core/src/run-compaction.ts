@@ -91,8 +91,13 @@ export class RunCompaction {
     const before = tokensBefore ?? this.#tokensInUse(system);
     if (error) this.#learn(error, estimated);
     const room = this.#room();
-    const target = reason === "overflow" ? Math.min(room, Math.floor(estimated * OVERFLOW_SHRINK)) : room;
-    const summaryTokens = Math.max(1, Math.min(settings.maxSummaryTokens, Math.floor(target / 4)));
+    // With no limit stated, an overflow shrinks what compaction can shrink (the messages), not the system
+    // prompt and tools, which stay as they are: the target is never below them.
+    const target =
+      reason === "overflow"
+        ? Math.min(room, fixed + Math.floor((estimated - fixed) * OVERFLOW_SHRINK))
+        : room;
+    const summaryTokens = Math.max(1, Math.min(settings.maxSummaryTokens, Math.floor((target - fixed) / 4)));
     const tailRoom = target - fixed - summaryTokens;
     if (tailRoom <= 0) {
       return {
