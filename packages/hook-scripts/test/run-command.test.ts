@@ -11,14 +11,24 @@ beforeEach(async () => {
 });
 afterEach(() => cleanup());
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * Whether a process still runs: a killed one may stay a zombie until whoever adopted it reaps it, which
+ * counts as gone (its state in /proc is Z).
+ */
+const alive = async (pid: number): Promise<boolean> => {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined);
+  if (stat === undefined) return false;
+  return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
 };
+
+/** Waits until the process is gone, as the kernel delivers the group's SIGKILL in its own time. */
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 600; i++) {
+    if (!(await alive(pid))) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
+}
 
 describe("runHookCommand", () => {
   it("kills the whole process group on timeout, not only the shell", async () => {
@@ -32,7 +42,7 @@ describe("runHookCommand", () => {
     expect(outcome).toMatchObject({ timedOut: true, exitCode: undefined });
     const pid = Number((await readFile(pidFile, "utf8")).trim());
     expect(pid).toBeGreaterThan(0);
-    expect(alive(pid)).toBe(false);
+    expect(await gone(pid)).toBe(true);
   });
 
   it("keeps at most the output limit of each stream and says how much it dropped", async () => {
