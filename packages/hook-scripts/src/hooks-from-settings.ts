@@ -79,6 +79,12 @@ export function hooksFromSettings(settings: unknown, options: HookScriptOptions)
       permission_mode: options.permissionMode ?? "default",
       hook_event_name: event,
     }),
+    fire: async (event, matcher, base, fields) =>
+      scripts.settle(
+        event,
+        await runner.run(event, matcher, { ...scripts.common(event, base), ...fields }),
+        base.record,
+      ),
     settle: (event, results, record) => {
       for (const { command, verdict } of results) {
         if (verdict.kind === "error") {

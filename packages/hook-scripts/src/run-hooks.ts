@@ -31,11 +31,7 @@ export function runHooks(scripts: ScriptContext): AnyHook[] {
           const source = sessionSource;
           if (source === undefined || sessionStarted) return;
           sessionStarted = true;
-          const results = scripts.settle(
-            "SessionStart",
-            await runner.run("SessionStart", source, { ...scripts.common("SessionStart", input), source }),
-            input.record,
-          );
+          const results = await scripts.fire("SessionStart", source, input, { source });
           for (const text of contextFrom(results)) input.addContext(text);
         },
       }),
@@ -48,14 +44,9 @@ export function runHooks(scripts: ScriptContext): AnyHook[] {
         event: "user_prompt_submit",
         name: "UserPromptSubmit",
         handler: async (input) => {
-          const results = scripts.settle(
-            "UserPromptSubmit",
-            await runner.run("UserPromptSubmit", undefined, {
-              ...scripts.common("UserPromptSubmit", input),
-              prompt: promptText(input.prompt),
-            }),
-            input.record,
-          );
+          const results = await scripts.fire("UserPromptSubmit", undefined, input, {
+            prompt: promptText(input.prompt),
+          });
           const blocked = blockReason(results);
           if (blocked !== undefined) {
             scripts.report({ event: "UserPromptSubmit", kind: "blocked", message: blocked }, input.record);
@@ -74,15 +65,10 @@ export function runHooks(scripts: ScriptContext): AnyHook[] {
         event: "before_stop",
         name: "Stop",
         handler: async (input) => {
-          const results = scripts.settle(
-            "Stop",
-            await runner.run("Stop", undefined, {
-              ...scripts.common("Stop", input),
-              stop_hook_active: input.continued,
-              last_assistant_message: input.finalText,
-            }),
-            input.record,
-          );
+          const results = await scripts.fire("Stop", undefined, input, {
+            stop_hook_active: input.continued,
+            last_assistant_message: input.finalText,
+          });
           // `continue: false` wins: the agent stops whatever another hook asked.
           if (results.some(({ verdict }) => verdict.kind === "ok" && verdict.json?.continue === false))
             return;
@@ -101,15 +87,10 @@ export function runHooks(scripts: ScriptContext): AnyHook[] {
         event: "before_subagent_run",
         name: "SubagentStart",
         handler: async (input) => {
-          const results = scripts.settle(
-            "SubagentStart",
-            await runner.run("SubagentStart", input.subagent, {
-              ...scripts.common("SubagentStart", input),
-              agent_id: input.toolCallId ?? input.subagent,
-              agent_type: input.subagent,
-            }),
-            input.record,
-          );
+          const results = await scripts.fire("SubagentStart", input.subagent, input, {
+            agent_id: input.toolCallId ?? input.subagent,
+            agent_type: input.subagent,
+          });
           if (contextFrom(results, false).length > 0) {
             scripts.report(
               {
@@ -131,17 +112,12 @@ export function runHooks(scripts: ScriptContext): AnyHook[] {
         event: "after_subagent_run",
         name: "SubagentStop",
         handler: async (input) => {
-          const results = scripts.settle(
-            "SubagentStop",
-            await runner.run("SubagentStop", input.subagent, {
-              ...scripts.common("SubagentStop", input),
-              agent_id: input.toolCallId ?? input.subagent,
-              agent_type: input.subagent,
-              stop_hook_active: false,
-              last_assistant_message: input.finalText,
-            }),
-            input.record,
-          );
+          const results = await scripts.fire("SubagentStop", input.subagent, input, {
+            agent_id: input.toolCallId ?? input.subagent,
+            agent_type: input.subagent,
+            stop_hook_active: false,
+            last_assistant_message: input.finalText,
+          });
           if (blockReason(results) !== undefined) {
             scripts.report(
               {

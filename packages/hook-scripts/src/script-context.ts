@@ -10,4 +10,11 @@ export interface ScriptContext {
   /** Reports what failed among `results` and returns them all. */
   settle(event: ClaudeHookEvent, results: CommandResult[], record?: HookInputBase["record"]): CommandResult[];
   report(report: HookScriptReport, record?: HookInputBase["record"]): void;
+  /** Runs the event's matching commands with the common fields and `fields` on stdin, then settles them. */
+  fire(
+    event: ClaudeHookEvent,
+    matcher: string | undefined,
+    base: Pick<HookInputBase, "runId" | "record">,
+    fields: Record<string, unknown>,
+  ): Promise<CommandResult[]>;
 }

@@ -16,16 +16,11 @@ export function toolHooks(scripts: ScriptContext): AnyHook[] {
         event: "before_tool_call",
         name: "PreToolUse",
         handler: async (input) => {
-          const results = scripts.settle(
-            "PreToolUse",
-            await runner.run("PreToolUse", input.toolCall.name, {
-              ...scripts.common("PreToolUse", input),
-              tool_name: input.toolCall.name,
-              tool_input: input.args,
-              tool_use_id: input.toolCall.id,
-            }),
-            input.record,
-          );
+          const results = await scripts.fire("PreToolUse", input.toolCall.name, input, {
+            tool_name: input.toolCall.name,
+            tool_input: input.args,
+            tool_use_id: input.toolCall.id,
+          });
           const denied = preToolDenial(results);
           if (denied !== undefined) {
             scripts.report(
@@ -59,17 +54,12 @@ export function toolHooks(scripts: ScriptContext): AnyHook[] {
           const event: ClaudeHookEvent = failed ? "PostToolUseFailure" : "PostToolUse";
           if (runner.has(event)) {
             const output = textOf(input.result.content);
-            const results = scripts.settle(
-              event,
-              await runner.run(event, input.toolCall.name, {
-                ...scripts.common(event, input),
-                tool_name: input.toolCall.name,
-                tool_input: input.args,
-                tool_use_id: input.toolCall.id,
-                ...(failed ? { error: output } : { tool_response: input.result.details ?? { output } }),
-              }),
-              input.record,
-            );
+            const results = await scripts.fire(event, input.toolCall.name, input, {
+              tool_name: input.toolCall.name,
+              tool_input: input.args,
+              tool_use_id: input.toolCall.id,
+              ...(failed ? { error: output } : { tool_response: input.result.details ?? { output } }),
+            });
             // The tool has run: a block or added context reaches the model beside its result.
             feedback.push(...blockReasons(results), ...contextFrom(results, false));
           }
