@@ -39,7 +39,11 @@ export const noopTool: AnyTool = defineTool({
   execute: async () => ({ content: "ok" }),
 });
 
-export function sleepTool(name: string, log: string[], options: { sequential?: boolean } = {}): AnyTool {
+export function sleepTool(
+  name: string,
+  log: string[],
+  options: { sequential?: boolean; onStart?: () => void } = {},
+): AnyTool {
   return defineTool({
     name,
     description: "Sleeps for ms milliseconds",
@@ -49,10 +53,13 @@ export function sleepTool(name: string, log: string[], options: { sequential?: b
       log.push(`start:${label}`);
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(resolve, ms);
-        ctx.signal.addEventListener("abort", () => {
+        const onAbort = () => {
           clearTimeout(timer);
           reject(new Error("aborted"));
-        });
+        };
+        if (ctx.signal.aborted) onAbort();
+        else ctx.signal.addEventListener("abort", onAbort);
+        options.onStart?.();
       });
       log.push(`end:${label}`);
       return { content: `slept ${label}` };
