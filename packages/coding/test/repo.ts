@@ -12,7 +12,7 @@ import {
 } from "@bridle/core";
 import { collectEvents, ScriptedModel, type ScriptedTurn } from "@bridle/testing";
 import { createFsTools } from "@bridle/tools-fs";
-import { createShellTools, type ShellTools } from "@bridle/tools-shell";
+import { createShellTools, type ShellTools, type ShellToolsOptions } from "@bridle/tools-shell";
 import { type CodingOverlay, createCodingOverlay } from "../src/index.js";
 
 /** A temp folder with these files; `git` makes it a repository with one commit of them. */
@@ -61,9 +61,10 @@ export async function codingAgent(
     repairAttempts?: number;
     extraTools?: AnyTool[];
     readOnlyTools?: string[];
+    shell?: ShellToolsOptions;
   } = {},
 ): Promise<Agent> {
-  const shell = await createShellTools();
+  const shell = await createShellTools(options.shell);
   const overlay = await createCodingOverlay({
     workspace: dir,
     shell: shell.environment,

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { readdir, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, bench, describe } from "vitest";
+import { afterAll, test } from "vitest";
 import { parse } from "yaml";
 import { type DiscoveryCache, discoverSkills, skillCatalog } from "../src/index.js";
 
@@ -35,32 +35,32 @@ const frontMatters = readdirSync(root).map(
 if (discovered.skills.length !== COUNT)
   throw new Error(`expected ${COUNT} skills, found ${discovered.skills.length}`);
 
-describe(`discovering ${COUNT} skills`, () => {
-  bench("discoverSkills (walk, read, YAML, validate)", async () => {
+test(`discovering ${COUNT} skills`, async ({ bench }) => {
+  await bench("discoverSkills (walk, read, YAML, validate)", async () => {
     await discoverSkills({ folders: [root] });
-  });
+  }).run();
 
   const cache: DiscoveryCache = new Map();
-  bench("discoverSkills again, unchanged files (a reload: walk and stat)", async () => {
+  await bench("discoverSkills again, unchanged files (a reload: walk and stat)", async () => {
     await discoverSkills({ folders: [root], cache });
-  });
+  }).run();
 
-  bench("YAML parse of the 1,000 front matters alone", () => {
+  await bench("YAML parse of the 1,000 front matters alone", () => {
     for (const text of frontMatters) parse(text);
-  });
+  }).run();
 
-  bench("bare I/O: readdir + read every SKILL.md", async () => {
+  await bench("bare I/O: readdir + read every SKILL.md", async () => {
     const entries = await readdir(root);
     await Promise.all(entries.map((name) => readFile(join(root, name, "SKILL.md"), "utf8")));
-  });
+  }).run();
 
-  bench("bare I/O, synchronous", () => {
+  await bench("bare I/O, synchronous", () => {
     for (const name of readdirSync(root)) readFileSync(join(root, name, "SKILL.md"), "utf8");
-  });
+  }).run();
 });
 
-describe(`catalog of ${COUNT} skills`, () => {
-  bench("skillCatalog", () => {
+test(`catalog of ${COUNT} skills`, async ({ bench }) => {
+  await bench("skillCatalog", () => {
     skillCatalog(discovered.skills);
-  });
+  }).run();
 });

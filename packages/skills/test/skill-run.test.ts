@@ -3,8 +3,9 @@ import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { type AnyTool, BridleError, Workspace } from "@bridle/core";
+import { CommandPolicy, type PolicyResult } from "@bridle/shell-policy";
 import { tempWorkspace } from "@bridle/testing";
-import { BubblewrapRunner, ShellEnvironment } from "@bridle/tools-shell";
+import { BubblewrapRunner, createShellTools, ShellEnvironment } from "@bridle/tools-shell";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSkillTools, SkillRegistry, type SkillRunDetails, type SkillRunResult } from "../src/index.js";
 import { call, failure, writeSkill } from "./helpers.js";
@@ -244,3 +245,45 @@ describe("skill_run and the workspace", () => {
     expect(sh.stdout.split("\n")[0]).toBe(dir);
   });
 });
+
+describe("skill_run takes the shell tools' command path", () => {
+  it("refuses what the user's deny rule names in bash's words, and honours the policy given", async () => {
+    const rules = [{ decision: "deny" as const, argv: ["python3"] }];
+    const run = await runTool({ shell: { policy: { rules } } });
+    const refused = await failure(call(run, { skill: "tools", script: "scripts/argv.py" }, dir));
+    expect(refused.kind).toBe("Denied");
+    expect(refused.message).toBe(
+      'your deny rule "python3" matches this command; do it another way or ask the user',
+    );
+    const shell = await createShellTools({ policy: { rules } });
+    const viaBash = await failure(call(shell.bash, { command: "python3 -c 1" }, dir));
+    expect(viaBash.message).toBe(refused.message);
+    await shell.stopAll();
+  });
+
+  it("judges its command once for approval and run", async () => {
+    const policy = new CountingPolicy({ mode: "read-only" });
+    const shell = await ShellEnvironment.create({ policy });
+    const run = await runTool({ shell });
+    const workspace = new Workspace(dir);
+    const args = run.inputSchema.parse({ skill: "tools", script: "scripts/argv.py", args: ["x"] });
+    // A script outside the workspace: the policy cannot prove it read-only, so a person is asked.
+    expect(
+      await run.needsApproval?.(args, { runId: "r", workspace, signal: new AbortController().signal }),
+    ).toBe(true);
+    const result = parsed(
+      (await call(run, { skill: "tools", script: "scripts/argv.py", args: ["x"] }, workspace)).text,
+    );
+    expect(result.stdout).toBe('["x"]\n');
+    expect(policy.judged).toBe(1);
+  });
+});
+
+/** A library user's policy that counts its judgements. */
+class CountingPolicy extends CommandPolicy {
+  judged = 0;
+  override check(...args: Parameters<CommandPolicy["check"]>): Promise<PolicyResult> {
+    this.judged++;
+    return super.check(...args);
+  }
+}

@@ -1,4 +1,4 @@
-import { bench, describe } from "vitest";
+import { test } from "vitest";
 import { formatReport, runCampaign } from "../test/attack-generator/campaign.js";
 import { bashToolPolicy, checkCommandPolicy, type PolicyUnderTest } from "../test/attack-generator/judges.js";
 
@@ -31,15 +31,11 @@ async function campaign(policy: PolicyUnderTest, sequences: number): Promise<voi
   }
 }
 
-describe(`compositional attacks, seed ${SEED}`, () => {
-  bench(
-    `${SEQUENCES} sequences, the bash tool's local policy`,
-    async () => campaign(await bashToolPolicy(), SEQUENCES),
-    ONCE,
-  );
-  bench(
-    `${Math.ceil(SEQUENCES / 10)} sequences, checkCommand's default policy`,
-    async () => campaign(checkCommandPolicy(), Math.ceil(SEQUENCES / 10)),
-    ONCE,
-  );
+test(`compositional attacks, seed ${SEED}`, async ({ bench }) => {
+  await bench(`${SEQUENCES} sequences, the bash tool's local policy`, async () =>
+    campaign(await bashToolPolicy(), SEQUENCES),
+  ).run(ONCE);
+  await bench(`${Math.ceil(SEQUENCES / 10)} sequences, checkCommand's default policy`, async () =>
+    campaign(checkCommandPolicy(), Math.ceil(SEQUENCES / 10)),
+  ).run(ONCE);
 });

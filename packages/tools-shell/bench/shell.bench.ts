@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AnyTool, Workspace } from "@bridle/core";
+import { CommandPolicy } from "@bridle/shell-policy";
 import { execa } from "execa";
-import { afterAll, bench, describe } from "vitest";
+import { afterAll, test } from "vitest";
 import {
   BubblewrapRunner,
-  CommandPolicy,
   type CommandRunner,
   createShellTools,
   LocalRunner,
@@ -87,34 +87,26 @@ function median(values: readonly number[]): number {
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
-describe("local: spawn `true` directly vs through the bash tool (interleaved)", () => {
-  bench(
-    "alternate: execa bash -c / bash tool without policy / bash tool with policy",
-    async () => {
-      await timed("local: execa bash -c true", direct.local);
-      await timed("local: LocalRunner alone (own pid namespace)", () => runnerOnly(localRunner));
-      await timed("local: LocalRunner alone, cold (warmStart false)", () => runnerOnly(coldRunner));
-      await timed("local: LocalRunner alone, pidNamespace false", () => runnerOnly(localShared));
-      await timed("local: bash tool, policy off", () => viaTool(localNoPolicy.bash));
-      await timed("local: bash tool, policy on", () => viaTool(local.bash));
-      await timed("local: bash tool, policy on, no tracking cgroup", () => viaTool(localUntracked.bash));
-    },
-    { time: 8_000, warmupIterations: 3 },
-  );
+test("local: spawn `true` directly vs through the bash tool (interleaved)", async ({ bench }) => {
+  await bench("alternate: execa bash -c / bash tool without policy / bash tool with policy", async () => {
+    await timed("local: execa bash -c true", direct.local);
+    await timed("local: LocalRunner alone (own pid namespace)", () => runnerOnly(localRunner));
+    await timed("local: LocalRunner alone, cold (warmStart false)", () => runnerOnly(coldRunner));
+    await timed("local: LocalRunner alone, pidNamespace false", () => runnerOnly(localShared));
+    await timed("local: bash tool, policy off", () => viaTool(localNoPolicy.bash));
+    await timed("local: bash tool, policy on", () => viaTool(local.bash));
+    await timed("local: bash tool, policy on, no tracking cgroup", () => viaTool(localUntracked.bash));
+  }).run({ time: 8_000, warmupIterations: 3 });
 });
 
-describe.skipIf(!sandboxed)(
+test.skipIf(!sandboxed)(
   `bubblewrap: spawn \`true\` directly vs through the bash tool${probe.available ? "" : ` (skipped: ${probe.reason})`}`,
-  () => {
-    bench(
-      "alternate: bwrap directly / bash tool with BubblewrapRunner",
-      async () => {
-        await timed("bwrap: execa bwrap … bash -c true", direct.bwrap);
-        await timed("bwrap: BubblewrapRunner alone", () => runnerOnly(bwrapRunner));
-        if (sandboxed) await timed("bwrap: bash tool, policy on", () => viaTool(sandboxed.bash));
-      },
-      { time: 8_000, warmupIterations: 3 },
-    );
+  async ({ bench }) => {
+    await bench("alternate: bwrap directly / bash tool with BubblewrapRunner", async () => {
+      await timed("bwrap: execa bwrap … bash -c true", direct.bwrap);
+      await timed("bwrap: BubblewrapRunner alone", () => runnerOnly(bwrapRunner));
+      if (sandboxed) await timed("bwrap: bash tool, policy on", () => viaTool(sandboxed.bash));
+    }).run({ time: 8_000, warmupIterations: 3 });
   },
 );
 
@@ -134,16 +126,18 @@ const shortCommand = "git status";
 const policy = new CommandPolicy();
 const subcommands = (await policy.check(longCommand, workspace)).subcommands.length;
 
-describe(`command policy (the long command has ${longCommand.length} characters, ${subcommands} sub-commands)`, () => {
-  bench("check a short command (git status)", async () => {
+test(`command policy (the long command has ${longCommand.length} characters, ${subcommands} sub-commands)`, async ({
+  bench,
+}) => {
+  await bench("check a short command (git status)", async () => {
     await timed("policy: git status", () => policy.check(shortCommand, workspace));
-  });
-  bench("check the long compound command", async () => {
+  }).run();
+  await bench("check the long compound command", async () => {
     await timed(`policy: ${subcommands} sub-commands`, () => policy.check(longCommand, workspace));
-  });
-  bench("check a 200-command chain (fails closed to ask)", async () => {
+  }).run();
+  await bench("check a 200-command chain (fails closed to ask)", async () => {
     await timed("policy: 200-command chain", () => policy.check(overBudget, workspace));
-  });
+  }).run();
 });
 
 afterAll(() => {

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 /**
- * A process entry this package builds into dist/ (the policy process, the shell spawner): beside the
+ * A process entry this package builds into dist/ (the shell spawner): beside the
  * bundle that asks, or in dist/ of this package when running from source (tests run in place); undefined
  * when it was not built.
  */

@@ -1,19 +1,4 @@
 export { type CapturedOutput, type CaptureOptions, OutputCapture } from "./output/capture.js";
-export { type CheckOptions, CommandPolicy, checkCommand } from "./policy/check.js";
-export { loadBashParser } from "./policy/grammar.js";
-export type { PolicyIsolation } from "./policy/isolation.js";
-export { type CanonicalArgs, canonicalArgs, ruleFor, validateRules } from "./policy/rules.js";
-export type {
-  CommandPolicyOptions,
-  Decision,
-  PathUse,
-  PolicyBudget,
-  PolicyMode,
-  PolicyResult,
-  PolicyRule,
-  SubcommandReport,
-} from "./policy/types.js";
-export type { CommandWrites } from "./policy/writes.js";
 export { type BubblewrapOptions, BubblewrapRunner, type SandboxProbe } from "./runners/bubblewrap.js";
 export { LocalRunner, type LocalRunnerOptions } from "./runners/local.js";
 export type { PidNamespaceProbe } from "./runners/pid-namespace.js";
@@ -38,14 +23,14 @@ export {
 } from "./sandbox/policy.js";
 export type { SandboxView } from "./sandbox/view.js";
 export { BackgroundCommands, type BackgroundStatus } from "./tools/background.js";
+export { type BashDetails, type BashResult, bashInputSchema } from "./tools/bash.js";
 export {
-  type BashDetails,
-  type BashResult,
-  bashInputSchema,
-  type CapturedRun,
-  runCaptured,
-} from "./tools/bash.js";
-export { type CommandArgs, ShellEnvironment, type ShellToolsOptions } from "./tools/environment.js";
+  type Admission,
+  type CommandArgs,
+  ShellEnvironment,
+  type ShellToolsOptions,
+} from "./tools/environment.js";
+export type { CapturedRun, ExitDescription } from "./tools/exit-description.js";
 export type { PermissionMode, SandboxPermissions } from "./tools/permission-mode.js";
 export type { ShellProgress } from "./tools/progress.js";
 export { createShellTools, type ShellPermissionsFact, type ShellTools } from "./tools/shell-tools.js";

@@ -106,9 +106,16 @@ export function layerViolation(from: string, to: string, fromApp: boolean): stri
   if (/^(providers-|store-)/.test(target) || target === "tracing-otel") {
     return `imports ${to}: which provider, store or tracing to use is the application's choice`;
   }
-  if (/^(providers-|store-|provider-kit$)/.test(source) && target.startsWith("tools-")) {
+  if (
+    /^(providers-|store-|provider-kit$)/.test(source) &&
+    (target.startsWith("tools-") || target === "shell-policy")
+  ) {
     return `imports ${to}: providers and stores do not depend on tools`;
   }
+  // The command policy is the one home of judging a command: every tool that runs one asks it, so it
+  // cannot itself depend on a tool (or on anything but core).
+  if (source === "shell-policy" && target !== "core")
+    return `imports ${to}: the command policy depends on core alone`;
   return undefined;
 }
 
@@ -130,6 +137,12 @@ describe("package boundaries", () => {
     expect(layerViolation("@bridle/coding-agent", "@bridle/store-postgres", false)).toBeUndefined();
     expect(layerViolation("@bridle/coding-agent", "@bridle/tracing-otel", false)).toContain(
       "application's choice",
+    );
+    expect(layerViolation("@bridle/tools-shell", "@bridle/shell-policy", false)).toBeUndefined();
+    expect(layerViolation("@bridle/shell-policy", "@bridle/core", false)).toBeUndefined();
+    expect(layerViolation("@bridle/shell-policy", "@bridle/tools-shell", false)).toContain("core alone");
+    expect(layerViolation("@bridle/store-sqlite", "@bridle/shell-policy", false)).toContain(
+      "do not depend on tools",
     );
   });
 

@@ -7,7 +7,7 @@ const EXIT_CODE = { allow: 0, ask: 1, deny: 2 } as const;
 /** `bridle policy check "<command>"`: the bash tool's verdict on a command, with its reasons. */
 export async function policyCheck(command: string, flags: CliFlags): Promise<number> {
   const settings = await loadSettings(flags, process.env, undefined, { workspaceAgents: false });
-  const { checkCommand } = await import("@bridle/tools-shell");
+  const { checkCommand } = await import("@bridle/shell-policy");
   const result = await checkCommand(command, { workspace: settings.cwd });
   if (settings.json) {
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

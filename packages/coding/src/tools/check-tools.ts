@@ -1,6 +1,6 @@
-import { type AnyTool, defineTool, ModelRetry, type ToolOutput, type Workspace } from "@bridle/core";
+import { type AnyTool, defineTool, ModelRetry, ToolFailure, type ToolOutput } from "@bridle/core";
 import { shellQuote } from "@bridle/core/node";
-import { exitCodeOf, runCaptured, type ShellEnvironment } from "@bridle/tools-shell";
+import type { Admission, CommandArgs, ShellEnvironment } from "@bridle/tools-shell";
 import { z } from "zod";
 import { chooseCheck } from "../checks.js";
 import { CHECK_KINDS, type CheckFact, type CheckKind, type DetectedCheck, FACT } from "../facts.js";
@@ -33,8 +33,8 @@ export function createDetectChecksTool(runs: RunRegistry): AnyTool {
 }
 
 const runCheckSchema = z.object({
-  kind: z.enum(["test", "lint", "typecheck", "build"]).describe("Which check"),
-  target: z.string().min(1).max(300).optional().describe("a narrower target (a test file or package)"),
+  kind: z.enum(["test", "lint", "typecheck", "build"]).describe("which check"),
+  target: z.string().min(1).max(300).optional().describe("a test file or package"),
 });
 
 type RunCheckArgs = z.output<typeof runCheckSchema>;
@@ -50,11 +50,11 @@ function commandFor(check: DetectedCheck, target: string | undefined): string | 
 interface Plan {
   readonly check: DetectedCheck;
   readonly command: string;
-  /** What the policy judges: the command, and a package script's own text, which is what really runs. */
-  readonly judged: readonly { readonly command: string }[];
+  /** What the shell tools admit: the command, and a package script's own text, which is what really runs. */
+  readonly request: CommandArgs;
 }
 
-/** Argument objects are kept per call so the policy's verdict is computed once for approval and run. */
+/** Argument objects are kept per call so approval and execution see one plan. */
 const plans = new WeakMap<object, Plan | string>();
 
 async function planFor(
@@ -74,7 +74,7 @@ async function planFor(
     plan =
       command === undefined
         ? `${check.command} takes no target: run the ${args.kind} check without one`
-        : { check, command, judged: [{ command }, ...(check.body ? [{ command: check.body }] : [])] };
+        : { check, command, request: { command, ...(check.body ? { runs: [check.body] } : {}) } };
   }
   plans.set(args, plan);
   return plan;
@@ -89,21 +89,6 @@ export interface RunCheckOptions {
 
 function tail(text: string): string {
   return text.length <= MAX_SHOWN_OUTPUT ? text : `…${text.slice(-MAX_SHOWN_OUTPUT)}`;
-}
-
-async function policyRefusal(
-  env: ShellEnvironment,
-  plan: Plan,
-  workspace: Workspace,
-): Promise<string | undefined> {
-  for (const judged of plan.judged) {
-    const verdict = await env.verdict(judged, workspace);
-    if (verdict?.decision === "deny") {
-      const what = judged.command === plan.command ? "the command" : "the script it runs";
-      return `the command policy denies ${what}: ${verdict.reasons.slice(0, 3).join("; ")}`;
-    }
-  }
-  return undefined;
 }
 
 function record(state: CodingRunState, toolCallId: string, fact: CheckFact, ran: boolean): void {
@@ -122,7 +107,7 @@ export function createRunCheckTool(runs: RunRegistry, options: RunCheckOptions):
   const maxFailures = options.repairAttempts + 1;
   return defineTool({
     name: "run_check",
-    description: `Run the project's detected test, lint, typecheck or build command (command policy, timeout, capped output). A failed check may be repaired and rerun at most ${options.repairAttempts} times in this run; then the run stops.`,
+    description: `Run the project's detected check. After a failure, at most ${options.repairAttempts} repairs and reruns; then the run stops.`,
     inputSchema: runCheckSchema,
     // Tests may write (snapshots, caches): the overlay rescans after every check.
     annotations: { open_world: true },
@@ -131,8 +116,7 @@ export function createRunCheckTool(runs: RunRegistry, options: RunCheckOptions):
     needsApproval: async (args, call) => {
       const plan = await planFor(runs, call.runId, call.workspace.root, args);
       if (typeof plan === "string") return false;
-      for (const judged of plan.judged) if (await env.needsApproval(judged, call.workspace)) return true;
-      return false;
+      return env.needsApproval(plan.request, call.workspace);
     },
     execute: async (args, ctx): Promise<ToolOutput<{ status: string; exitCode?: number }>> => {
       const state = await runs.get(ctx.runId, ctx.workspace.root).state;
@@ -143,8 +127,13 @@ export function createRunCheckTool(runs: RunRegistry, options: RunCheckOptions):
         record(state, ctx.toolCallId, { ...base, command: "", status, note: plan }, false);
         return { content: `${args.kind}: ${status}: ${plan}`, details: { status } };
       }
-      const refusal = await policyRefusal(env, plan, ctx.workspace);
-      if (refusal) {
+      // The shell tools' one command path: what bash would refuse, the check skips with the same reason.
+      let admission: Admission;
+      try {
+        admission = await env.admit(plan.request, ctx.workspace);
+      } catch (error) {
+        if (!(error instanceof ToolFailure)) throw error;
+        const refusal = error.message;
         record(
           state,
           ctx.toolCallId,
@@ -153,21 +142,23 @@ export function createRunCheckTool(runs: RunRegistry, options: RunCheckOptions):
         );
         return { content: `${args.kind}: skipped: ${refusal}`, details: { status: "skipped" } };
       }
-      const { cwd } = await env.admit(plan.judged[0] as { command: string }, ctx.workspace);
-      const timeoutMs = Math.min(options.timeoutMs, env.sandbox.max_execution_ms);
-      const run = await runCaptured(env, ctx, { command: plan.command, cwd, timeoutMs });
-      const exitCode = exitCodeOf(run.exit);
+      const { timeoutMs } = env.timeoutFor(options.timeoutMs);
+      const run = await env.run(admission, ctx, { timeoutMs });
+      const ended = env.describeExit(run, { timeoutMs, workspace: ctx.workspace });
+      const exitCode = ended.exit_code;
       const output = tail(`${run.stdout.text}${run.stderr.text ? `\n${run.stderr.text}` : ""}`.trim());
       const where = `${plan.command} (from ${plan.check.source})`;
-      if (exitCode === 0 && !run.exit.timedOut) {
+      // How it ended beyond its code (a spill file, a signal, what the sandbox moved), when there is more.
+      const said = ended.notes.length > 0 ? `\n(${ended.notes.join("; ")})` : "";
+      if (ended.success) {
         record(state, ctx.toolCallId, { ...base, command: plan.command, status: "passed", exitCode }, true);
         return {
-          content: `${args.kind} passed: ${where}\n${output}`,
+          content: `${args.kind} passed: ${where}${said}\n${output}`,
           details: { status: "passed", exitCode },
         };
       }
       state.checkFailures++;
-      const note = run.exit.timedOut ? `timed out after ${timeoutMs} ms` : `exit code ${exitCode}`;
+      const note = ended.timed_out ? `timed out after ${timeoutMs} ms` : `exit code ${exitCode}`;
       const failures = state.checkFailures;
       const fact: CheckFact = { ...base, failures, command: plan.command, status: "failed", exitCode, note };
       record(state, ctx.toolCallId, fact, true);
@@ -176,7 +167,7 @@ export function createRunCheckTool(runs: RunRegistry, options: RunCheckOptions):
         left > 0
           ? `Fix the cause if it is clear and in scope, then run the check again (${left} repair attempt${left === 1 ? "" : "s"} left).`
           : "No repair attempts are left: the run stops here and the handoff reports the failure.";
-      throw new ModelRetry(`${args.kind} failed: ${where}: ${note}. ${next}\n${output}`);
+      throw new ModelRetry(`${args.kind} failed: ${where}: ${note}. ${next}${said}\n${output}`);
     },
   });
 }

@@ -1,11 +1,6 @@
 import { type AnyTool, BridleError, defineTool, isWithin, type Workspace } from "@bridle/core";
-import {
-  BubblewrapRunner,
-  exitCodeOf,
-  type PolicyResult,
-  runCaptured,
-  type ShellEnvironment,
-} from "@bridle/tools-shell";
+import type { PolicyResult } from "@bridle/shell-policy";
+import type { ShellEnvironment } from "@bridle/tools-shell";
 import { z } from "zod";
 import type { SkillActivations } from "../activation.js";
 import type { SkillRegistry } from "../registry.js";
@@ -98,54 +93,28 @@ export function createSkillRunTool(
       const plan = await planOf(args, ctx.workspace);
       await assertVisible(env, plan, ctx.workspace);
       activations.activate(ctx.runId, skill);
-      const { cwd, verdict } = await env.admit({ command: plan.command }, ctx.workspace);
-      const maxMs = env.sandbox.max_execution_ms;
-      const notes: string[] = [];
-      let timeoutMs = args.timeout_ms ?? maxMs;
-      if (timeoutMs > maxMs) {
-        notes.push(`timeout_ms ${timeoutMs} is above the policy's ${maxMs} ms and was capped`);
-        timeoutMs = maxMs;
-      }
-      // The bash tool's run-and-capture step: output streamed as progress, head and tail kept with spill
-      // files named after the call, runaway output stopped, the call's signal killing the process tree.
-      const {
-        exit,
-        stdout: out,
-        stderr: err,
-        runaway,
-      } = await runCaptured(env, ctx, {
-        command: plan.command,
-        cwd,
-        timeoutMs,
-      });
-      const exitCode = exitCodeOf(exit);
-      if (exit.timedOut) notes.push(`timed out after ${timeoutMs} ms; its process tree was stopped`);
-      if (exit.stoppedBy === "abort") notes.push("the run was aborted: the script's process tree was killed");
-      if (runaway) notes.push(`output passed ${env.maxOutputFileBytes} bytes: the script was stopped`);
-      for (const [name, captured] of [
-        ["stdout", out],
-        ["stderr", err],
-      ] as const) {
-        if (captured.truncated && captured.spillPath) {
-          notes.push(
-            `${name} was ${captured.totalBytes} bytes; all of it is in ${ctx.workspace.display(captured.spillPath)}`,
-          );
-        }
-      }
+      // The shell tools' one command path: the same admission, run and description of the exit as bash.
+      const admission = await env.admit({ command: plan.command }, ctx.workspace);
+      const { timeoutMs, note } = env.timeoutFor(args.timeout_ms);
+      const notes = note ? [note] : [];
+      const run = await env.run(admission, ctx, { timeoutMs });
+      const { exit, stdout: out, stderr: err } = run;
+      const ended = env.describeExit(run, { timeoutMs, workspace: ctx.workspace });
+      notes.push(...ended.notes);
       const result: SkillRunResult = {
         skill: skill.name,
         script: args.script,
         stdout: out.text,
         stderr: err.text,
-        exit_code: exitCode,
-        success: exitCode === 0 && !exit.timedOut && !runaway,
-        timed_out: exit.timedOut !== false,
+        exit_code: ended.exit_code,
+        success: ended.success,
+        timed_out: ended.timed_out,
         ...(notes.length > 0 ? { message: notes.join("; ") } : {}),
       };
       const details: SkillRunDetails = {
         result,
         argv: plan.argv,
-        policy: verdict,
+        policy: admission.verdict,
         runner: env.runner.name,
         duration_ms: exit.durationMs,
         stdout_file: out.spillPath,
@@ -161,7 +130,7 @@ export function createSkillRunTool(
  * workspace does not exist inside the sandbox. That is the app's configuration, not the model's to fix.
  */
 async function assertVisible(env: ShellEnvironment, plan: ScriptPlan, workspace: Workspace): Promise<void> {
-  if (!(env.runner instanceof BubblewrapRunner)) return;
+  if (!env.sandboxed) return;
   if (!isWithin("/tmp", plan.scriptPath) || (await workspace.contains(plan.scriptPath))) return;
   throw new BridleError(
     "invalid_config",

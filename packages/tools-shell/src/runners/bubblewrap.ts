@@ -2,15 +2,17 @@ import { readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { isWithin } from "@bridle/core";
 import { execa } from "execa";
-import { mountScanner, treeMounts } from "../sandbox/agent-config.js";
+import { type CommandView, mountScanner, mountsAndEntries } from "../sandbox/agent-config.js";
 import { type LimitEnforcement, type SandboxPolicy, sandboxPolicy } from "../sandbox/policy.js";
+import { defaultQuarantineFolder, quarantineCreated } from "../sandbox/quarantine.js";
 import type { TreeScanner } from "../sandbox/tree-scan.js";
 import { type SandboxView, SYSTEM_TREES, shownTrees, unreadableByOthers, viewArgs } from "../sandbox/view.js";
 import { processLimits, setupLimits } from "./limits.js";
 import { programOnPath } from "./pid-namespace.js";
 import { launch, SHELL } from "./process-tree.js";
-import type { CommandRequest, CommandRunner, RunningCommand } from "./runner.js";
+import type { CommandExit, CommandRequest, CommandRunner, RunningCommand } from "./runner.js";
 
 const IS_ROOT = process.getuid?.() === 0;
 // System trees an administrator edits by hand, where new root-only files (keys, passwords) appear.
@@ -31,6 +33,12 @@ export interface BubblewrapOptions extends SandboxView {
    * past it the command does not run, since what was not listed cannot be masked.
    */
   readonly maxScanEntries?: number;
+  /**
+   * Where a protected path a command created (a `.git`, `bridle.config.*`, a `.bridle` settings file,
+   * where none was) is moved after the command, below a folder per command named by time (default
+   * `$XDG_STATE_HOME/bridle/quarantine`, else `~/.local/state/bridle/quarantine`).
+   */
+  readonly quarantine?: string;
 }
 
 export interface SandboxProbe {
@@ -53,15 +61,17 @@ export class BubblewrapRunner implements CommandRunner {
   readonly #view: SandboxView;
   readonly #maskSecrets: boolean;
   readonly #scanner: TreeScanner;
+  readonly #quarantine: string;
   #masked: string[] | undefined;
   #probe: Promise<SandboxProbe> | undefined;
 
   constructor(options: BubblewrapOptions = {}) {
-    const { bwrap, maskSecrets, maxScanEntries, ...view } = options;
+    const { bwrap, maskSecrets, maxScanEntries, quarantine, ...view } = options;
     this.#bwrap = bwrap ?? programOnPath("bwrap");
     this.#view = view;
     this.#maskSecrets = maskSecrets ?? true;
     this.#scanner = mountScanner(maxScanEntries);
+    this.#quarantine = quarantine ?? defaultQuarantineFolder();
   }
 
   /** Whether a default bubblewrap sandbox runs here (it needs user namespaces, or root). */
@@ -132,12 +142,51 @@ export class BubblewrapRunner implements CommandRunner {
   async start(request: CommandRequest, policy: SandboxPolicy): Promise<RunningCommand> {
     // The pid namespace already holds every process of the command: no tracking cgroup needed.
     const limits = await setupLimits(policy, { track: false });
-    const argv = [this.#bwrap, ...this.args(request, policy), "--", SHELL, "-c", request.command];
-    return launch(request, policy, { argv: closingInherited(argv), ...limits });
+    const { args, view } = this.#prepare(request, policy);
+    const argv = [this.#bwrap, ...args, "--", SHELL, "-c", request.command];
+    const running = launch(request, policy, { argv: closingInherited(argv), ...limits });
+    // The command is over only once what it created where no mount could stop it is out of the workspace.
+    const done = running.done.then((exit) => this.#afterCommand(exit, request.writableRoots, view));
+    return {
+      pid: running.pid,
+      done,
+      stop: async (reason) => {
+        await running.stop(reason);
+        return done;
+      },
+    };
   }
 
   /** The bwrap arguments for one command (exposed for inspection and tests). */
   args(request: Pick<CommandRequest, "cwd" | "writableRoots">, policy: SandboxPolicy): string[] {
+    return this.#prepare(request, policy).args;
+  }
+
+  #afterCommand(exit: CommandExit, writableRoots: readonly string[], view: CommandView): CommandExit {
+    try {
+      const { quarantined, notes } = quarantineCreated({
+        scanner: this.#scanner,
+        writableRoots,
+        before: view,
+        folder: this.#quarantine,
+      });
+      return notes.length === 0 ? exit : { ...exit, quarantined, notes: [...(exit.notes ?? []), ...notes] };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return {
+        ...exit,
+        notes: [
+          ...(exit.notes ?? []),
+          `the check for protected paths the command may have created failed (${message.slice(0, 200)}); the next command mounts any it finds read-only`,
+        ],
+      };
+    }
+  }
+
+  #prepare(
+    request: Pick<CommandRequest, "cwd" | "writableRoots">,
+    policy: SandboxPolicy,
+  ): { args: string[]; view: CommandView } {
     const args = [
       "--die-with-parent",
       "--unshare-user",
@@ -155,22 +204,26 @@ export class BubblewrapRunner implements CommandRunner {
       this.#masked ??= [...unreadableByOthers(ADMIN_TREES), ...packageTreesMasked];
     }
     // Walked for each command: a `.env` or `.git` made by the previous command is mounted over by this one.
-    const found = treeMounts(this.#scanner, {
+    const view = mountsAndEntries(this.#scanner, {
       writableRoots: request.writableRoots,
       shownTrees: shownTrees(this.#view),
       protect: this.#view.protect ?? [],
       maskSecrets: this.#maskSecrets,
     });
+    // What was quarantined stays out of reach when a root holds the quarantine (an agent started in ~).
+    const quarantine = request.writableRoots.some((root) => isWithin(root, this.#quarantine))
+      ? [this.#quarantine]
+      : [];
     args.push(
       ...viewArgs(this.#view, {
         writableRoots: request.writableRoots,
         network: policy.network === "enabled",
-        masked: this.#masked ?? [],
-        found,
+        masked: [...(this.#masked ?? []), ...quarantine],
+        found: view.mounts,
       }),
     );
     args.push("--cap-drop", "ALL", "--chdir", request.cwd);
-    return args;
+    return { args, view };
   }
 }
 

@@ -28,6 +28,20 @@ export interface CommandExit {
   /** The shell that ran the command. */
   readonly shell: string;
   readonly durationMs: number;
+  /**
+   * Protected paths (core's `protectedPathReason`: a `.git`, `bridle.config.*`, `.bridle` but its data)
+   * the command created, which the bubblewrap runner moved out of the workspace after it ended.
+   */
+  readonly quarantined?: readonly {
+    /** Where the command made it. */
+    readonly path: string;
+    /** Where it is now; undefined when it could not be moved (it is then still at `path`). */
+    readonly movedTo: string | undefined;
+    /** Core's reason the path is protected. */
+    readonly reason: string;
+  }[];
+  /** What the model must be told about the command beyond its output: one bounded line each. */
+  readonly notes?: readonly string[];
 }
 
 export interface RunningCommand {

@@ -1,4 +1,5 @@
-import { existsSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, realpathSync, statSync } from "node:fs";
+import { basename } from "node:path";
 import {
   isSecretPath,
   isWithin,
@@ -35,6 +36,8 @@ export function mountScanner(maxEntries?: number): TreeScanner {
   return new TreeScanner({
     ...(maxEntries === undefined ? {} : { maxEntries }),
     interesting: (name) => classOf(name) !== 0,
+    // Whatever the agent's folder holds but its data is protected, whatever its name.
+    whole: (folder) => (classOf(basename(folder)) & AGENT_FOLDER) !== 0,
   });
 }
 
@@ -52,40 +55,49 @@ export function mountScanner(maxEntries?: number): TreeScanner {
  * over: see the README for what can still be created.
  */
 export function treeMounts(scanner: TreeScanner, request: TreeMountsRequest): FoundMount[] {
+  return mountsAndEntries(scanner, request).mounts;
+}
+
+/** What one walk before a command finds: its mounts, and what the check after it compares against. */
+export interface CommandView {
+  readonly mounts: FoundMount[];
+  /**
+   * The protected entries of the workspace roots, as named (links not followed), each with its file's
+   * identity (`identityOf`): a folder moved with its `.git` still holds the same one.
+   */
+  readonly protectedEntries: ReadonlyMap<string, string>;
+  /** The secret-named entries of the workspace roots masked whole: nothing could be created inside. */
+  readonly maskedEntries: ReadonlySet<string>;
+  /** Whether the user's Bridle config folder existed, where a root holds it. */
+  readonly configFolderExisted: boolean;
+}
+
+/** `treeMounts`, with what the walk saw of the roots kept for the check after the command. */
+export function mountsAndEntries(scanner: TreeScanner, request: TreeMountsRequest): CommandView {
   const found: FoundMount[] = [];
+  const protectedEntries = new Map<string, string>();
+  const maskedEntries = new Set<string>();
   const shown = [...request.writableRoots, ...request.shownTrees];
   const add = (entry: ScannedEntry, mode: FoundMount["mode"]) => {
     const mount = mountOf(entry.path, entry.kind, mode, shown);
     if (mount) found.push(mount);
   };
+  const visit = rootVisitor(
+    () => request.maskSecrets,
+    (entry, finding) => {
+      if (finding === "masked") {
+        maskedEntries.add(entry.path);
+        add(entry, "masked");
+      } else if (finding === "protected" || finding === "agent-content" || finding === "agent-link") {
+        protectedEntries.set(entry.path, identityOf(entry.path));
+        // A link by the agent folder's name makes its target the agent's folder: read-only whole.
+        if (finding !== "agent-content") add(entry, "read-only");
+      } else if (finding === "agent-folder") add(entry, "read-only");
+      else if (entry.kind === "dir") add(entry, "writable");
+    },
+  );
   scanner.scan((tree) => {
-    for (const root of request.writableRoots) {
-      tree<Place>(root, "plain", (entry, place) => {
-        const is = classOf(entry.name);
-        if (request.maskSecrets && (is & SECRET || (entry.kind === "dir" && is & SECRET_FOLDER))) {
-          add(entry, "masked");
-          return undefined;
-        }
-        // Git names what it keeps in its folder itself: nothing there is a user's secret file.
-        const into: Place | undefined = is & GIT_FOLDER ? undefined : "read-only";
-        if (place === "read-only") return into;
-        // The agent's folder is bound read-only whole, its data folders writable again.
-        if (place === "agent-folder") {
-          if (!(is & DATA_FOLDER)) return into;
-          if (entry.kind === "dir") add(entry, "writable");
-          return "plain";
-        }
-        if (is & PROTECTED) {
-          add(entry, "read-only");
-          return into;
-        }
-        if (is & AGENT_FOLDER && entry.kind === "dir") {
-          add(entry, "read-only");
-          return "agent-folder";
-        }
-        return "plain";
-      });
-    }
+    for (const root of request.writableRoots) tree<Place>(root, "plain", visit);
     if (request.maskSecrets) {
       for (const root of request.shownTrees) {
         tree<true>(root, true, (entry) => {
@@ -97,9 +109,10 @@ export function treeMounts(scanner: TreeScanner, request: TreeMountsRequest): Fo
       }
     }
   });
+  const config = userConfigFolder();
+  const configFolderExisted = existsSync(config);
   for (const root of request.writableRoots) {
-    const config = userConfigFolder();
-    if (isWithin(root, config) && existsSync(config)) {
+    if (isWithin(root, config) && configFolderExisted) {
       const mount = mountOf(config, "dir", "masked", shown);
       if (mount) found.push(mount);
     }
@@ -109,7 +122,99 @@ export function treeMounts(scanner: TreeScanner, request: TreeMountsRequest): Fo
       if (mount) found.push(mount);
     }
   }
-  return sortByDepth(found);
+  return { mounts: sortByDepth(found), protectedEntries, maskedEntries, configFolderExisted };
+}
+
+/**
+ * The protected entries of the workspace roots now, walked as `before` was walked (the same scanner,
+ * whose kept listings make it one lstat per unchanged folder) but for two things: a secret-named folder
+ * `before` did not mask is entered (the command made it, on the host, and could have put a `.git` in
+ * it), and a read-only place is not (nothing could be created there). Links are not followed.
+ */
+export function protectedEntriesNow(
+  scanner: TreeScanner,
+  writableRoots: readonly string[],
+  before: CommandView,
+): ScannedEntry[] {
+  const found: ScannedEntry[] = [];
+  const visit = rootVisitor(
+    (entry) => before.maskedEntries.has(entry.path),
+    (entry, finding) => {
+      if (finding === "protected" || finding === "agent-content" || finding === "agent-link")
+        found.push(entry);
+    },
+  );
+  scanner.scan(
+    (tree) => {
+      for (const root of writableRoots)
+        tree<Place>(root, "plain", (entry, place) => {
+          const into = visit(entry, place);
+          return into === "read-only" ? undefined : into;
+        });
+    },
+    { partial: true },
+  );
+  return found;
+}
+
+/**
+ * What the walk of a workspace root finds, by core's rules: a secret-named entry (masked whole), a
+ * protected one (read-only whole), the agent's folder (read-only but for its data folders), something
+ * in it that is not a data folder, one of its data folders (writable again), or a link by the agent
+ * folder's name (whatever its target holds is read as the agent's folder).
+ */
+type Finding = "masked" | "protected" | "agent-folder" | "agent-content" | "data-folder" | "agent-link";
+
+/**
+ * The visitor of a workspace root, shared by the walk before a command and the check after it so both
+ * judge each entry alike. `masks` says whether a secret-named entry is masked (and so not entered).
+ */
+function rootVisitor(
+  masks: (entry: ScannedEntry) => boolean,
+  report: (entry: ScannedEntry, finding: Finding) => void,
+): (entry: ScannedEntry, place: Place) => Place | undefined {
+  return (entry, place) => {
+    const is = classOf(entry.name);
+    if ((is & SECRET || (entry.kind === "dir" && is & SECRET_FOLDER)) && masks(entry)) {
+      report(entry, "masked");
+      return undefined;
+    }
+    // Git names what it keeps in its folder itself: nothing there is a user's secret file.
+    const into: Place | undefined = is & GIT_FOLDER ? undefined : "read-only";
+    if (place === "read-only") return into;
+    // The agent's folder is bound read-only whole, its data folders writable again.
+    if (place === "agent-folder") {
+      if (!(is & DATA_FOLDER)) {
+        report(entry, "agent-content");
+        return into;
+      }
+      report(entry, "data-folder");
+      return "plain";
+    }
+    if (is & PROTECTED) {
+      report(entry, "protected");
+      return into;
+    }
+    if (is & AGENT_FOLDER && entry.kind === "dir") {
+      report(entry, "agent-folder");
+      return "agent-folder";
+    }
+    if (is & AGENT_FOLDER && entry.kind === "link") report(entry, "agent-link");
+    return "plain";
+  };
+}
+
+/**
+ * A file's identity, `dev:ino:ctime` (empty when it is gone): an inode number freed by a deletion is
+ * soon given to the next new file, whose ctime is its own; renaming a folder leaves its entries' ctimes.
+ */
+export function identityOf(path: string): string {
+  try {
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    return stat ? `${stat.dev}:${stat.ino}:${stat.ctimeMs}` : "";
+  } catch {
+    return "";
+  }
 }
 
 const SECRET = 1;

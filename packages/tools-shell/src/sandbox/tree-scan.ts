@@ -53,28 +53,50 @@ const SETTLE_MS = 2_000;
 export class TreeScanner {
   readonly maxEntries: number;
   readonly #interesting: (name: string) => boolean;
+  readonly #whole: (folder: string) => boolean;
   readonly #listings = new Map<string, Listing>();
   #generation = 0;
   #count = 0;
+  #listed = 0;
 
   /**
    * `interesting` picks the names a visitor is shown besides folders, judged once per listing: on a kept
-   * tree a scan then costs a stat and a visit per folder, whatever the number of files.
+   * tree a scan then costs a stat and a visit per folder, whatever the number of files. A folder
+   * `whole` picks (by its absolute path) shows the visitor every entry.
    */
-  constructor(options: { maxEntries?: number; interesting: (name: string) => boolean }) {
+  constructor(options: {
+    maxEntries?: number;
+    interesting: (name: string) => boolean;
+    whole?: (folder: string) => boolean;
+  }) {
     this.maxEntries = options.maxEntries ?? DEFAULT_MAX_SCAN_ENTRIES;
     this.#interesting = options.interesting;
+    this.#whole = options.whole ?? (() => false);
   }
 
-  /** Run one scan: `walk` calls `tree` for each tree; the bound applies to them together. */
-  scan(walk: (tree: <S>(root: string, state: S, visit: Visitor<S>) => void) => void): number {
+  /**
+   * Run one scan: `walk` calls `tree` for each tree; the bound applies to them together. A partial scan
+   * (the check after a command, which walks only the workspace roots) keeps the listings it did not
+   * visit; a whole one forgets them.
+   */
+  scan(
+    walk: (tree: <S>(root: string, state: S, visit: Visitor<S>) => void) => void,
+    options: { readonly partial?: boolean } = {},
+  ): number {
     this.#generation++;
     this.#count = 0;
+    this.#listed = 0;
     walk((root, state, visit) => this.#tree(root, state, visit));
     // Folders no longer visited (removed, or now under a masked path) are forgotten.
-    for (const [path, listing] of this.#listings)
-      if (listing.seen !== this.#generation) this.#listings.delete(path);
+    if (!options.partial)
+      for (const [path, listing] of this.#listings)
+        if (listing.seen !== this.#generation) this.#listings.delete(path);
     return this.#count;
+  }
+
+  /** How many folders the last scan read (the rest answered from kept listings). */
+  get listed(): number {
+    return this.#listed;
   }
 
   #tree<S>(root: string, rootState: S, visit: Visitor<S>): void {
@@ -117,6 +139,7 @@ export class TreeScanner {
       return kept;
     }
     const listedAt = Date.now();
+    this.#listed++;
     let dirents: Dirent[];
     try {
       dirents = readdirSync(folder, { withFileTypes: true });
@@ -126,9 +149,11 @@ export class TreeScanner {
       return EMPTY;
     }
     const entries: { name: string; kind: EntryKind }[] = [];
+    const whole = this.#whole(folder);
     for (const dirent of dirents) {
       const kind: EntryKind = dirent.isSymbolicLink() ? "link" : dirent.isDirectory() ? "dir" : "file";
-      if (kind === "dir" || this.#interesting(dirent.name)) entries.push({ name: dirent.name, kind });
+      if (whole || kind === "dir" || this.#interesting(dirent.name))
+        entries.push({ name: dirent.name, kind });
     }
     const listing: Listing = {
       dev: stat.dev,

@@ -1,6 +1,5 @@
 import type { ApprovalScope } from "@bridle/core";
-import type { PolicyResult } from "../policy/types.js";
-import { neverSaveReason, scriptRunnerReason } from "../policy/wrappers.js";
+import { neverSaveReason, type PolicyResult, scriptRunnerReason } from "@bridle/shell-policy";
 
 // Words that mean the same thing to bash whether quoted or not: an exact argv of only these is one command.
 const PLAIN_WORD = /^[A-Za-z0-9._/:=@%+,-]+$/;

@@ -9,8 +9,9 @@ import {
 import { z } from "zod";
 import type { OutputCapture } from "../output/capture.js";
 import { type CommandExit, exitCodeOf, type OutputStream, type RunningCommand } from "../runners/runner.js";
-import { capture, escalationFields } from "./bash.js";
+import { escalationFields } from "./bash.js";
 import type { ShellEnvironment } from "./environment.js";
+import { capture } from "./run-captured.js";
 
 interface Job {
   readonly id: string;

@@ -1,10 +1,16 @@
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { type ApprovalScope, BridleError, ToolFailure, type Workspace } from "@bridle/core";
-import { CommandPolicy } from "../policy/check.js";
-import { realRootsOf } from "../policy/paths.js";
-import { canonicalArgs, matchingRule } from "../policy/rules.js";
-import type { CommandPolicyOptions, PolicyMode, PolicyResult, PolicyRule } from "../policy/types.js";
+import { type ApprovalScope, BridleError, type ToolCallEnv, ToolFailure, type Workspace } from "@bridle/core";
+import {
+  CommandPolicy,
+  type CommandPolicyOptions,
+  canonicalArgs,
+  matchingRule,
+  type PolicyMode,
+  type PolicyResult,
+  type PolicyRule,
+  realRootsOf,
+} from "@bridle/shell-policy";
 import { BubblewrapRunner } from "../runners/bubblewrap.js";
 import { LocalRunner } from "../runners/local.js";
 import type { CommandRunner } from "../runners/runner.js";
@@ -15,6 +21,7 @@ import {
   sandboxPolicy,
 } from "../sandbox/policy.js";
 import { commandScope } from "./approval-scope.js";
+import { type CapturedRun, describeExit, type ExitDescription } from "./exit-description.js";
 import {
   type CommandOutcome,
   commandOutcome,
@@ -22,7 +29,10 @@ import {
   PERMISSION_MODES,
   type PermissionMode,
   type SandboxPermissions,
+  strictest,
 } from "./permission-mode.js";
+import { runCaptured } from "./run-captured.js";
+import { VerdictCache } from "./verdict-cache.js";
 
 export interface ShellToolsOptions {
   /** Where commands run (default: a LocalRunner). */
@@ -60,6 +70,23 @@ export interface CommandArgs {
   readonly sandbox_permissions?: SandboxPermissions | undefined;
   /** Why the command must run outside the sandbox (required with "require_escalated"). */
   readonly justification?: string | undefined;
+  /**
+   * What the command runs that its text does not show (a package script's body): each is judged too, in
+   * the same folder, and the strictest outcome holds.
+   */
+  readonly runs?: readonly string[] | undefined;
+}
+
+/** A command the permission mode let through: what `run` takes. */
+export interface Admission {
+  /** The command line to run, exactly as judged. */
+  readonly command: string;
+  /** The folder it starts in, resolved inside the workspace. */
+  readonly cwd: string;
+  /** The policy's verdict on the command (undefined without a policy); the result's details carry it. */
+  readonly verdict: PolicyResult | undefined;
+  /** "require_escalated": the call asked to leave the sandbox, and its approval let it. */
+  readonly sandbox_permissions?: SandboxPermissions;
 }
 
 function escalated(args: Pick<CommandArgs, "sandbox_permissions">): boolean {
@@ -78,7 +105,7 @@ export class ShellEnvironment {
   readonly killGraceMs: number;
   readonly maxOutputFileBytes: number;
   readonly #outputDir: string;
-  readonly #verdicts = new WeakMap<object, Promise<PolicyResult | undefined>>();
+  readonly #verdicts = new VerdictCache();
   readonly #cwds = new WeakMap<object, Promise<string>>();
   #outside: CommandRunner | undefined;
   /** The user's deny and ask rules: they hold inside the sandbox too, where the policy's own verdict does not. */
@@ -144,11 +171,12 @@ export class ShellEnvironment {
     return this.#outside;
   }
 
-  /** Limits the runner cannot enforce, in one line for the model and the user. */
+  /** Limits the runner cannot enforce, in one line for the model. */
   unenforcedNote(): string {
     const missing = this.enforcement.filter((limit) => !limit.enforced);
     if (missing.length === 0) return "";
-    return ` Not enforced by the ${this.runner.name} runner: ${missing.map((l) => `${l.limit} (${l.how})`).join("; ")}.`;
+    // The names only: how each falls short is for the person (the run's limits), not worth request bytes.
+    return ` Not enforced by the ${this.runner.name} runner: ${missing.map((l) => l.limit).join(", ")}.`;
   }
 
   /**
@@ -175,35 +203,52 @@ export class ShellEnvironment {
     return resolved;
   }
 
-  /** The policy's verdict on a call, computed once per arguments object (approval and execution share it). */
-  verdict(args: CommandArgs, workspace: Workspace): Promise<PolicyResult | undefined> {
-    let verdict = this.#verdicts.get(args);
-    if (!verdict) {
-      const policy = this.policy;
-      verdict = policy
-        ? this.#callCwd(args, workspace).then((cwd) => policy.check(args.command, workspace, cwd))
-        : Promise.resolve(undefined);
-      this.#verdicts.set(args, verdict);
-    }
-    return verdict;
+  /**
+   * The policy's verdict on a call's command, judged once per command text and resolved folder until a
+   * command is admitted to run (verdict-cache.ts): the approval and the execution of a call share it.
+   */
+  async verdict(args: CommandArgs, workspace: Workspace): Promise<PolicyResult | undefined> {
+    return this.#judge(args.command, await this.#callCwd(args, workspace), workspace);
   }
 
-  /** What the permission mode does with a call: run it, ask a person, or refuse it (permission-mode.ts). */
+  #judge(command: string, cwd: string, workspace: Workspace): Promise<PolicyResult | undefined> {
+    const policy = this.policy;
+    if (!policy) return Promise.resolve(undefined);
+    return this.#verdicts.get(workspace, cwd, command, () => policy.check(command, workspace, cwd));
+  }
+
+  /**
+   * What the permission mode does with a call: run it, ask a person, or refuse it (permission-mode.ts);
+   * with scripts it runs, the strictest of theirs and its own.
+   */
   async outcome(args: CommandArgs, workspace: Workspace): Promise<CommandOutcome> {
     // Where the sandbox alone decides (or nothing does), only the user's deny and ask rules need a verdict.
     const sandboxDecides =
       this.permissionMode === "full-access" ||
       (this.sandboxed && this.permissionMode === "workspace" && !escalated(args));
     const needsVerdict = !sandboxDecides || this.#userRules.length > 0;
-    const verdict = needsVerdict ? await this.verdict(args, workspace) : undefined;
-    return commandOutcome({
-      mode: this.permissionMode,
-      sandboxed: this.sandboxed,
-      verdict,
-      escalated: escalated(args),
-      justification: args.justification,
-      userRule: this.#userRule(verdict),
-    });
+    const cwd = await this.#callCwd(args, workspace);
+    const judged = [
+      { command: args.command, subject: undefined },
+      ...(args.runs ?? []).map((command) => ({ command, subject: "the script it runs" })),
+    ];
+    const outcomes: CommandOutcome[] = [];
+    for (const { command, subject } of judged) {
+      const verdict = needsVerdict ? await this.#judge(command, cwd, workspace) : undefined;
+      const outcome = commandOutcome({
+        mode: this.permissionMode,
+        sandboxed: this.sandboxed,
+        verdict,
+        escalated: escalated(args),
+        justification: args.justification,
+        userRule: this.#userRule(verdict),
+        subject,
+      });
+      // A refusal is final: the scripts after it need no judgement.
+      if (outcome.kind === "refuse") return outcome;
+      outcomes.push(outcome);
+    }
+    return strictest(outcomes);
   }
 
   /** The strictest deny or ask rule of the user's matching a sub-command of the verdict. */
@@ -240,11 +285,13 @@ export class ShellEnvironment {
     });
   }
 
-  /** Refuse a call the sandbox or the policy forbids; the verdict goes back for the result's details. */
-  async admit(
-    args: CommandArgs,
-    workspace: Workspace,
-  ): Promise<{ cwd: string; verdict: PolicyResult | undefined }> {
+  /**
+   * The one way into running a command, for every tool that runs one (bash, bash_start, skill_run,
+   * run_check): refuse a call the sandbox or the permission mode forbids (a ToolFailure the model can act
+   * on), else let it through with its folder and verdict. Nothing judged before it is kept after it: the
+   * command may change what the next one reaches.
+   */
+  async admit(args: CommandArgs, workspace: Workspace): Promise<Admission> {
     if (!this.sandbox.shell_enabled)
       throw new ToolFailure("Denied", "shell commands are disabled by the sandbox policy");
     const cwd = await this.#callCwd(args, workspace);
@@ -253,7 +300,49 @@ export class ShellEnvironment {
     const verdict = this.policy ? await this.verdict(args, workspace) : undefined;
     if (outcome.kind === "refuse")
       throw new ToolFailure(outcome.code, outcome.reason, verdict ? { details: verdict } : {});
-    return { cwd, verdict };
+    this.#verdicts.clear();
+    return {
+      command: args.command,
+      cwd,
+      verdict,
+      ...(args.sandbox_permissions ? { sandbox_permissions: args.sandbox_permissions } : {}),
+    };
+  }
+
+  /** A call's timeout: what it asked for, capped at the sandbox policy's limit (and a note saying so). */
+  timeoutFor(requested: number | undefined): { readonly timeoutMs: number; readonly note?: string } {
+    const maxMs = this.sandbox.max_execution_ms;
+    if (requested === undefined) return { timeoutMs: maxMs };
+    if (requested <= maxMs) return { timeoutMs: requested };
+    return {
+      timeoutMs: maxMs,
+      note: `timeout_ms ${requested} is above the policy's ${maxMs} ms and was capped`,
+    };
+  }
+
+  /**
+   * Run an admitted command the way every tool does: through the runner its admission chose, output
+   * streamed as progress and captured (head and tail, spill files named after the call), runaway output
+   * stopped, the call's signal killing the process tree.
+   */
+  run(
+    admission: Admission,
+    call: ToolCallEnv,
+    options: { readonly timeoutMs: number },
+  ): Promise<CapturedRun> {
+    return runCaptured(this, call, { ...admission, timeoutMs: options.timeoutMs });
+  }
+
+  /** How a run ended, in the words every tool gives the model (exit-description.ts). */
+  describeExit(
+    run: CapturedRun,
+    options: { readonly timeoutMs: number; readonly workspace: Workspace },
+  ): ExitDescription {
+    return describeExit(run, {
+      ...options,
+      spillLimit: this.maxOutputFileBytes,
+      memoryMb: this.sandbox.max_memory_mb,
+    });
   }
 
   outputPath(workspace: Workspace, runId: string, name: string): string {

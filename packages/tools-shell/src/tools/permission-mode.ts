@@ -1,4 +1,4 @@
-import type { PolicyResult } from "../policy/types.js";
+import type { PolicyResult } from "@bridle/shell-policy";
 
 /**
  * How far shell commands may reach without a person:
@@ -31,6 +31,8 @@ export interface OutcomeInput {
   readonly justification: string | undefined;
   /** A deny or ask rule the user wrote matches one of its commands: it holds in every mode, sandbox or not. */
   readonly userRule?: { readonly decision: "deny" | "ask"; readonly label: string } | undefined;
+  /** What a refusal calls the judged text (default "this command"; "the script it runs" for a script's body). */
+  readonly subject?: string | undefined;
 }
 
 const RUN: CommandOutcome = { kind: "run" };
@@ -47,6 +49,7 @@ function reasons(verdict: PolicyResult): string {
 /** The one table of what a mode does with a command (the README's table, and the tests', are this). */
 export function commandOutcome(input: OutcomeInput): CommandOutcome {
   const { mode, sandboxed, verdict, escalated } = input;
+  const subject = input.subject ?? "this command";
   if (escalated && !input.justification?.trim())
     return refuse(
       'sandbox_permissions "require_escalated" needs a justification: say in one sentence why the command must run outside the sandbox',
@@ -54,7 +57,7 @@ export function commandOutcome(input: OutcomeInput): CommandOutcome {
     );
   const rule = input.userRule;
   if (rule?.decision === "deny")
-    return refuse(`your deny rule "${rule.label}" matches this command; do it another way or ask the user`);
+    return refuse(`your deny rule "${rule.label}" matches ${subject}; do it another way or ask the user`);
   if (mode === "full-access") return RUN;
   if (mode === "read-only") {
     if (escalated)
@@ -69,7 +72,7 @@ export function commandOutcome(input: OutcomeInput): CommandOutcome {
   // Leaving the sandbox, or having none: the policy is the boundary, and a person decides the rest.
   if (escalated || !sandboxed) {
     if (verdict?.decision === "deny")
-      return refuse(`the command policy denies this command: ${reasons(verdict)}`);
+      return refuse(`the command policy denies ${subject}: ${reasons(verdict)}`);
     if (escalated) return ASK;
     return verdict?.decision === "allow" ? RUN : ASK;
   }
@@ -93,4 +96,13 @@ export function describePermissionMode(mode: PermissionMode, sandboxed: boolean)
         ? "permission mode workspace: the sandbox is the boundary; commands run in it unasked, running outside it asks"
         : "permission mode workspace, no sandbox: the command policy is the boundary; what it cannot prove read-only asks";
   }
+}
+
+const STRICTNESS = { run: 0, ask: 1, refuse: 2 } as const;
+
+/** The strictest of several outcomes (a command and the scripts it runs): a refusal, else an ask, else run. */
+export function strictest(outcomes: readonly CommandOutcome[]): CommandOutcome {
+  let found: CommandOutcome = RUN;
+  for (const outcome of outcomes) if (STRICTNESS[outcome.kind] > STRICTNESS[found.kind]) found = outcome;
+  return found;
 }

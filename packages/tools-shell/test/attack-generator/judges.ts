@@ -1,4 +1,5 @@
-import { CommandPolicy, LocalRunner, ShellEnvironment } from "../../src/index.js";
+import { CommandPolicy } from "@bridle/shell-policy";
+import { LocalRunner, ShellEnvironment } from "../../src/index.js";
 import type { Judge } from "./run.js";
 import type { Profile } from "./vocabulary.js";
 

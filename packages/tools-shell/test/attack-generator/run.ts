@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import type { Decision } from "../../src/index.js";
+import type { Decision } from "@bridle/shell-policy";
 import { assess, type EscapeWatch, escapes, type Harm, printedCanaries } from "./harm.js";
 import { Launcher } from "./launcher.js";
 import { type Entry, manifest, repair } from "./manifest.js";

@@ -3,18 +3,18 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeF
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { CD_RULE } from "../src/cd.js";
+import { COPIED_TREE_RULE, DESTINATION_RULE } from "../src/created.js";
+import type { ClassRule, Example } from "../src/examples.js";
+import { REPOSITORY_RULE } from "../src/git-discovery.js";
+import { GIT_FORM_RULE } from "../src/git-forms.js";
+import { HISTORY_RULE } from "../src/git-history.js";
+import { GIT_OPTION_RULE } from "../src/git-options.js";
 import { checkCommand } from "../src/index.js";
-import { CD_RULE } from "../src/policy/cd.js";
-import { COPIED_TREE_RULE, DESTINATION_RULE } from "../src/policy/created.js";
-import type { ClassRule, Example } from "../src/policy/examples.js";
-import { REPOSITORY_RULE } from "../src/policy/git-discovery.js";
-import { GIT_FORM_RULE } from "../src/policy/git-forms.js";
-import { HISTORY_RULE } from "../src/policy/git-history.js";
-import { GIT_OPTION_RULE } from "../src/policy/git-options.js";
-import { LINK_RULE } from "../src/policy/links.js";
-import { CREATED_FOLDER_RULE, PROTECTED_RULE } from "../src/policy/paths.js";
-import { FILE_LIST_RULE, OPTION_PATH_RULE } from "../src/policy/specs.js";
-import { ENVIRONMENT_SETTERS } from "../src/policy/wrappers.js";
+import { LINK_RULE } from "../src/links.js";
+import { CREATED_FOLDER_RULE, PROTECTED_RULE } from "../src/paths.js";
+import { FILE_LIST_RULE, OPTION_PATH_RULE } from "../src/specs.js";
+import { ENVIRONMENT_SETTERS } from "../src/wrappers.js";
 import { harmDone, makeWorld, removeTemplate, removeWorld, SECRET, type World } from "./attack/fixture.js";
 
 // The strict policy's classes (issue 33), each closed by one rule that carries its examples. Every

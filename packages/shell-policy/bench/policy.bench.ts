@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, bench, describe } from "vitest";
+import { afterAll, test } from "vitest";
 import { CommandPolicy, loadBashParser } from "../src/index.js";
 
 // The policy's time per check on what an agent runs all day: a corpus of ~300 commands (git, rg, ls,
@@ -109,27 +109,23 @@ function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
-describe(`command policy on a corpus of ${corpus.length} typical agent commands`, () => {
-  bench(
-    "check every command of the corpus (one round), then parse each alone",
-    async () => {
-      for (const command of corpus) {
-        const start = performance.now();
-        const result = await policy.check(command, dir);
-        const took = performance.now() - start;
-        samples.check?.push(took);
-        perCommand.set(command, [...(perCommand.get(command) ?? []), took]);
-        (result.decision === "allow" ? samples.allowed : samples.asked)?.push(took);
-        decisions[result.decision]++;
-        if (result.decision !== "allow" && !refused.has(command))
-          refused.set(command, `${result.decision}: ${result.reasons[0]?.slice(0, 100)}`);
-        const parseStart = performance.now();
-        parser.parse(command)?.delete();
-        samples.parse?.push(performance.now() - parseStart);
-      }
-    },
-    { time: 8_000, warmupIterations: 2 },
-  );
+test(`command policy on a corpus of ${corpus.length} typical agent commands`, async ({ bench }) => {
+  await bench("check every command of the corpus (one round), then parse each alone", async () => {
+    for (const command of corpus) {
+      const start = performance.now();
+      const result = await policy.check(command, dir);
+      const took = performance.now() - start;
+      samples.check?.push(took);
+      perCommand.set(command, [...(perCommand.get(command) ?? []), took]);
+      (result.decision === "allow" ? samples.allowed : samples.asked)?.push(took);
+      decisions[result.decision]++;
+      if (result.decision !== "allow" && !refused.has(command))
+        refused.set(command, `${result.decision}: ${result.reasons[0]?.slice(0, 100)}`);
+      const parseStart = performance.now();
+      parser.parse(command)?.delete();
+      samples.parse?.push(performance.now() - parseStart);
+    }
+  }).run({ time: 8_000, warmupIterations: 2 });
 });
 
 afterAll(() => {

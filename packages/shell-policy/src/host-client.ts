@@ -1,5 +1,5 @@
 import { type ChildProcess, fork } from "node:child_process";
-import { builtEntry } from "../built-entry.js";
+import { builtEntry } from "./built-entry.js";
 import type { HostReply, HostRequest } from "./host-protocol.js";
 import type { PolicyResult } from "./types.js";
 
@@ -13,7 +13,7 @@ const REPLY_TIMEOUT_MS = 30_000;
 function hostEntry(): string {
   const entry = builtEntry("policy-host.js");
   if (entry) return entry;
-  throw new Error("the policy process (dist/policy-host.js) is missing; build @bridle/tools-shell");
+  throw new Error("the policy process (dist/policy-host.js) is missing; build @bridle/shell-policy");
 }
 
 interface Pending {

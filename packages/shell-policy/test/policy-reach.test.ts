@@ -1,6 +1,6 @@
 import { isSecretPath } from "@bridle/core";
 import { describe, expect, it } from "vitest";
-import { componentMayMatchSecret, globMayMatchSecret } from "../src/policy/reach.js";
+import { componentMayMatchSecret, globMayMatchSecret } from "../src/reach.js";
 
 // The pattern check must agree with core's secret rule: every name a pattern could match that the rule
 // covers makes it ask, and patterns that cannot reach one stay allowed.

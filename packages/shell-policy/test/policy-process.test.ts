@@ -6,11 +6,11 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { tempWorkspace } from "@bridle/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PolicyHost, policyHost } from "../src/host-client.js";
 import { CommandPolicy, type PolicyRule } from "../src/index.js";
-import { PolicyHost, policyHost } from "../src/policy/host-client.js";
-import { hasLiftoffOnly, judgesInPlace } from "../src/policy/isolation.js";
+import { hasLiftoffOnly, judgesInPlace } from "../src/isolation.js";
 
-// The policy process (src/policy/isolation.ts) is the built dist/policy-host.js: `./dev test` builds
+// The policy process (src/isolation.ts) is the built dist/policy-host.js: `./dev test` builds
 // before it tests. Outside CI a missing build is a stated skip; in CI it fails.
 const built = existsSync(fileURLToPath(new URL("../dist/policy-host.js", import.meta.url)));
 const skip = built || process.env.CI === "true" ? false : "dist/policy-host.js is not built (pnpm build)";

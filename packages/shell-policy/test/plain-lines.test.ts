@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { tempWorkspace } from "@bridle/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Decomposition, decompose, plainDecompose, type WalkBudget } from "../src/decompose.js";
+import { loadBashParser, withTree } from "../src/grammar.js";
 import { CommandPolicy } from "../src/index.js";
-import { type Decomposition, decompose, plainDecompose, type WalkBudget } from "../src/policy/decompose.js";
-import { loadBashParser, withTree } from "../src/policy/grammar.js";
 import { TABLES } from "./attack/cases.js";
 
 const budget = (): WalkBudget => ({ maxSubcommands: 64, maxDepth: 12, commands: 0, exhausted: undefined });
