@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, bench, describe } from "vitest";
+import { afterAll, beforeAll, test } from "vitest";
 import { RepoState } from "../src/repo-state.js";
 
 // What the overlay adds to a run's start and to each write: the baseline, then a rescan, side by side
@@ -31,14 +31,14 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe("baseline and rescan, 2,000 files", () => {
-  bench("git status --porcelain=v2 (bare)", () => {
+test("baseline and rescan, 2,000 files", async ({ bench }) => {
+  await bench("git status --porcelain=v2 (bare)", () => {
     execFileSync("git", ["status", "--porcelain=v2", "-z", "--untracked-files=all"], { cwd: dir });
-  });
-  bench("RepoState.capture (baseline)", async () => {
+  }).run();
+  await bench("RepoState.capture (baseline)", async () => {
     await RepoState.capture(dir);
-  });
-  bench("changes() (rescan after a write)", async () => {
+  }).run();
+  await bench("changes() (rescan after a write)", async () => {
     await state.changes();
-  });
+  }).run();
 });

@@ -1,5 +1,5 @@
 import type { RunEvent } from "@bridle/core";
-import { matchCheck } from "./check-match.js";
+import { checkRunBy, type MatchedCheck, matchCheck } from "./check-match.js";
 import {
   CHECK_KINDS,
   type ChangedFile,
@@ -9,6 +9,7 @@ import {
   type CheckStatus,
   type ChecksDetectedFact,
   type CommandFact,
+  type DetectedCheck,
   FACT,
 } from "./facts.js";
 import { redactSecrets } from "./secret-scan.js";
@@ -32,6 +33,8 @@ interface Attempt {
   /** The event's place in the run. */
   readonly at: number;
   readonly toolCallId?: string;
+  /** Its own tool call may have written after it ran (`npm test && sed -i … f`). */
+  readonly writesAfter?: boolean;
 }
 
 interface Indexed<T> {
@@ -67,6 +70,7 @@ function attempts(events: readonly RunEvent[], detected: ChecksDetectedFact | un
     if (data.tool === "run_check" || data.exitCode === null) continue;
     const match = matchCheck(data.command, data.exitCode, checks);
     if (!match) continue;
+    const writesAfter = writesAfterCheck(data, match, checks);
     ran.push({
       kind: match.kind,
       command: redactSecrets(data.command.split("\n")[0]?.slice(0, 200) ?? ""),
@@ -75,9 +79,23 @@ function attempts(events: readonly RunEvent[], detected: ChecksDetectedFact | un
       at,
       note: `run through ${data.tool}${match.status === "failed" ? `, exit code ${data.exitCode}` : ""}`,
       ...(data.toolCallId ? { toolCallId: data.toolCallId } : {}),
+      ...(writesAfter ? { writesAfter } : {}),
     });
   }
   return ran.sort((a, b) => a.at - b.at);
+}
+
+/**
+ * Whether a command that ran a check went on to run something that may have written: the policy's steps
+ * after the last one that runs the check. A check that ends the line saw every write before it; parts
+ * after it whose steps were not recorded, or not found, are taken as writing (the honest side: stale).
+ */
+function writesAfterCheck(fact: CommandFact, match: MatchedCheck, checks: readonly DetectedCheck[]): boolean {
+  if (!match.later) return false;
+  const steps = fact.steps ?? [];
+  const at = steps.findLastIndex((step) => checkRunBy(step.argv, checks) === match.kind);
+  if (at === -1) return true;
+  return steps.slice(at + 1).some((step) => step.writes !== "none");
 }
 
 const fileKey = (file: ChangedFile) => `${file.change}:${file.added}:${file.removed}:${file.sha256 ?? ""}`;
@@ -87,15 +105,12 @@ const fileKey = (file: ChangedFile) => `${file.change}:${file.added}:${file.remo
  * recorded by its own tool call, such as a snapshot the test wrote) and the run's last change set.
  */
 function changedSince(changes: readonly Indexed<ChangesFact>[], attempt: Attempt): string[] {
-  const later = changes.filter(
-    ({ at, data }) =>
-      at > attempt.at && (attempt.toolCallId === undefined || data.toolCallId !== attempt.toolCallId),
-  );
+  // The check's own call's changes are what it saw, unless that call ran more after the check.
+  const own = (data: ChangesFact) =>
+    attempt.toolCallId !== undefined && data.toolCallId === attempt.toolCallId && !attempt.writesAfter;
+  const later = changes.filter(({ at, data }) => at > attempt.at && !own(data));
   if (later.length === 0) return [];
-  const seen = changes.filter(
-    ({ at, data }) =>
-      at < attempt.at || (attempt.toolCallId !== undefined && data.toolCallId === attempt.toolCallId),
-  );
+  const seen = changes.filter(({ at, data }) => at < attempt.at || own(data));
   const before = new Map((seen.at(-1)?.data.files ?? []).map((file) => [file.path, fileKey(file)]));
   const after = new Map((changes.at(-1)?.data.files ?? []).map((file) => [file.path, fileKey(file)]));
   const paths = new Set([...before.keys(), ...after.keys()]);

@@ -113,6 +113,24 @@ function startsWith(words: readonly string[], prefix: readonly string[]): boolea
 export interface MatchedCheck {
   readonly kind: CheckKind;
   readonly status: "passed" | "failed";
+  /** Parts of the command line run after the check (`npm test && sed -i … f`): they may change what it saw. */
+  readonly later: boolean;
+}
+
+type Form = { readonly kind: CheckKind; readonly words: readonly string[] };
+
+/** The word forms each detected check is recognised by: its command, and a package script's own text. */
+function formsOf(checks: readonly DetectedCheck[]): Form[] {
+  return checks.flatMap((check) => {
+    const body = check.body !== undefined && parts(check.body).length === 1 ? [checkWords(check.body)] : [];
+    return [checkWords(check.command), ...body].map((words) => ({ kind: check.kind, words }));
+  });
+}
+
+/** The check one sub-command runs (its words as the command policy gives them), if any. */
+export function checkRunBy(argv: readonly string[], checks: readonly DetectedCheck[]): CheckKind | undefined {
+  const words = scriptForm(core(argv));
+  return formsOf(checks).find((form) => startsWith(words, form.words))?.kind;
 }
 
 /**
@@ -128,10 +146,7 @@ export function matchCheck(
   checks: readonly DetectedCheck[],
 ): MatchedCheck | undefined {
   const all = parts(command);
-  const forms = checks.flatMap((check) => {
-    const body = check.body !== undefined && parts(check.body).length === 1 ? [checkWords(check.body)] : [];
-    return [checkWords(check.command), ...body].map((words) => ({ kind: check.kind, words }));
-  });
+  const forms = formsOf(checks);
   for (let i = all.length - 1; i >= 0; i--) {
     const part = all[i] as Part;
     const words = scriptForm(core(part.words));
@@ -139,9 +154,10 @@ export function matchCheck(
     if (!found) continue;
     if (part.before === "||" || part.after === "|" || part.after === "||" || part.after === "&")
       return undefined;
-    if (part.after === "end") return { kind: found.kind, status: exitCode === 0 ? "passed" : "failed" };
+    if (part.after === "end")
+      return { kind: found.kind, status: exitCode === 0 ? "passed" : "failed", later: false };
     const chained = all.slice(i).every((p) => p.after === "&&" || p.after === "end");
-    return chained && exitCode === 0 ? { kind: found.kind, status: "passed" } : undefined;
+    return chained && exitCode === 0 ? { kind: found.kind, status: "passed", later: true } : undefined;
   }
   return undefined;
 }

@@ -73,12 +73,22 @@ export interface ChangesFact {
   readonly toolCallId?: string;
 }
 
+/** One sub-command of a shell command, in the order the command policy found them. */
+export interface CommandStep {
+  /** Its first words (canonical: wrappers and the program's folder taken off). */
+  readonly argv: readonly string[];
+  /** "none" when the policy proved it wrote nothing. */
+  readonly writes: "none" | "possible";
+}
+
 export interface CommandFact {
   readonly command: string;
   /** null when the command never produced an exit status (refused by the policy). */
   readonly exitCode: number | null;
   readonly tool: string;
   readonly toolCallId?: string;
+  /** Its sub-commands in order, when the tool said how the policy read it (which ran after a check). */
+  readonly steps?: readonly CommandStep[];
 }
 
 /** What the final review found besides file contents (git work trees only). */

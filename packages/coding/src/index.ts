@@ -16,6 +16,7 @@ export {
   type CheckStatus,
   type ChecksDetectedFact,
   type CommandFact,
+  type CommandStep,
   type DetectedCheck,
   FACT,
   type HistoryFact,

@@ -1,6 +1,7 @@
 import { isAbsolute, relative, resolve } from "node:path";
 import { type AnyHook, type AnyTool, defineHook } from "@bridle/core";
 import { ShellEnvironment } from "@bridle/tools-shell";
+import { commandSteps } from "./command-steps.js";
 import { type ChangesFact, FACT } from "./facts.js";
 import { CODING_INSTRUCTIONS } from "./prompt.js";
 import { reviewChanges } from "./review.js";
@@ -156,7 +157,7 @@ export async function createCodingOverlay(options: CodingOverlayOptions): Promis
         const state = await runs.get(input.runId).state;
         for (const fact of state.takeFacts(input.toolCall.id)) input.record?.(fact.kind, fact.data);
         const details = input.result.details as
-          | { result?: { command?: unknown; exit_code?: unknown } }
+          | { result?: { command?: unknown; exit_code?: unknown }; policy?: unknown }
           | undefined;
         // A command is text (bash) or an argv (a Codex-style shell tool).
         const raw = (input.args as { command?: unknown } | undefined)?.command;
@@ -169,11 +170,13 @@ export async function createCodingOverlay(options: CodingOverlayOptions): Promis
           typeof exitCode === "number" &&
           input.toolCall.name !== "run_check"
         ) {
+          const steps = commandSteps(details?.policy);
           input.record?.(FACT.command, {
             command,
             exitCode,
             tool: input.toolCall.name,
             toolCallId: input.toolCall.id,
+            ...(steps ? { steps } : {}),
           });
         }
         if (!readOnly.has(input.toolCall.name) && !provedNoWrites(input.result.details))

@@ -134,9 +134,17 @@ export class RepoState {
       return state;
     }
     const repoRoot = await realpath(top);
-    const head = await optional(repoRoot, ["rev-parse", "--verify", "--quiet", "HEAD"]);
-    const branch = await optional(repoRoot, ["symbolic-ref", "--quiet", "--short", "HEAD"]);
+    // Read-only git commands (GIT_OPTIONAL_LOCKS=0), so they run at once: the baseline is on the path
+    // to the run's first model request.
+    const [head, branch] = await Promise.all([
+      optional(repoRoot, ["rev-parse", "--verify", "--quiet", "HEAD"]),
+      optional(repoRoot, ["symbolic-ref", "--quiet", "--short", "HEAD"]),
+    ]);
     const state = new RepoState(real, repoRoot, head, branch);
+    const ignored = snapshotIgnored(repoRoot, state.#prefix).catch(() => ({
+      files: new Map<string, string>(),
+      truncated: true,
+    }));
     for (const entry of await state.#status()) {
       const content = await readEntry(join(real, entry.path));
       state.#keep(entry.path, content);
@@ -144,10 +152,7 @@ export class RepoState {
       const mode = await fileMode(join(real, entry.path));
       if (mode) state.#userModes.set(entry.path, mode);
     }
-    state.#ignored = await snapshotIgnored(repoRoot, state.#prefix).catch(() => ({
-      files: new Map<string, string>(),
-      truncated: true,
-    }));
+    state.#ignored = await ignored;
     return state;
   }
 

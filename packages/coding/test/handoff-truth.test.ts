@@ -110,6 +110,58 @@ describe("the handoff tells the truth about checks", () => {
     expect(handoffExitCode(outcome)).toBe(1);
   });
 
+  it("counts a test after an edit in the same bash call, and one before an edit as stale", async () => {
+    const editThenTest = await agentIn(project, [
+      call("bash", { command: "sed -i 's/a - b/a + b/' sum.js && npm test" }),
+      { text: "done" },
+    ]);
+    const fixed = await editThenTest.agent.run("fix sum");
+    expect(buildEvidence(fixed.events).checks[0]).toEqual({
+      kind: "test",
+      command: "sed -i 's/a - b/a + b/' sum.js && npm test",
+      status: "passed",
+      note: "run through bash",
+    });
+    expect(handoffOutcome(fixed.events)).toEqual({ status: "done", reason: "checks passed" });
+
+    const testThenEdit = await agentIn(project, [
+      ...fixSum,
+      call("bash", { command: "npm test && sed -i 's/a + b/b + a - 0/' sum.js" }),
+      { text: "done, tests pass" },
+    ]);
+    const after = await testThenEdit.agent.run("fix sum");
+    expect(await readFile(join(testThenEdit.dir, "sum.js"), "utf8")).toBe(
+      "exports.sum = (a, b) => b + a - 0;\n",
+    );
+    expect(buildEvidence(after.events).checks[0]).toMatchObject({
+      kind: "test",
+      status: "passed",
+      staleAfter: ["sum.js"],
+    });
+    expect(handoffOutcome(after.events)).toEqual({
+      status: "unverified",
+      reason: "stale: the test check passed before changes to sum.js; not run again since",
+    });
+  });
+
+  it("keeps a test current when only commands that read follow it in the same call", async () => {
+    const files = {
+      ...project,
+      "test.js": `${project["test.js"]}require('node:fs').writeFileSync('last-run.txt', 'ok\\n');\n`,
+    };
+    const { agent } = await agentIn(files, [
+      ...fixSum,
+      call("bash", { command: "npm test && git status --short && cat sum.js" }),
+      { text: "done" },
+    ]);
+    const { events } = await agent.run("fix sum");
+    const evidence = buildEvidence(events);
+    expect(evidence.filesChanged.map((f) => f.path)).toEqual(["last-run.txt", "sum.js"]);
+    expect(evidence.checks[0]).toMatchObject({ kind: "test", status: "passed" });
+    expect(evidence.checks[0]?.staleAfter).toBeUndefined();
+    expect(handoffOutcome(events)).toEqual({ status: "done", reason: "checks passed" });
+  });
+
   it("does not count a test whose exit status another command hides", async () => {
     const { agent } = await agentIn(project, [
       call("bash", { command: "sed -i 's/a - b/a * b/' sum.js" }),
@@ -256,13 +308,13 @@ describe("which shell commands run a check", () => {
     { kind: "build", command: "go build ./...", source: "go.mod" },
   ];
   it.each([
-    ["pnpm test", 0, { kind: "test", status: "passed" }],
-    ["npm run test -- src/a.test.ts", 1, { kind: "test", status: "failed" }],
-    ["CI=1 timeout 600 npx vitest run src", 0, { kind: "test", status: "passed" }],
-    ["cd pkg && yarn lint", 2, { kind: "lint", status: "failed" }],
-    ["pnpm test && echo ok", 0, { kind: "test", status: "passed" }],
-    ["go build ./cmd/...", 0, { kind: "build", status: "passed" }],
-    ["'pnpm' \"test\"", 0, { kind: "test", status: "passed" }],
+    ["pnpm test", 0, { kind: "test", status: "passed", later: false }],
+    ["npm run test -- src/a.test.ts", 1, { kind: "test", status: "failed", later: false }],
+    ["CI=1 timeout 600 npx vitest run src", 0, { kind: "test", status: "passed", later: false }],
+    ["cd pkg && yarn lint", 2, { kind: "lint", status: "failed", later: false }],
+    ["pnpm test && echo ok", 0, { kind: "test", status: "passed", later: true }],
+    ["go build ./cmd/...", 0, { kind: "build", status: "passed", later: false }],
+    ["'pnpm' \"test\"", 0, { kind: "test", status: "passed", later: false }],
   ])("%s (exit %i) runs a check", (command, exit, expected) => {
     expect(matchCheck(command, exit, checks)).toEqual(expected);
   });

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, bench, describe } from "vitest";
+import { afterAll, beforeAll, test } from "vitest";
 import { applyPatch } from "../src/index.js";
 
 // One run, side by side: the same three-chunk patch on a 50,000-line file, once matching exactly and once
@@ -35,19 +35,19 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-describe("three chunks on a 50,000-line file", () => {
-  bench("exact context", async () => {
+test("three chunks on a 50,000-line file", async ({ bench }) => {
+  await bench("exact context", async () => {
     await writeFile(
       join(dir, "big.txt"),
       fileText((text) => `"${text}"`),
     );
     await applyPatch(patchFor(), { root: dir });
-  });
-  bench("context matched after punctuation normalisation", async () => {
+  }).run();
+  await bench("context matched after punctuation normalisation", async () => {
     await writeFile(
       join(dir, "big.txt"),
       fileText((text) => `\u201c${text}\u201d`),
     );
     await applyPatch(patchFor(), { root: dir });
-  });
+  }).run();
 });

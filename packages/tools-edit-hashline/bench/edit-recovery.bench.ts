@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type AnyTool, type ToolCallEnv, ToolFailure, Workspace } from "@bridle/core";
 import { createFsTools } from "@bridle/tools-fs";
-import { bench, describe } from "vitest";
+import { test } from "vitest";
 import { createHashlineTools, hashline, lineTag } from "../src/index.js";
 import { random } from "../test/random.js";
 
@@ -30,6 +30,8 @@ interface Call {
   readonly targetNow: number;
   readonly args: (tags: (line: number) => string) => Record<string, unknown>;
   readonly changeAfterRead?: (lines: string[]) => string[];
+  /** The file's line break (LF unless a CRLF kind says so); the result must keep it. */
+  readonly eol?: string;
 }
 
 async function sourceFiles(): Promise<{ name: string; lines: string[] }[]> {
@@ -181,8 +183,44 @@ function replaceCalls(lines: string[], rand: () => number): Call[] {
     }));
   for (const i of each().filter((i) => /^\s+\S/.test(lines[i] as string)))
     add("literal \\t indent, new only", i, (l) => ({ old_string: l, new_string: tabSlip(l + EDITED) }));
+  // A correct call whose new text adds escapes inside a comment: refusing it would be a false alarm.
+  for (const i of each(1))
+    add("control: escapes added", i, (l) => ({ old_string: l, new_string: l + ESCAPES }), {
+      intended: replaced(lines, i, (lines[i] as string) + ESCAPES),
+    });
+  for (const i of each())
+    add(
+      "CRLF file",
+      i,
+      (l) => ({ old_string: `${l}\n${lines[i + 1]}`, new_string: `${l}${EDITED}\n${lines[i + 1]}` }),
+      {
+        eol: "\r\n",
+      },
+    );
+  for (const i of each().filter((i) => /["']/.test(lines[i] as string)))
+    add("unicode quotes", i, (l) => ({ old_string: curly(l), new_string: curly(l + EDITED) }));
+  for (const i of each().filter((i) => /["']/.test(lines[i] as string)))
+    add("unicode quotes, new only", i, (l) => ({ old_string: l, new_string: curly(l + EDITED) }));
+  for (const i of each())
+    add(
+      "trailing space in the file",
+      i,
+      (l) => ({ old_string: `${l}\n${lines[i + 1]}`, new_string: `${l}${EDITED}\n${lines[i + 1]}` }),
+      { before: replaced(lines, i, `${lines[i]}  `) },
+    );
+  for (const i of each().filter(
+    (i) => /^\s+\S/.test(lines[i] as string) && /^\s+\S/.test(lines[i + 1] as string),
+  ))
+    add("indentation left off", i, (l) => ({
+      old_string: `${l.trim()}\n${lines[i + 1]?.trim()}`,
+      new_string: `${l.trim()}${EDITED}\n${lines[i + 1]?.trim()}`,
+    }));
   return calls;
 }
+
+const ESCAPES = ' /* say "\\"hi\\"\\n" */';
+/** Straight quotes typed as the typographic ones a model's training text is full of. */
+const curly = (text: string) => text.replace(/"([^"]*)"/g, "\u201c$1\u201d").replace(/'/g, "\u2019");
 
 const escapeQuotes = (text: string) => text.replace(/\\/g, "\\\\").replace(/(["'])/g, "\\$1");
 /** The line's indentation written as literal \t sequences. */
@@ -250,8 +288,50 @@ function hashlineCalls(lines: string[], rand: () => number): Call[] {
       .padStart(8, "0");
     add("invented tag", i, (_, l) => replace(invented, l + EDITED));
   }
+  for (const i of each(1))
+    add("control: escapes added", i, (t, l) => replace(t(i + 1), l + ESCAPES), {
+      intended: replaced(lines, i, (lines[i] as string) + ESCAPES),
+    });
+  for (const i of each()) add("CRLF file", i, (t, l) => replace(t(i + 1), l + EDITED), { eol: "\r\n" });
+  for (const i of each())
+    add(
+      "pasted prefix, first of two",
+      i,
+      (t, l) => replace(t(i + 1), `${hashline(i + 1, t(i + 1), l + EDITED)}\n${ADDED}`),
+      {
+        intended: [...lines.slice(0, i), (lines[i] as string) + EDITED, ADDED, ...lines.slice(i + 1)],
+      },
+    );
+  for (const i of each().filter((i) => /["']/.test(lines[i] as string)))
+    add("unicode quotes", i, (t, l) => replace(t(i + 1), curly(l + EDITED)));
+  for (const i of each().filter((i) => /^\s+\S/.test(lines[i] as string)))
+    add("indentation left off", i, (t, l) => replace(t(i + 1), l.trim() + EDITED));
+  for (const i of each().filter((i) => (lines[i + 2] ?? "").trim() !== ""))
+    add("range one line too long", i, (t, l) => ({
+      op: "replace_range",
+      start_tag: t(i + 1),
+      end_tag: t(i + 3),
+      new_text: `${l}${EDITED}\n${lines[i + 1]}`,
+    }));
+  for (const i of each().filter((i) => (lines[i - 2] ?? "").trim() !== ""))
+    add("range starts a line early", i, (t, l) => ({
+      op: "replace_range",
+      start_tag: t(i - 1),
+      end_tag: t(i + 1),
+      new_text: `${lines[i - 1]}\n${l}${EDITED}`,
+    }));
+  for (const i of each())
+    add("range one line short", i, (t, l) => replace(t(i + 1), `${l}${EDITED}\n${lines[i + 1]}${EDITED}`), {
+      intended: replaced(
+        replaced(lines, i, (lines[i] as string) + EDITED),
+        i + 1,
+        `${lines[i + 1]}${EDITED}`,
+      ),
+    });
   return calls;
 }
+
+const ADDED = "// added by the edit";
 
 /** The tag with two neighbouring characters that differ swapped. */
 function swapTwo(tag: string): string {
@@ -288,20 +368,21 @@ async function measure() {
   let n = 0;
   const run = async (tool: string, read: AnyTool, edit: AnyTool, call: Call) => {
     const path = `f${n++}.js`;
-    await writeFile(join(dir, path), `${call.before.join("\n")}\n`);
+    const eol = call.eol ?? "\n";
+    await writeFile(join(dir, path), `${call.before.join(eol)}${eol}`);
     await read.execute(read.inputSchema.parse({ path }), ctx);
     if (call.changeAfterRead)
-      await writeFile(join(dir, path), `${call.changeAfterRead(call.before).join("\n")}\n`);
+      await writeFile(join(dir, path), `${call.changeAfterRead(call.before).join(eol)}${eol}`);
     const shownBefore = call.before;
     const tags = (line: number) => lineTag(line, shownBefore[line - 1] as string);
     let outcome: Outcome;
     try {
       const out = await edit.execute(edit.inputSchema.parse({ path, ...call.args(tags) }), ctx);
-      const after = (await readFile(join(dir, path), "utf8")).replace(/\n$/, "").split("\n");
-      if (after.join("\n") === call.intended.join("\n")) outcome = "correct";
+      const after = await readFile(join(dir, path), "utf8");
+      if (after === `${call.intended.join(eol)}${eol}`) outcome = "correct";
       else outcome = WARNED.test(String(out.content)) ? "flagged" : "silent";
       if (outcome === "silent" && process.env.SHOW_SILENT)
-        console.log(tool, call.kind, String(out.content).slice(0, 400));
+        console.log(tool, call.kind, JSON.stringify(call.args(tags)), String(out.content).slice(0, 400));
     } catch (error) {
       if (!(error instanceof ToolFailure)) throw error;
       outcome = namesLine(error.message, call.targetNow) ? "actionable" : "bare";
@@ -351,8 +432,8 @@ function report(result: Awaited<ReturnType<typeof measure>>): string {
   return out.join("\n");
 }
 
-describe("edit recovery", async () => {
+test("edit recovery", async ({ bench }) => {
   const result = await measure();
   console.log(report(result));
-  bench("report printed above (one measured pass)", () => {}, { iterations: 1, time: 0 });
+  await bench("report printed above (one measured pass)", () => {}).run({ iterations: 1, time: 0 });
 });

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ToolCallEnv, Workspace } from "@bridle/core";
-import { afterAll, bench, describe } from "vitest";
+import { afterAll, test } from "vitest";
 import { createHashlineTools, lineTag } from "../src/index.js";
 
 const LINES = 100_000;
@@ -57,36 +57,28 @@ odd = !odd;
 await editOnce(targets);
 odd = !odd;
 
-describe(`read a ${LINES.toLocaleString("en")}-line file`, () => {
-  bench(
-    "hashline read_file (all lines, tagged)",
-    async () => {
-      const out = await readTool.execute({ path: "big.ts" }, ctx);
-      if (typeof out.content !== "string" || out.content.length < LINES * 20) throw new Error("short read");
-    },
-    FEW,
-  );
-  bench("baseline: plain numbered read (no tags)", async () => {
+test(`read a ${LINES.toLocaleString("en")}-line file`, async ({ bench }) => {
+  await bench("hashline read_file (all lines, tagged)", async () => {
+    const out = await readTool.execute({ path: "big.ts" }, ctx);
+    if (typeof out.content !== "string" || out.content.length < LINES * 20) throw new Error("short read");
+  }).run(FEW);
+  await bench("baseline: plain numbered read (no tags)", async () => {
     const text = await readFile(join(dir, "big.ts"), "utf8");
     const out = text.split("\n").map((line, i) => `${String(i + 1).padStart(6)}\t${line}`);
     if (out.join("\n").length < LINES * 20) throw new Error("short read");
-  });
-  bench("hashline read_file (default page of 2,000 lines)", async () => {
+  }).run();
+  await bench("hashline read_file (default page of 2,000 lines)", async () => {
     await readTool.execute({ path: "big.ts", limit: 2_000 }, ctx);
-  });
+  }).run();
 });
 
-describe(`${EDITS} tagged edits on a ${LINES.toLocaleString("en")}-line file`, () => {
-  bench(`one edit_file call with ${EDITS} edits`, async () => {
+test(`${EDITS} tagged edits on a ${LINES.toLocaleString("en")}-line file`, async ({ bench }) => {
+  await bench(`one edit_file call with ${EDITS} edits`, async () => {
     await editOnce(targets);
     odd = !odd;
-  });
-  bench(
-    `${EDITS} edit_file calls with one edit each`,
-    async () => {
-      for (const line of targets) await editOnce([line]);
-      odd = !odd;
-    },
-    FEW,
-  );
+  }).run();
+  await bench(`${EDITS} edit_file calls with one edit each`, async () => {
+    for (const line of targets) await editOnce([line]);
+    odd = !odd;
+  }).run(FEW);
 });

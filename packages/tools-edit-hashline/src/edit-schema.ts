@@ -28,12 +28,9 @@ export const editSchema = z.discriminatedUnion("op", [
 ]);
 
 export const editFileSchema = z.strictObject({
-  path: z.string().min(1).describe("File to edit"),
-  edits: z.array(editSchema).min(1).max(1_000).describe("The edits to make"),
-  verbatim: z
-    .boolean()
-    .optional()
-    .describe("true: write new_text exactly as sent (no unescaping, no read_file prefix stripping)"),
+  path: z.string().min(1).describe("file"),
+  edits: z.array(editSchema).min(1).max(1_000).describe("all apply or none"),
+  verbatim: z.boolean().optional().describe("true: no unescaping"),
 });
 
 export type HashlineEdit = z.output<typeof editSchema>;

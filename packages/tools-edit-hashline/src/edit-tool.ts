@@ -3,6 +3,7 @@ import { decodeText, sameContent, updateFile } from "@bridle/tools-fs";
 import { applyChanges, assertEncodable, duplicatedNeighbours, planEdits } from "./apply-edits.js";
 import { type LineSource, serializeDocument } from "./document.js";
 import { type EditFileArgs, editFileSchema } from "./edit-schema.js";
+import { assertNoLineSlips } from "./line-slips.js";
 import { type LoadedFile, textFile } from "./load-file.js";
 import type { ResolvedOptions } from "./options.js";
 import { assertNotOverEscaped } from "./over-escape.js";
@@ -31,11 +32,9 @@ export function createEditTool(options: ResolvedOptions) {
   return defineTool<typeof editFileSchema, HashlineEditDetails>({
     name: "edit_file",
     description:
-      "Edit a text file (read first in this run) by the 8-character line tags read_file showed: " +
-      'replace_line, insert_after, delete_line, or replace_range from start_tag to end_tag inclusive (new_text "" deletes). ' +
-      "new_text may hold several lines separated by \\n. Take every tag from your latest read of the file; " +
-      "the edits apply together or not at all, and a stale tag writes nothing and shows the current lines with fresh tags. " +
-      "The result shows the changed lines with their new tags.",
+      "Edit a file read in this run by line tags from your latest read or edit (replace_range: start_tag..end_tag inclusive). " +
+      'new_text may span lines; "" deletes. ' +
+      "A stale tag writes nothing and shows fresh tags.",
     inputSchema: editFileSchema,
     prepareArguments: argumentAliases({ filePath: "path" }),
     annotations: { destructive: true },
@@ -106,7 +105,10 @@ function planFileEdit(file: LoadedFile, args: EditFileArgs, runId: string, optio
     shown: shownTags,
     verbatim: args.verbatim === true,
   });
-  if (args.verbatim !== true) assertNotOverEscaped(doc, changes);
+  if (args.verbatim !== true) {
+    assertNotOverEscaped(doc, changes);
+    assertNoLineSlips(doc, changes, doc.encoding);
+  }
   assertEncodable(doc, changes);
   const applied = applyChanges(doc, changes);
   const repeats = duplicatedNeighbours(doc, changes);

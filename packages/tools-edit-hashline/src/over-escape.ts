@@ -1,5 +1,5 @@
 import { ToolFailure } from "@bridle/core";
-import { EscapeLexer, type Stray } from "@bridle/tools-fs";
+import { EscapeLexer, escapeRestoresOld, type Stray } from "@bridle/tools-fs";
 import type { Change } from "./apply-edits.js";
 import type { LineSource } from "./document.js";
 
@@ -36,6 +36,30 @@ export function assertNotOverEscaped(doc: LineSource, changes: readonly Change[]
 
 function problemOf(doc: LineSource, change: Change): string | undefined {
   if (change.lines.length === 0) return undefined;
+  return inCode(doc, change) ?? restoresReplaced(doc, change);
+}
+
+/**
+ * Escapes new_text holds more of than the lines it replaces, excused by the lexer inside a literal or
+ * comment, that read once less escaped give those lines back: the replaced text shows the slip.
+ */
+function restoresReplaced(doc: LineSource, change: Change): string | undefined {
+  if (change.insert) return undefined;
+  const old: string[] = [];
+  for (let i = change.start; i <= change.end; i++) old.push(doc.text(i));
+  const found = escapeRestoresOld(old.join("\n"), change.lines.join("\n"));
+  if (found === undefined) return undefined;
+  return (
+    `${whereOf(change)}: new_text has ${found.sequences.join(" and ")} where the line${change.end > change.start ? "s" : ""} it replaces ` +
+    `${change.end > change.start ? "have" : "has"} the character itself, as in \`${excerpt(change.lines[found.line] as string, found.at)}\` ` +
+    `(line ${found.line + 1} of new_text); read with one escape fewer it keeps their text`
+  );
+}
+
+const whereOf = (change: Change) =>
+  `edit ${change.edit + 1} (${change.end > change.start ? `lines ${change.start + 1}-${change.end + 1}` : `line ${change.start + 1}`})`;
+
+function inCode(doc: LineSource, change: Change): string | undefined {
   // new_text is read twice: on its own, and as the file would hold it (inside whatever literal or comment
   // is open where it lands). A sequence counts only when both readings put it in code, so a misreading of
   // the lines above (the lexer is rough) can only excuse text, never refuse it.
@@ -62,7 +86,7 @@ function problemOf(doc: LineSource, change: Change): string | undefined {
   const flat = strays.find((s) => s.kind === "newline" && !witness.has("newline"));
   // A file that writes backslash commands in code (LaTeX) may mean `\t` as one (`\textbf`).
   const tab = strays.find((s) => s.kind === "tab" && !witness.has("tab") && !witness.has("command"));
-  const where = `edit ${change.edit + 1} (${change.end > change.start ? `lines ${change.start + 1}-${change.end + 1}` : `line ${change.start + 1}`})`;
+  const where = whereOf(change);
   const first = quote ?? flat ?? tab;
   if (first) {
     const what = [quote && "\\\" or \\'", flat && "\\n", tab && "\\t"].filter(Boolean).join(" and ");

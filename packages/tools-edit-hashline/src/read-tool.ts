@@ -5,9 +5,9 @@ import type { ResolvedOptions } from "./options.js";
 import { renderLines } from "./render.js";
 
 export const readFileSchema = z.strictObject({
-  path: z.string().min(1).describe("relative to the workspace root"),
-  offset: z.number().int().min(1).optional().describe("first line to show, 1-based (default 1)"),
-  limit: z.number().int().min(1).optional().describe("how many lines to show (default 2000)"),
+  path: z.string().min(1).describe("file"),
+  offset: z.number().int().min(1).optional().describe("1-based first line"),
+  limit: z.number().int().min(1).optional().describe("lines (default 2000)"),
 });
 
 export interface HashlineReadDetails {
@@ -26,9 +26,7 @@ export interface HashlineReadDetails {
 export function createReadTool(options: ResolvedOptions) {
   return defineTool<typeof readFileSchema, HashlineReadDetails>({
     name: "read_file",
-    description:
-      "Read a text file. Each line is shown as `<line number> <tag> | <text>`; the tag names the line for edit_file. " +
-      `Up to ${options.defaultLimit} lines per call; offset and limit page through larger files.`,
+    description: "Read a text file as `<line> <tag> | <text>` lines; edits name lines by these tags.",
     inputSchema: readFileSchema,
     prepareArguments: argumentAliases({ filePath: "path" }),
     annotations: { read_only: true, idempotent: true },

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { type AnyTool, type ToolCallEnv, Workspace } from "@bridle/core";
-import { afterAll, bench, describe } from "vitest";
+import { afterAll, test } from "vitest";
 import {
   createFsTools,
   type GlobDetails,
@@ -155,8 +155,8 @@ for (const globCase of globCases) {
 const files = tree.files.toLocaleString("en-US");
 
 for (const run of grepRuns) {
-  describe(`grep ${run.name} over ${files} files`, () => {
-    bench(
+  test(`grep ${run.name} over ${files} files`, async ({ bench }) => {
+    await bench(
       `grep tool + bare rg ${run.rgArgv.join(" ")}`,
       pair(
         `grep ${run.name}`,
@@ -164,14 +164,13 @@ for (const run of grepRuns) {
         () => tool(kit.grep, run.args),
         () => bare(run.rgArgv),
       ),
-      options,
-    );
+    ).run(options);
   });
 }
 
 for (const run of globRuns) {
-  describe(`glob ${run.pattern} over ${files} files`, () => {
-    bench(
+  test(`glob ${run.pattern} over ${files} files`, async ({ bench }) => {
+    await bench(
       `glob tool + rg ${run.rgArgv.join(" ")}`,
       pair(
         `glob ${run.pattern}`,
@@ -179,7 +178,6 @@ for (const run of globRuns) {
         () => tool(kit.glob, { pattern: run.pattern }),
         () => bare(run.rgArgv),
       ),
-      options,
-    );
+    ).run(options);
   });
 }

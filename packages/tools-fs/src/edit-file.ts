@@ -33,7 +33,7 @@ export interface EditFileDetails {
 }
 
 const inputSchema = z.object({
-  path: z.string().min(1).describe("File to edit"),
+  path: z.string().min(1).describe("file"),
   old_string: z.string().describe("Exact text to replace"),
   new_string: z.string().describe("Replacement text"),
   replace_all: z.boolean().optional().describe("replace every occurrence (default false)"),
@@ -48,8 +48,8 @@ export function createEditFileTool(settings: FsSettings) {
   return defineTool({
     name: "edit_file",
     description:
-      "Replace exact text in a file. old_string must match the file exactly (whitespace and indentation included) and, unless replace_all, in exactly one place. " +
-      "Read the file in this run first, again if it changed since. Line endings, BOM and encoding are kept.",
+      "Replace exact text in a file read in this run (again if it changed since). old_string must match exactly, whitespace included, " +
+      "and unless replace_all in exactly one place.",
     inputSchema,
     // Spellings other agents' edit tools taught models (OpenCode's filePath, oldString, newString, replaceAll).
     prepareArguments: argumentAliases({

@@ -20,7 +20,8 @@ interface Candidate {
   readonly repairs: readonly string[];
 }
 
-const MAX_LISTED_LINES = 10;
+// Every place, up to a bound, so the one the model meant is among them whatever its position.
+const MAX_LISTED_LINES = 60;
 
 /** One exact-replace edit, as edit_file and every tool built like it (MultiEdit) take it. */
 export interface TextEdit {
@@ -82,7 +83,7 @@ export function planEdit(
     if (starts.length === 0) continue;
     if (starts.length > 1 && !replaceAll) {
       const lines = starts.slice(0, MAX_LISTED_LINES).map((at) => lineOf(text, at));
-      const more = starts.length > MAX_LISTED_LINES ? ", …" : "";
+      const more = starts.length > MAX_LISTED_LINES ? ` and ${starts.length - MAX_LISTED_LINES} more` : "";
       throw new ToolFailure(
         "InvalidInput",
         `old_string matches ${starts.length} places (lines ${lines.join(", ")}${more}). Include more surrounding lines so it matches exactly one, or set replace_all: true to change every one.`,

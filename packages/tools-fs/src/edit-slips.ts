@@ -2,6 +2,7 @@ import { ToolFailure } from "@bridle/core";
 import { splitLines } from "./edit-hints.js";
 import type { EditPlan } from "./edit-match.js";
 import { EscapeLexer, type Stray } from "./escape-lexer.js";
+import { escapeRestoresOld, quotesRestoreOld } from "./restore-old.js";
 
 // How far around the match the file's own lines are taken as the witness of what its text looks like.
 const WITNESS_LINES = 10;
@@ -18,7 +19,11 @@ export function assertNoSlips(text: string, plan: EditPlan): void {
   const before = text.slice(0, at);
   const lineStart = before.lastIndexOf("\n") + 1;
   const lineNumber = before.split("\n").length;
-  const slip = escapeSlip(text, plan, lineStart, lineNumber) ?? doubledKeptLine(plan, lineNumber);
+  const slip =
+    escapeSlip(text, plan, lineStart, lineNumber) ??
+    doubledKeptLine(plan, lineNumber) ??
+    restoredByUnescaping(plan, lineNumber) ??
+    typographicQuotes(plan, lineNumber);
   if (slip) throw new ToolFailure("InvalidInput", slip);
 }
 
@@ -42,6 +47,34 @@ function doubledKeptLine(plan: EditPlan, lineNumber: number): string | undefined
     );
   }
   return undefined;
+}
+
+/**
+ * Escapes that new_string holds more of than old_string, inside a literal or comment where the lexer
+ * excuses them, but that read once less escaped give back old_string's own text: the same slip.
+ */
+function restoredByUnescaping(plan: EditPlan, lineNumber: number): string | undefined {
+  const found = escapeRestoresOld(plan.search, plan.replacement);
+  if (found === undefined) return undefined;
+  const line = plan.replacement.split("\n")[found.line]?.replace(/\r$/, "") ?? "";
+  const excerpt = line.slice(Math.max(0, found.at - 30), found.at + 30);
+  return (
+    `new_string has ${found.sequences.join(" and ")} where old_string has the character itself (new_string's line ${found.line + 1}, which lands at line ${lineNumber + found.line}: \`${excerpt}\`): ` +
+    "read with one escape fewer it keeps old_string's text, so it looks JSON-escaped once too often and nothing was written. " +
+    'Resend new_string with real quotes, tabs and line breaks, as old_string has them (in the JSON arguments a line break is \\n, not \\\\n; a quote is \\", not \\\\\\").'
+  );
+}
+
+/** Typographic quotes in new_string where old_string has straight ones: code retyped as prose. */
+function typographicQuotes(plan: EditPlan, lineNumber: number): string | undefined {
+  const found = quotesRestoreOld(plan.search, plan.replacement);
+  if (found === undefined) return undefined;
+  const line = plan.replacement.split("\n")[found.line]?.replace(/\r$/, "") ?? "";
+  const excerpt = line.slice(Math.max(0, found.at - 30), found.at + 30);
+  return (
+    `new_string has typographic quotes (${found.sequences.join(" ")}) where old_string has straight ones (new_string's line ${found.line + 1}, which lands at line ${lineNumber + found.line}: \`${excerpt}\`), so nothing was written. ` +
+    "Resend new_string with the straight quotes (\" and ') that old_string has."
+  );
 }
 
 /**

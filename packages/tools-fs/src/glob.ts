@@ -17,16 +17,16 @@ export interface GlobDetails {
 }
 
 const inputSchema = z.object({
-  pattern: z.string().min(1).describe('relative to path, e.g. "src/**/*.ts"'),
-  path: z.string().optional().describe("folder to search from (default: the workspace root)"),
+  pattern: z.string().min(1).describe('e.g. "src/**/*.ts"'),
+  path: z.string().optional().describe("folder (default: the root)"),
 });
 
 export function createGlobTool(settings: FsSettings) {
   return defineTool({
     name: "glob",
     description:
-      `Find files by glob pattern (*, **, ?, [abc], {a,b}); sorted paths, at most ${settings.maxGlobResults}. ` +
-      "Skips .gitignored files and .git; includes hidden files.",
+      `Find files by glob (*, **, ?, [abc], {a,b}); sorted paths, at most ${settings.maxGlobResults}. ` +
+      "Skips .gitignored files and .git.",
     inputSchema,
     annotations: { read_only: true, idempotent: true },
     timeoutMs: 60_000,

@@ -20,13 +20,17 @@ export interface GrepDetails {
 }
 
 const MAX_GREP_LINE_CHARS = 500;
+
+/** "10 MiB" when the limit is whole mebibytes (shorter in every request), else the exact bytes. */
+const byteSize = (bytes: number) =>
+  bytes % 1_048_576 === 0 ? `${bytes / 1_048_576} MiB` : `${formatCount(bytes)} bytes`;
 const MAX_CONTEXT = 10;
 
 export function createGrepTool(settings: FsSettings) {
   const inputSchema = z.object({
-    pattern: z.string().min(1).describe("Rust regex syntax; (?i) for case-insensitive"),
-    path: z.string().optional().describe("file or folder (default: the workspace root)"),
-    include: z.string().optional().describe('only paths matching this glob, e.g. "*.{ts,tsx}"'),
+    pattern: z.string().min(1).describe("Rust regex; (?i) ignores case"),
+    path: z.string().optional().describe("file or folder"),
+    include: z.string().optional().describe('glob, e.g. "*.ts"'),
     max_matches: z
       .number()
       .int()
@@ -34,19 +38,13 @@ export function createGrepTool(settings: FsSettings) {
       .max(settings.grepMaxMatches)
       .optional()
       .describe(`default ${settings.grepDefaultMatches}`),
-    context: z
-      .number()
-      .int()
-      .min(0)
-      .max(MAX_CONTEXT)
-      .optional()
-      .describe("lines before and after each match"),
+    context: z.number().int().min(0).max(MAX_CONTEXT).optional().describe("lines around matches"),
   });
   return defineTool({
     name: "grep",
     description:
-      "Search file contents with a regular expression (ripgrep); returns path:line:text lines. " +
-      `Skips .gitignored and binary files, .git and files over ${formatCount(settings.grepMaxFileBytes)} bytes.`,
+      "Search file contents by regex (ripgrep); returns path:line:text. " +
+      `Skips .gitignored and binary files, .git and files over ${byteSize(settings.grepMaxFileBytes)}.`,
     inputSchema,
     annotations: { read_only: true, idempotent: true },
     timeoutMs: settings.grepTimeoutMs + 10_000,

@@ -10,6 +10,7 @@ export { type OpenedInside, openInside } from "./open-inside.js";
 export type { FsToolsOptions } from "./options.js";
 export { resolveExistingOrSuggest } from "./paths.js";
 export type { ReadFileDetails } from "./read-file.js";
+export { escapeRestoresOld, quotesRestoreOld, type RestoredOld } from "./restore-old.js";
 export { locateRipgrep } from "./ripgrep.js";
 export { type GrepLine, type RipgrepQuery, ripgrepArgs } from "./ripgrep-run.js";
 export { type FileSnapshot, hashBytes, sameContent, snapshotOf, statSnapshot } from "./snapshot.js";

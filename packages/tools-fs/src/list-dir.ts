@@ -22,13 +22,13 @@ export interface ListDirDetails {
 }
 
 const inputSchema = z.object({
-  path: z.string().min(1).describe('"." for the workspace root'),
+  path: z.string().min(1).describe('"." for the root'),
 });
 
 export function createListDirTool(settings: FsSettings) {
   return defineTool({
     name: "list_dir",
-    description: `List a folder's entries as JSON [{name, kind}] (file, dir, symlink, other), sorted, at most ${settings.maxListEntries}.`,
+    description: `List a folder's entries as sorted JSON [{name, kind}], at most ${settings.maxListEntries}.`,
     inputSchema,
     annotations: { read_only: true, idempotent: true },
     async execute(args, ctx): Promise<ToolOutput<ListDirDetails>> {

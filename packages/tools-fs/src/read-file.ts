@@ -34,7 +34,7 @@ export interface ReadFileDetails {
 }
 
 const inputSchema = z.object({
-  path: z.string().min(1).describe("File to read"),
+  path: z.string().min(1).describe("file"),
   offset: z.number().int().min(1).optional().describe("1-based first line (default 1)"),
   limit: z.number().int().min(1).optional().describe("most lines (default 2000)"),
   column: z
@@ -42,7 +42,7 @@ const inputSchema = z.object({
     .int()
     .min(1)
     .optional()
-    .describe("1-based character of the line at offset to start from, for reading one long line in parts"),
+    .describe("1-based character of the line at offset to start from"),
 });
 
 const STREAM_CHUNK_BYTES = 256 * 1024;
@@ -52,8 +52,8 @@ export function createReadFileTool(settings: FsSettings) {
   return defineTool({
     name: "read_file",
     description:
-      `Read a text file with line numbers (number, tab, text): up to ${settings.readLimit} lines from offset, ${formatCount(settings.maxReadChars)} characters a call; ` +
-      `lines over ${settings.maxLineChars} characters are cut (read the rest with column). The result says where to continue. ` +
+      `Read a text file as numbered lines (number, tab, text): up to ${settings.readLimit} lines from offset, ${formatCount(settings.maxReadChars)} characters a call; ` +
+      `lines over ${settings.maxLineChars} characters are cut (column reads on). ` +
       "Images (PNG, JPEG, GIF, WebP) come back as images.",
     inputSchema,
     // Spellings other agents' tools taught models (OpenCode's filePath).

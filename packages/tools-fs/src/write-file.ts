@@ -22,8 +22,8 @@ export interface WriteFileDetails {
 }
 
 const inputSchema = z.object({
-  path: z.string().min(1).describe("missing folders are created"),
-  content: z.string().describe("the whole new content"),
+  path: z.string().min(1).describe("folders are made"),
+  content: z.string().describe("the whole file"),
 });
 
 const PLAIN_UTF8: TextFormat = { encoding: "utf8", bom: false, eol: "lf", finalNewline: false };
@@ -32,8 +32,8 @@ export function createWriteFileTool(settings: FsSettings) {
   return defineTool({
     name: "write_file",
     description:
-      "Create or replace a whole file (atomically). An existing file must have been read in this run and be unchanged since; " +
-      "for small changes prefer edit_file. It keeps its line endings, BOM, encoding and permissions.",
+      "Create or replace a whole file; an existing one must be read in this run first, unchanged since. " +
+      "Prefer edits for small changes.",
     inputSchema,
     // Spellings other agents' tools taught models (OpenCode's filePath).
     prepareArguments: argumentAliases({ filePath: "path" }),
