@@ -65,6 +65,17 @@ describe("TerminalApprover", () => {
     expect(questions[0]).not.toContain("\u001b");
   });
 
+  it("asks about a call a hook asked about even after always, showing the hook's reason", async () => {
+    const { approver, questions } = person("a", "n");
+    expect((await approver.decide(request("bash", "npm test", npmTest), signal)).approved).toBe(true);
+    const asked = { ...request("bash", "npm test", npmTest), reason: "tests\u001b[2J touch the network" };
+    expect(await approver.decide(asked, signal)).toEqual({ approved: false, reason: "the user refused" });
+    expect(questions).toHaveLength(2);
+    expect(questions[1]).toMatch(
+      /^A hook asks: tests\\x1b\[2J touch the network\. Allow bash .*\[y\]es \/ \[n\]o: $/,
+    );
+  });
+
   it("without a terminal, tells the model what to do instead of an escalation", async () => {
     const plain = await denyWithoutTerminal.decide(request("bash", "rm x", {}), signal);
     expect(plain).toMatchObject({ approved: false, reason: expect.stringMatching(/--yes/) });

@@ -99,6 +99,20 @@ describe("hook scripts in Claude Code's protocol", () => {
       tool_input: { command: "rm keep.txt" },
     });
     expect(seen.cwd).toBe(repo);
+    // transcript_path names the session's transcript in Claude Code's shape, holding the call it guarded.
+    const transcript = (await readFile(seen.transcript_path, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(transcript[0]).toMatchObject({
+      type: "user",
+      sessionId: seen.session_id,
+      message: { content: "tidy up" },
+    });
+    expect(transcript[1]).toMatchObject({
+      type: "assistant",
+      message: { content: [{ type: "tool_use", name: "bash", input: { command: "rm keep.txt" } }] },
+    });
   });
 
   it("reads ~/.claude/settings.json unchanged with --claude-hooks, and not without it", async () => {

@@ -1,6 +1,7 @@
 // Hook scripts in Claude Code's protocol (@bridle/hook-scripts): the `hooks` the front door settled (the
 // user's own, and a workspace's only once trusted) and, when asked, the hooks of the user's Claude Code
 // settings files, used unchanged. A script that fails or times out is reported, never silent.
+import { join } from "node:path";
 import type { HookScripts, HookSettings } from "@bridle/hook-scripts";
 import { CodingAgentError } from "./errors.js";
 import type { CodingAgentSettings } from "./settings.js";
@@ -24,6 +25,8 @@ export async function hookScripts(
     if (settings.hooks !== undefined) layers.push(settings.hooks as HookSettings);
     return hooksFromSettings(mergeHooks(layers), {
       cwd: settings.cwd,
+      // transcript_path: each session's transcript in Claude Code's shape, beside the session store.
+      transcriptDir: join(settings.storeDir, "claude-transcripts"),
       permissionMode: settings.permissionMode,
       env,
       onReport: (report) => warn(`bridle: hook ${report.event} ${report.kind}: ${report.message}`),

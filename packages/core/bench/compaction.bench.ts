@@ -2,7 +2,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { DEFAULT_SUMMARY_INSTRUCTIONS, defineTool, Harness } from "@bridle/core";
 import { ScriptedModel } from "@bridle/testing";
-import { afterAll, bench, describe } from "vitest";
+import { afterAll, test } from "vitest";
 import { z } from "zod";
 
 // A long session with compaction on: every turn calls a tool that returns ~1 000 characters, the window is
@@ -73,13 +73,13 @@ async function session(turns: number, sampling: Sampling = "none", compaction = 
   }
 }
 
-describe("compaction on: cost per turn as the session grows", () => {
+test("compaction on: cost per turn as the session grows", async ({ bench }) => {
   for (const turns of [250, 500, 2_000]) {
-    bench(`${turns} turns with compaction`, () => session(turns), { time: 3_000, iterations: 3 });
+    await bench(`${turns} turns with compaction`, () => session(turns)).run({ time: 3_000, iterations: 3 });
   }
-  bench("2000 turns, time per window", () => session(2_000, "time"), { iterations: 1, time: 0 });
-  bench("2000 turns, heap per window", () => session(2_000, "heap"), { iterations: 1, time: 0 });
-  bench("2000 turns without compaction, heap per window", () => session(2_000, "heap", false), {
+  await bench("2000 turns, time per window", () => session(2_000, "time")).run({ iterations: 1, time: 0 });
+  await bench("2000 turns, heap per window", () => session(2_000, "heap")).run({ iterations: 1, time: 0 });
+  await bench("2000 turns without compaction, heap per window", () => session(2_000, "heap", false)).run({
     iterations: 1,
     time: 0,
   });

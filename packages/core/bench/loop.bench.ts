@@ -1,6 +1,6 @@
 import { Harness } from "@bridle/core";
 import { ScriptedModel } from "@bridle/testing";
-import { bench, describe } from "vitest";
+import { test } from "vitest";
 import { noopTool } from "../test/helpers.js";
 
 // Loop overhead per tool turn: a scripted model that always calls a no-op tool, so everything measured is
@@ -21,8 +21,8 @@ async function session(turns: number): Promise<void> {
   if (result.stopReason !== "completed") throw new Error(`run ended with ${result.stopReason}`);
 }
 
-describe("loop overhead per tool turn", () => {
+test("loop overhead per tool turn", async ({ bench }) => {
   for (const turns of [10, 100, 1000]) {
-    bench(`${turns} turns in one session`, () => session(turns), { time: 2000, iterations: 5 });
+    await bench(`${turns} turns in one session`, () => session(turns)).run({ time: 2000, iterations: 5 });
   }
 });

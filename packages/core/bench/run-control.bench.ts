@@ -1,6 +1,6 @@
 import { type AnyHook, askApprover, defineHook, defineTool, Harness } from "@bridle/core";
 import { ScriptedModel } from "@bridle/testing";
-import { bench, describe } from "vitest";
+import { test } from "vitest";
 import { z } from "zod";
 import { noopTool } from "../test/helpers.js";
 
@@ -32,9 +32,9 @@ async function session(withHooks: boolean): Promise<void> {
   if (result.stopReason !== "completed") throw new Error(`run ended with ${result.stopReason}`);
 }
 
-describe(`hook overhead, ${TURNS} tool turns`, () => {
-  bench("no hooks", () => session(false), { time: 2000, iterations: 5 });
-  bench("two tool hooks per call", () => session(true), { time: 2000, iterations: 5 });
+test(`hook overhead, ${TURNS} tool turns`, async ({ bench }) => {
+  await bench("no hooks", () => session(false)).run({ time: 2000, iterations: 5 });
+  await bench("two tool hooks per call", () => session(true)).run({ time: 2000, iterations: 5 });
 });
 
 const guarded = defineTool({
@@ -71,21 +71,17 @@ async function pause(history: number): Promise<string> {
   return JSON.stringify(paused.resumeEnvelope);
 }
 
-describe("approval pause and resume, by transcript length", async () => {
+test("approval pause and resume, by transcript length", async ({ bench }) => {
   for (const history of [10, 200]) {
     const envelope = await pause(history);
-    bench(`pause after ${history} turns (run + seal)`, () => pause(history).then(() => {}), {
+    await bench(`pause after ${history} turns (run + seal)`, () => pause(history).then(() => {})).run({
       time: 1500,
       iterations: 5,
     });
     // A fresh harness each time: one harness refuses to resume the same pause twice.
-    bench(
-      `resume after ${history} turns (check + one turn)`,
-      async () => {
-        const result = await pausingHarness(history).resume(envelope, { g: { approved: true } });
-        if (result.stopReason !== "completed") throw new Error(`resume ended with ${result.stopReason}`);
-      },
-      { time: 1500, iterations: 5 },
-    );
+    await bench(`resume after ${history} turns (check + one turn)`, async () => {
+      const result = await pausingHarness(history).resume(envelope, { g: { approved: true } });
+      if (result.stopReason !== "completed") throw new Error(`resume ended with ${result.stopReason}`);
+    }).run({ time: 1500, iterations: 5 });
   }
 });

@@ -1,5 +1,5 @@
 import { type EventObserver, Harness, type Model, type ModelEvent, type RunEvent } from "@bridle/core";
-import { bench, describe } from "vitest";
+import { test } from "vitest";
 import { noopTool } from "../test/helpers.js";
 
 // What streamed tool calls and observers cost per turn. 50 turns, each one call whose 20 KB of arguments
@@ -79,14 +79,14 @@ async function modelAlone(): Promise<void> {
   }
 }
 
-describe(`streamed tool calls, ${TURNS} turns of 20 KB arguments`, () => {
-  bench("arguments whole", () => session(false), { time: 2000, iterations: 5 });
-  bench("4-character deltas read off the model alone (no harness)", () => modelAlone(), {
+test(`streamed tool calls, ${TURNS} turns of 20 KB arguments`, async ({ bench }) => {
+  await bench("arguments whole", () => session(false)).run({ time: 2000, iterations: 5 });
+  await bench("4-character deltas read off the model alone (no harness)", () => modelAlone()).run({
     time: 2000,
     iterations: 5,
   });
-  bench("arguments in 4-character deltas", () => session(true), { time: 2000, iterations: 5 });
-  bench("4-character deltas, three observers", () => session(true, watchers()), {
+  await bench("arguments in 4-character deltas", () => session(true)).run({ time: 2000, iterations: 5 });
+  await bench("4-character deltas, three observers", () => session(true, watchers())).run({
     time: 2000,
     iterations: 5,
   });

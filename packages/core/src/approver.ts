@@ -12,6 +12,12 @@ export interface ApprovalRequest {
    * nothing narrower, and an approver that remembers answers remembers the whole tool.
    */
   readonly scope?: ApprovalScope;
+  /**
+   * Set when a hook, not the tool, asks for a person's approval (a hook script's
+   * `permissionDecision: "ask"`): why, to show them. Such a request wants a person's answer: an approver
+   * that remembers "always" answers asks anyway, and offers no "always".
+   */
+  readonly reason?: string;
 }
 
 /**

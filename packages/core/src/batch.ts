@@ -2,6 +2,7 @@ import { type PendingApproval, settleApprovals } from "./approvals.js";
 import type { ApprovalDecision, Approver } from "./approver.js";
 import { BridleError, errorMessage } from "./errors.js";
 import { failureText } from "./failure-text.js";
+import { HookApprovals } from "./hook-approval.js";
 import { CancelSwitch, type RunHooks } from "./hooks.js";
 import type { ToolCallPart, ToolFailureKind, ToolResultContent, ToolResultMessage } from "./messages.js";
 import { type ParsedArguments, parseToolArguments } from "./repair.js";
@@ -135,6 +136,7 @@ export async function runBatch(
       context.emit({ type: "tool_progress", toolCallId: call.id, toolName: call.name, data }),
   };
   let infrastructureError: BridleError | undefined;
+  const hookApprovals = new HookApprovals(setup.approver, context);
   // Calls start executing in the model's order, whatever order their before_tool_call hooks finish in, so a
   // tool that keeps its own order (an MCP server's writes, taken one at a time) sees them as the model made them.
   const begun = prepared.map(() => {
@@ -159,6 +161,7 @@ export async function runBatch(
       const gate = new CancelSwitch();
       // Held in an object: hooks replace it from inside their handlers.
       const current: { args: ParsedArguments } = { args: parsed };
+      let askReason: string | undefined;
       const failure = await hooks.fire(
         "before_tool_call",
         {
@@ -175,16 +178,31 @@ export async function runBatch(
               tool.prepareArguments?.bind(tool),
             );
           },
+          requireApproval: (reason: string) => {
+            askReason ??= reason.trim() === "" ? "no reason given" : reason;
+          },
         },
         { subject: call.name, stopped: () => gate.cancelled },
       );
       const args = current.args;
+      // A hook's "ask a person" comes after its other verdicts: a call it blocked is never asked about.
+      const asked =
+        failure || gate.cancelled || !args.ok || askReason === undefined
+          ? undefined
+          : await hookApprovals.ask(call, tool, args.value, askReason);
       if (failure || gate.cancelled || !args.ok) {
         const why = failure
           ? `a before_tool_call hook failed: ${failure.message}`
           : (gate.reason ??
             `a before_tool_call hook replaced the arguments with invalid ones: ${args.ok ? "" : args.problems.slice(0, 3).join("; ")}`);
         result = failureResult(call, "Denied", failureText("Denied", `the call was blocked: ${why}`));
+        context.cancelledToolCalls++;
+      } else if (asked && !asked.approved) {
+        result = failureResult(
+          call,
+          "Denied",
+          failureText("Denied", `the call was not run: ${asked.reason ?? "it was not approved"}`),
+        );
         context.cancelledToolCalls++;
       } else {
         await Promise.all(begun.slice(0, index).map((earlier) => earlier.promise));

@@ -97,7 +97,7 @@ export class DeferredTools {
     const names = this.names.join(", ");
     return defineTool({
       name: this.searchName,
-      description: `Finds tools not offered yet and offers them from your next step. Not yet offered: ${names}. Query by exact names (several allowed) or keywords.`,
+      description: `Offers more tools from your next step: ${names}. Query by names or keywords.`,
       inputSchema: z.object({ query: z.string().min(1).max(500) }),
       annotations: { read_only: true, idempotent: true },
       execute: async ({ query }) => {

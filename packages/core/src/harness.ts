@@ -1,11 +1,13 @@
+import { randomUUID } from "node:crypto";
 import { loadOrCreateApprovalSecret } from "./approval-secret.js";
 import type { ApprovalDecisions } from "./approvals.js";
 import type { Approver } from "./approver.js";
+import { beforeManualCompaction, type CompactionVerdict } from "./compaction-hook.js";
 import { type ContextOptions, contextSettings } from "./context.js";
 import { DeferredTools } from "./deferred-tools.js";
 import { BridleError, errorMessage } from "./errors.js";
 import { closeDanglingCalls, continuedHistory } from "./history.js";
-import { type AnyHook, HookRunner, RunHooks } from "./hooks.js";
+import { type AnyHook, type HookFailure, HookRunner, RunHooks } from "./hooks.js";
 import { type HarnessLimits, type HarnessLimitsInput, limitsSchema } from "./limits.js";
 import { type Message, type UserMessage, userText } from "./messages.js";
 import type { Model, ModelOptions, ToolSchema } from "./model.js";
@@ -236,6 +238,26 @@ export class Harness<O = unknown> {
     );
   }
 
+  /**
+   * Runs the before_compaction hooks (trigger "manual") for a compaction a front door makes itself,
+   * outside a run (a person's `/compact`): call it first, and do not compact when it answers blocked.
+   * `instructions` is what the person asked the summary to keep.
+   */
+  beforeCompaction(
+    input: {
+      readonly sessionId?: string;
+      readonly instructions?: string;
+      readonly onHookFailed?: (failure: HookFailure) => void;
+    } = {},
+  ): Promise<CompactionVerdict> {
+    const agentName = this.#options.agentName;
+    return beforeManualCompaction(this.#hooks, {
+      ...input,
+      runId: `compact-${randomUUID()}`,
+      ...(agentName ? { agentName } : {}),
+    });
+  }
+
   /** `resumeApprovals`, run to the end. */
   resume(
     envelope: unknown,
@@ -263,6 +285,7 @@ export class Harness<O = unknown> {
       this.#hooks,
       {
         runId: context.runId,
+        ...(identity.sessionId ? { sessionId: identity.sessionId } : {}),
         ...(agentName ? { agentName } : {}),
         record: (kind: string, data: unknown) => void context.emit({ type: "fact", kind, data }),
       },

@@ -1,3 +1,4 @@
+import type { BeforeCompactionInput } from "./compaction-hook.js";
 import { errorMessage } from "./errors.js";
 import type { StopReason } from "./events.js";
 import type { Message, ToolCallPart, ToolResultContent, ToolResultMessage } from "./messages.js";
@@ -6,6 +7,8 @@ import type { RunUsage } from "./usage.js";
 /** Fields every hook input carries: what a handler is told about the run it runs in. */
 export interface HookInputBase {
   readonly runId: string;
+  /** The session the run belongs to, when it has one. */
+  readonly sessionId?: string;
   /** The agent running this harness, when it has a name. */
   readonly agentName?: string;
   /**
@@ -41,6 +44,12 @@ export interface BeforeToolCallInput extends HookInputBase {
    * against the tool's schema like the model's; later hooks see them as `args`.
    */
   replaceArgs(args: unknown): void;
+  /**
+   * Have a person approve this call before it runs, shown `reason` (a hook script's
+   * `permissionDecision: "ask"`). The run's approver is asked once the hooks are done, even when the call
+   * was approved already or needed no approval; without a person to ask, the call is denied.
+   */
+  requireApproval(reason: string): void;
 }
 
 export interface AfterToolCallInput extends HookInputBase {
@@ -118,6 +127,7 @@ export interface HookInputs {
   after_subagent_run: AfterSubagentRunInput;
   limit_reached: LimitReachedInput;
   before_stop: BeforeStopInput;
+  before_compaction: BeforeCompactionInput;
   run_end: RunEndInput;
 }
 
@@ -154,6 +164,7 @@ export const hookEventNames: readonly HookEventName[] = [
   "after_subagent_run",
   "limit_reached",
   "before_stop",
+  "before_compaction",
   "run_end",
 ];
 

@@ -21,6 +21,7 @@ export {
   summarize,
   summaryMessage,
 } from "./compaction.js";
+export type { BeforeCompactionInput, CompactionTrigger, CompactionVerdict } from "./compaction-hook.js";
 export type { CompactionOptions, CompactionSettings, ContextOptions, ContextSettings } from "./context.js";
 export { BridleError, type BridleErrorCode, errorMessage, ModelRetry, ToolFailure } from "./errors.js";
 export type * from "./events.js";

@@ -1,11 +1,14 @@
 import {
+  DEFAULT_SUMMARY_INSTRUCTIONS,
   findCutPoint,
   statedContextLimit,
   summarize,
   summaryMessage,
   worthCompacting,
 } from "./compaction.js";
+import { beforeCompaction } from "./compaction-hook.js";
 import type { ContextSettings, ContextTracker } from "./context.js";
+import type { RunHooks } from "./hooks.js";
 import type { Model, ModelError } from "./model.js";
 import type { RunContext } from "./run-context.js";
 import { CHARS_PER_TOKEN, estimateMessagesTokens, estimateTextTokens } from "./token-estimate.js";
@@ -32,6 +35,7 @@ export class RunCompaction {
   #window: number;
   /** Provider tokens per estimated token, when an overflow stated the request's real size. */
   #scale = 1;
+  readonly #hooks: RunHooks | undefined;
 
   constructor(
     settings: ContextSettings,
@@ -39,7 +43,9 @@ export class RunCompaction {
     context: RunContext,
     tracker: ContextTracker,
     schemaTokens: number,
+    hooks?: RunHooks,
   ) {
+    this.#hooks = hooks;
     this.#settings = settings;
     this.#model = model;
     this.#context = context;
@@ -109,6 +115,12 @@ export class RunCompaction {
     const cut = findCutPoint(messages, Math.min(wanted, tailRoom), this.#settings.estimate);
     if (cut === undefined || !worthCompacting(messages, cut)) {
       return { failed: "there is nothing before the most recent turn to summarize" };
+    }
+    if (this.#hooks) {
+      const given = settings.instructions === DEFAULT_SUMMARY_INSTRUCTIONS ? "" : settings.instructions;
+      const verdict = await beforeCompaction(this.#hooks, "auto", given);
+      if (context.signal.aborted) return "aborted";
+      if (verdict.blocked) return { failed: `a before_compaction hook blocked it: ${verdict.reason}` };
     }
     const outcome = await summarize({
       model: settings.model ?? this.#model,

@@ -129,6 +129,7 @@ export class RunLoop<O> {
           context,
           new ContextTracker(setup.contextSettings.estimate),
           setup.schemaTokens,
+          hooks,
         )
       : undefined;
   }
@@ -278,6 +279,7 @@ export class RunLoop<O> {
     const compaction = this.#compaction;
     if ((await compaction?.ifNeeded(this.#system)) === "aborted")
       return { stop: await this.#finishAborted() };
+    if (this.#hooks.strictFailure) return { stop: await this.#finishHookFailed(this.#hooks.strictFailure) };
     warnNearLimits(setup.limits, context);
     for (let attempt = 0; ; attempt++) {
       // The safe point: the last batch has settled (compaction too), the request is not made yet.
@@ -318,6 +320,8 @@ export class RunLoop<O> {
         if (modelError.code === "context_overflow" && attempt === 0 && compaction) {
           const forced = await compaction.compact("overflow", this.#system, undefined, modelError);
           if (forced === "aborted") return { stop: await this.#finishAborted() };
+          if (this.#hooks.strictFailure)
+            return { stop: await this.#finishHookFailed(this.#hooks.strictFailure) };
           if (forced === "compacted") {
             if (context.modelRequests >= setup.limits.maxModelRequests) {
               return {

@@ -3,8 +3,8 @@ import { bounded } from "./output.js";
 import type { CommandResult } from "./script-runner.js";
 
 /**
- * Why a PreToolUse verdict keeps the call from running. A hook that failed or asked for a person denies
- * it: a broken guard must never let a call through, and the person cannot be asked after approval.
+ * Why a PreToolUse verdict keeps the call from running. A hook that failed denies it: a broken guard
+ * must never let a call through. A deny wins over an ask (`preToolAsk`), as in Claude Code.
  */
 export function preToolDenial(results: readonly CommandResult[]): string | undefined {
   for (const { command, verdict } of results) {
@@ -18,13 +18,24 @@ export function preToolDenial(results: readonly CommandResult[]): string | undef
     if (specific?.permissionDecision === "deny") {
       return specific.permissionDecisionReason ?? json.reason ?? "denied by a PreToolUse hook";
     }
-    if (specific?.permissionDecision === "ask") {
-      return `a PreToolUse hook asked for the user's confirmation (${specific.permissionDecisionReason ?? "no reason given"}), which cannot be asked at this point, so the call was not run`;
-    }
     if (json.decision === "block") return json.reason ?? "blocked by a PreToolUse hook";
     if (json.continue === false) return json.stopReason ?? "a PreToolUse hook stopped the agent";
   }
   return undefined;
+}
+
+/** Why a PreToolUse hook wants the user to confirm the call (`permissionDecision: "ask"`), if one does. */
+export function preToolAsk(results: readonly CommandResult[]): string | undefined {
+  const reasons: string[] = [];
+  for (const { verdict } of results) {
+    const specific = verdict.kind === "ok" ? verdict.json?.hookSpecificOutput : undefined;
+    if (specific?.permissionDecision === "ask") {
+      reasons.push(
+        bounded(specific.permissionDecisionReason ?? "a PreToolUse hook asks you to confirm this call"),
+      );
+    }
+  }
+  return reasons.length > 0 ? reasons.join("; ") : undefined;
 }
 
 /** Reasons to block given by exit code 2 or `decision: "block"` (and `continue: false`). */

@@ -1,4 +1,5 @@
-import type { AnyHook, EventObserver } from "@bridle/core";
+import { type AnyHook, type EventObserver, errorMessage } from "@bridle/core";
+import { ClaudeTranscripts } from "./claude-transcript.js";
 import { ScriptObserver } from "./observer.js";
 import { runHooks } from "./run-hooks.js";
 import type { ScriptContext } from "./script-context.js";
@@ -9,9 +10,14 @@ import { toolHooks } from "./tool-hooks.js";
 export interface HookScriptOptions {
   /** The project folder: the hooks' cwd, `cwd` on their stdin and `$CLAUDE_PROJECT_DIR`. */
   readonly cwd: string;
-  /** `session_id` on stdin (default: the run's id). */
+  /** `session_id` on stdin (default: the run's session, else the run's id). */
   readonly sessionId?: string;
-  /** `transcript_path` on stdin: the session's file, when the store keeps one. */
+  /**
+   * A folder to keep each session's transcript in, in Claude Code's JSONL shape (`<session id>.jsonl`):
+   * `transcript_path` then names that file. Written by `observer`, so pass it in each run's `observers`.
+   */
+  readonly transcriptDir?: string;
+  /** `transcript_path` on stdin, as given (in place of `transcriptDir`'s files). */
   readonly transcriptPath?: string;
   /** `permission_mode` on stdin (default "default"). */
   readonly permissionMode?: string;
@@ -61,24 +67,38 @@ export function hooksFromSettings(settings: unknown, options: HookScriptOptions)
     record?.("hook_scripts.report", item);
   };
   const runner = new ScriptRunner(parsed.data, options.cwd, options.env ?? process.env, report);
-  if (runner.has("PreCompact")) {
-    // Compaction has no hook point before it in core: saying so beats running the hook at the wrong time.
-    report({
-      event: "PreCompact",
-      kind: "unsupported",
-      message: "Bridle has no hook point before compaction",
-    });
-  }
+  const transcripts =
+    options.transcriptDir !== undefined && options.transcriptPath === undefined
+      ? new ClaudeTranscripts(options.transcriptDir, options.cwd)
+      : undefined;
+  const transcriptOf = (session: string): string => {
+    if (options.transcriptPath !== undefined) return options.transcriptPath;
+    if (!transcripts || session === "") return "";
+    try {
+      return transcripts.pathFor(session);
+    } catch (error) {
+      report({
+        event: "transcript",
+        kind: "failed",
+        message: `the transcript could not be written: ${errorMessage(error)}`,
+      });
+      return "";
+    }
+  };
   const scripts: ScriptContext = {
     runner,
     report,
-    common: (event: ClaudeHookEvent, base) => ({
-      session_id: options.sessionId ?? base?.runId ?? "",
-      transcript_path: options.transcriptPath ?? "",
-      cwd: options.cwd,
-      permission_mode: options.permissionMode ?? "default",
-      hook_event_name: event,
-    }),
+    transcripts,
+    common: (event: ClaudeHookEvent, base) => {
+      const session = options.sessionId ?? base?.sessionId ?? base?.runId ?? "";
+      return {
+        session_id: session,
+        transcript_path: transcriptOf(base?.sessionId ?? base?.runId ?? session),
+        cwd: options.cwd,
+        permission_mode: options.permissionMode ?? "default",
+        hook_event_name: event,
+      };
+    },
     fire: async (event, matcher, base, fields) =>
       scripts.settle(
         event,

@@ -3,7 +3,8 @@ import type { ScriptContext } from "./script-context.js";
 
 /**
  * Notification (a call waits for the user's approval) and PostCompact (the transcript was compacted) are
- * facts the run already states as events: an observer runs their hooks, without holding the run up.
+ * facts the run already states as events: an observer runs their hooks, without holding the run up. It
+ * also writes the Claude Code-shaped transcripts, when they are kept.
  */
 export class ScriptObserver implements EventObserver {
   readonly name = "hook-scripts";
@@ -16,6 +17,8 @@ export class ScriptObserver implements EventObserver {
 
   write(event: RunEvent): void {
     const scripts = this.#scripts;
+    // Before any hook of a later event runs: the transcript is written as the events arrive.
+    scripts.transcripts?.write(event);
     if (event.type === "approval_requested" && scripts.runner.has("Notification")) {
       this.#track(
         scripts.runner
@@ -28,11 +31,13 @@ export class ScriptObserver implements EventObserver {
       );
     }
     if (event.type === "compaction" && scripts.runner.has("PostCompact")) {
+      // A run's own compaction says why (threshold, overflow); a person's /compact says nothing.
+      const trigger = event.reason === undefined ? "manual" : "auto";
       this.#track(
         scripts.runner
-          .run("PostCompact", "auto", {
+          .run("PostCompact", trigger, {
             ...scripts.common("PostCompact", event),
-            trigger: "auto",
+            trigger,
             compact_summary:
               event.summary.role === "system" ? event.summary.content : textOf(event.summary.content),
           })

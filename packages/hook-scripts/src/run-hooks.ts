@@ -3,8 +3,8 @@ import { blockReason, contextFrom, promptText } from "./decisions.js";
 import type { ScriptContext } from "./script-context.js";
 
 /**
- * SessionStart and UserPromptSubmit → user_prompt_submit, Stop → before_stop, SubagentStart and
- * SubagentStop → the subagent hooks.
+ * SessionStart and UserPromptSubmit → user_prompt_submit, Stop → before_stop, PreCompact →
+ * before_compaction, SubagentStart and SubagentStop → the subagent hooks.
  */
 export function runHooks(scripts: ScriptContext): AnyHook[] {
   const { runner } = scripts;
@@ -76,6 +76,26 @@ export function runHooks(scripts: ScriptContext): AnyHook[] {
           if (reason === undefined) return;
           scripts.report({ event: "Stop", kind: "blocked", message: reason }, input.record);
           input.continueWith(reason);
+        },
+      }),
+    );
+  }
+
+  if (runner.has("PreCompact")) {
+    // Blocking follows Claude Code (2.1.105 on): exit 2 or `decision: "block"` keeps the transcript whole.
+    hooks.push(
+      defineHook({
+        event: "before_compaction",
+        name: "PreCompact",
+        handler: async (input) => {
+          const results = await scripts.fire("PreCompact", input.trigger, input, {
+            trigger: input.trigger,
+            custom_instructions: input.instructions,
+          });
+          const reason = blockReason(results);
+          if (reason === undefined) return;
+          scripts.report({ event: "PreCompact", kind: "blocked", message: reason }, input.record);
+          input.cancel(reason);
         },
       }),
     );

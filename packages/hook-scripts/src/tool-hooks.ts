@@ -1,5 +1,5 @@
 import { type AnyHook, defineHook, textOf } from "@bridle/core";
-import { appendText, blockReasons, contextFrom, preToolDenial } from "./decisions.js";
+import { appendText, blockReasons, contextFrom, preToolAsk, preToolDenial } from "./decisions.js";
 import type { ScriptContext } from "./script-context.js";
 import type { ClaudeHookEvent } from "./settings.js";
 
@@ -30,6 +30,8 @@ export function toolHooks(scripts: ScriptContext): AnyHook[] {
             input.cancel(denied);
             return;
           }
+          const ask = preToolAsk(results);
+          if (ask !== undefined) input.requireApproval(ask);
           for (const { verdict } of results) {
             const updated =
               verdict.kind === "ok" ? verdict.json?.hookSpecificOutput?.updatedInput : undefined;

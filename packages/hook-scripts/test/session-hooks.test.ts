@@ -67,11 +67,10 @@ describe("session events", () => {
           },
         ],
         PostCompact: [{ hooks: [{ type: "command", command: await script(dir, "c.sh", logTo(compacts)) }] }],
-        PreCompact: [{ hooks: [{ type: "command", command: "true" }] }],
       },
       { cwd: dir, onReport: seen.onReport },
     );
-    expect(seen.list).toMatchObject([{ event: "PreCompact", kind: "unsupported" }]);
+    expect(seen.list).toEqual([]);
     const { harness, stop } = await agent(dir, scripts.hooks, [
       { toolCalls: [{ name: "bash", arguments: { command: "touch approved-file" } }] },
       { text: "done" },
@@ -94,6 +93,7 @@ describe("session events", () => {
       time: 0,
       replacedCount: 4,
       summary: userText("Summary: the parser was fixed."),
+      reason: "threshold",
     };
     scripts.observer.write(compaction);
     await scripts.observer.idle();

@@ -70,10 +70,7 @@ fi
 
     const seen = reports();
     const scripts = hooksFromSettings(hooks, { cwd: project, onReport: seen.onReport });
-    expect(seen.list.map((r) => `${r.event}:${r.kind}`).sort()).toEqual([
-      "PreCompact:unsupported",
-      "PreToolUse:unsupported",
-    ]);
+    expect(seen.list.map((r) => `${r.event}:${r.kind}`)).toEqual(["PreToolUse:unsupported"]);
     const { model, harness, stop } = await agent(project, scripts.hooks, [
       { toolCalls: [{ name: "bash", arguments: { command: "git push --force origin main" } }] },
       { text: "understood" },

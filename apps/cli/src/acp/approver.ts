@@ -39,6 +39,8 @@ export class AcpApprover implements Approver {
     const escalation = scope?.escalation
       ? `Run outside the sandbox (reason given: ${oneLine(scope.escalation.justification, 200)}): `
       : "";
+    // A hook's reason for asking (alwaysKey offers no "always" for such a call).
+    const asked = request.reason === undefined ? "" : `A hook asks: ${oneLine(request.reason, 200)}. `;
     let response: RequestPermissionResponse;
     try {
       response = await this.#client.request(
@@ -47,7 +49,7 @@ export class AcpApprover implements Approver {
           sessionId: this.#sessionId,
           toolCall: {
             toolCallId: toolCall.id,
-            title: `${escalation}${title}`,
+            title: `${asked}${escalation}${title}`,
             kind: toolKind(toolCall.name),
             status: "pending",
             locations: toolLocations(paths),

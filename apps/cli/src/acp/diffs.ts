@@ -1,10 +1,18 @@
 // Edits shown as diffs: the files an edit call names are read just before it runs and again once it has
 // run. "Just before" is exact: the harness awaits the run's sink before a call executes, and this reads
-// in the sink (see EditDiffs.sink), so no edit can land between the read and the call.
+// in the sink (see EditDiffs.sink), so no edit can land between the read and the call. A replayed session
+// has no before-images: its diffs come from what the edit result stored (`details.diffs`).
 import { readFile, stat } from "node:fs/promises";
-import { relative } from "node:path";
+import { relative, resolve } from "node:path";
 import type { ToolCallContent } from "@agentclientprotocol/sdk";
-import { type EventSink, isWithin, protectedPathReason, type RunEvent } from "@bridle/core";
+import {
+  type EventSink,
+  fileDiffsOf,
+  isWithin,
+  protectedPathReason,
+  type RunEvent,
+  type ToolResultMessage,
+} from "@bridle/core";
 import { parsedArguments, toolKind, toolPaths } from "./tool-view.js";
 
 /** Files larger than this are not shown as diffs (an editor would not render them usefully either). */
@@ -55,14 +63,40 @@ export class EditDiffs {
   async #capture(event: RunEvent): Promise<void> {
     if (event.type !== "tool_call_requested" || toolKind(event.toolCall.name) !== "edit") return;
     const paths = toolPaths(event.toolCall.name, parsedArguments(event.toolCall.arguments), this.#cwd).filter(
-      // Only workspace files, and never a secret's content on its way to the editor.
-      (path) => isWithin(this.#cwd, path) && protectedPathReason(relative(this.#cwd, path)) === undefined,
+      (path) => shown(this.#cwd, path),
     );
     if (paths.length === 0) return;
     const images = new Map<string, string | null>();
     for (const path of paths) images.set(path, await readSmall(path));
     this.#before.set(event.toolCall.id, images);
   }
+}
+
+/** Only workspace files, and never a secret's content on its way to the editor. */
+function shown(cwd: string, path: string): boolean {
+  return isWithin(cwd, path) && protectedPathReason(relative(cwd, path)) === undefined;
+}
+
+/**
+ * A stored edit result's diffs, for a replayed session: one diff per changed place, its removed lines
+ * against its added ones (the result keeps changed lines only, not the whole file).
+ */
+export function storedDiffs(result: ToolResultMessage, cwd: string): ToolCallContent[] {
+  if (result.isError) return [];
+  const diffs: ToolCallContent[] = [];
+  for (const file of fileDiffsOf(result.details)) {
+    const path = resolve(cwd, file.movedTo ?? file.path);
+    if (!shown(cwd, path)) continue;
+    for (const hunk of file.hunks) {
+      diffs.push({
+        type: "diff",
+        path,
+        oldText: file.change === "add" ? null : hunk.removed.join("\n"),
+        newText: hunk.added.join("\n"),
+      });
+    }
+  }
+  return diffs;
 }
 
 /** A text file's content; null when it does not exist, is not a regular file or is too large to show. */

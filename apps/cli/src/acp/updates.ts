@@ -1,9 +1,10 @@
 // A run's events as ACP session updates: message and thought chunks, tool calls and their outcome, the
 // plan, usage. The same translation replays a stored session (session/load), so a loaded session looks
-// as the live one did, less the diffs (their before-images were never stored).
+// as the live one did; its diffs are the changed lines the edit results stored (diffs.ts).
 import type { PlanEntry, SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
 import type { PlanFact } from "@bridle/coding";
 import type { RunEvent, ToolCallPart, ToolResultMessage, Usage } from "@bridle/core";
+import { storedDiffs } from "./diffs.js";
 import { parsedArguments, toolKind, toolLocations, toolPaths, toolTitle } from "./tool-view.js";
 
 /** What a tool result shows in the editor: its text, bounded (the model saw it all). */
@@ -91,7 +92,7 @@ export function replayUpdates(event: RunEvent, cwd: string): SessionUpdate[] {
     case "tool_call_requested":
       return [toolCallStarted(event.toolCall, cwd)];
     case "tool_call_completed":
-      return [toolCallEnded(event.result)];
+      return [toolCallEnded(event.result, storedDiffs(event.result, cwd))];
     case "fact":
       return isPlanFact(event) ? [planUpdate(event.data)] : [];
     default:

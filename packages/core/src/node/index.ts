@@ -1,4 +1,6 @@
 // `@bridle/core/node`: the small file-system and process rules every package shares, one home each.
+
+export { userConfigFolder } from "../protected-paths.js";
 export {
   type AtomicWriteOptions,
   linkNew,
