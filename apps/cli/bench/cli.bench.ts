@@ -8,7 +8,7 @@ import { createOpenAIResponsesModel } from "@bridle/providers-openai";
 import { FakeProviderServer, openaiResponsesFormat } from "@bridle/testing";
 import { createFsTools } from "@bridle/tools-fs";
 import { createShellTools } from "@bridle/tools-shell";
-import { afterAll, bench, describe } from "vitest";
+import { afterAll, test } from "vitest";
 import { CLI, NODE_FLAGS } from "../test/cli-harness.js";
 
 // Figures for issue 9, printed once per run. Targets: --version cold start <= 80 ms; the harness's own
@@ -153,10 +153,14 @@ async function cliPeakMemory(turns: number): Promise<void> {
   console.log(`bridle run, ${turns} shell tool turns: exit ${code}, peak RSS ${(kb / 1024).toFixed(0)} MB`);
 }
 
-describe("bridle cli", () => {
-  bench("cold start", coldStart, { iterations: 1, time: 0, warmupIterations: 0 });
-  bench("500 shell tool turns", () => shellTurns(500), { iterations: 1, time: 0, warmupIterations: 0 });
-  bench("peak memory of a 500-turn CLI run", () => cliPeakMemory(500), {
+test("bridle cli", async ({ bench }) => {
+  await bench("cold start", coldStart).run({ iterations: 1, time: 0, warmupIterations: 0 });
+  await bench("500 shell tool turns", () => shellTurns(500)).run({
+    iterations: 1,
+    time: 0,
+    warmupIterations: 0,
+  });
+  await bench("peak memory of a 500-turn CLI run", () => cliPeakMemory(500)).run({
     iterations: 1,
     time: 0,
     warmupIterations: 0,

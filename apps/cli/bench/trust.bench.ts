@@ -2,7 +2,7 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, bench, describe } from "vitest";
+import { afterAll, beforeAll, test } from "vitest";
 import { loadSettings } from "../src/settings/config.js";
 import type { TrustIo } from "../src/trust/trust.js";
 
@@ -34,15 +34,15 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-describe("loadSettings", () => {
-  bench("no workspace config", async () => {
+test("loadSettings", async ({ bench }) => {
+  await bench("no workspace config", async () => {
     await loadSettings({ cwd: join(dir, "plain") }, env(), quiet);
-  });
-  bench("untrusted workspace config", async () => {
+  }).run();
+  await bench("untrusted workspace config", async () => {
     await loadSettings({ cwd: join(dir, "untrusted") }, env(), quiet);
-  });
-  bench("remembered trust, skills folder fingerprinted", async () => {
+  }).run();
+  await bench("remembered trust, skills folder fingerprinted", async () => {
     const settings = await loadSettings({ cwd: join(dir, "trusted") }, env(), quiet);
     if (!settings.yes) throw new Error("the remembered trust did not apply");
-  });
+  }).run();
 });

@@ -2,7 +2,7 @@
 // against the scripted provider answering in 300 ms. `pnpm --filter @bridle/durable bench`; it prints its
 // counts and throws when a run is unfinished, an effect applied twice or a call lost.
 import { tempWorkspace } from "@bridle/testing";
-import { bench, describe } from "vitest";
+import { test } from "vitest";
 import { crashCampaign } from "../test/crash-campaign.js";
 import { skipReason } from "../test/database.js";
 import { ScriptedProvider } from "../test/fixtures/scripted-provider.js";
@@ -33,6 +33,6 @@ async function campaign(): Promise<void> {
   }
 }
 
-describe.skipIf(skipReason !== "")("100 kills", () => {
-  bench("crash campaign", campaign, once);
+test.skipIf(skipReason !== "")("100 kills", async ({ bench }) => {
+  await bench("crash campaign", campaign).run(once);
 });

@@ -6,7 +6,7 @@
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bench, describe } from "vitest";
+import { test } from "vitest";
 import { DbosRunQueue } from "../src/index.js";
 import { databaseUrl, freshSchema, skipReason } from "../test/database.js";
 import { ScriptedProvider } from "../test/fixtures/scripted-provider.js";
@@ -52,6 +52,7 @@ async function throughput(workers: number): Promise<void> {
   }
 }
 
-describe.skipIf(skipReason !== "")("48 queued runs, 2 per worker at a time", () => {
-  for (const workers of [1, 2, 4, 8]) bench(`${workers} worker process(es)`, () => throughput(workers), once);
+test.skipIf(skipReason !== "")("48 queued runs, 2 per worker at a time", async ({ bench }) => {
+  for (const workers of [1, 2, 4, 8])
+    await bench(`${workers} worker process(es)`, () => throughput(workers)).run(once);
 });

@@ -3,7 +3,7 @@
 // orphans every 2000 ms, the queue polled every 200 ms). `pnpm --filter @bridle/durable bench`; it prints
 // the figures and throws when a run was not finished by the survivor or an effect was not applied once.
 import { tempWorkspace } from "@bridle/testing";
-import { bench, describe } from "vitest";
+import { test } from "vitest";
 import { skipReason } from "../test/database.js";
 import { ScriptedProvider } from "../test/fixtures/scripted-provider.js";
 import { recoveryTrials, spread } from "../test/recovery.js";
@@ -41,6 +41,6 @@ async function trials(): Promise<void> {
   }
 }
 
-describe.skipIf(skipReason !== "")("recovery bound", () => {
-  bench("a SIGKILLed worker's run taken over by a live one", trials, once);
+test.skipIf(skipReason !== "")("recovery bound", async ({ bench }) => {
+  await bench("a SIGKILLed worker's run taken over by a live one", trials).run(once);
 });

@@ -1,7 +1,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { type ModelRequest, userText } from "@bridle/core";
 import { anthropicMessagesFormat, FakeProviderServer, formatTimings, timeInterleaved } from "@bridle/testing";
-import { afterAll, bench, describe } from "vitest";
+import { afterAll, test } from "vitest";
 import { createAnthropicModel } from "../src/index.js";
 
 // One long streamed answer: 2,000 text deltas of 4 characters, served over loopback HTTP. Both sides pay
@@ -55,7 +55,7 @@ console.log(
   `Anthropic Messages, ${deltas} deltas, interleaved:\n${formatTimings(await timeInterleaved({ "bare @anthropic-ai/sdk": bare, "Bridle adapter": adapter }), deltas)}`,
 );
 
-describe(`Anthropic Messages: one answer of ${deltas} deltas`, () => {
-  bench("bare @anthropic-ai/sdk", bare, options);
-  bench("Bridle adapter", adapter, options);
+test(`Anthropic Messages: one answer of ${deltas} deltas`, async ({ bench }) => {
+  await bench("bare @anthropic-ai/sdk", bare).run(options);
+  await bench("Bridle adapter", adapter).run(options);
 });

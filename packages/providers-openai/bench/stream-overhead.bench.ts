@@ -7,7 +7,7 @@ import {
   timeInterleaved,
 } from "@bridle/testing";
 import { OpenAI } from "openai";
-import { afterAll, bench, describe } from "vitest";
+import { afterAll, test } from "vitest";
 import { createOpenAIChatModel, createOpenAIResponsesModel } from "../src/index.js";
 
 // One long streamed answer: 2,000 text deltas of 4 characters, served over loopback HTTP. Both sides pay
@@ -86,12 +86,12 @@ const chatTimings = await timeInterleaved({
 });
 console.log(`Chat Completions, ${deltas} deltas, interleaved:\n${formatTimings(chatTimings, deltas)}`);
 
-describe(`Responses: one answer of ${deltas} deltas`, () => {
-  bench("bare openai SDK", bareResponses, options);
-  bench("Bridle adapter", () => viaAdapter(responsesModel), options);
+test(`Responses: one answer of ${deltas} deltas`, async ({ bench }) => {
+  await bench("bare openai SDK", bareResponses).run(options);
+  await bench("Bridle adapter", () => viaAdapter(responsesModel)).run(options);
 });
 
-describe(`Chat Completions: one answer of ${deltas} deltas`, () => {
-  bench("bare openai SDK", bareChat, options);
-  bench("Bridle adapter", () => viaAdapter(chatModel), options);
+test(`Chat Completions: one answer of ${deltas} deltas`, async ({ bench }) => {
+  await bench("bare openai SDK", bareChat).run(options);
+  await bench("Bridle adapter", () => viaAdapter(chatModel)).run(options);
 });

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { RunEvent, SessionStore } from "@bridle/core";
 import { SqliteSessionStore } from "@bridle/store-sqlite";
 import { numberedEvent, sampleRunEvents } from "@bridle/testing";
-import { bench, describe } from "vitest";
+import { test } from "vitest";
 import { JsonlSessionStore } from "../src/index.js";
 
 const root = mkdtempSync(join(tmpdir(), "bridle-store-bench-"));
@@ -27,7 +27,7 @@ function open(kind: Kind, place: string, durability: "append" | "none" = "append
 
 const once = { time: 0, iterations: 1, warmupTime: 0, warmupIterations: 0 } as const;
 
-/** Runs `prepare` once, however many benches ask (vitest's bench mode runs no beforeAll hooks). */
+/** Runs `prepare` once, however many benches ask: a bench that needs it first prepares it. */
 function memo(prepare: () => Promise<void>): () => Promise<void> {
   let done: Promise<void> | undefined;
   return () => {
@@ -45,15 +45,15 @@ async function appendAll(kind: Kind, total: number, batchSize: number): Promise<
 }
 
 // fsync per append is scaled down from 100,000 to 10,000 appends to keep the run to minutes.
-describe("10,000 appends of one event, fsync per append", () => {
-  for (const kind of KINDS) bench(kind, () => appendAll(kind, 10_000, 1), once);
+test("10,000 appends of one event, fsync per append", async ({ bench }) => {
+  for (const kind of KINDS) await bench(kind, () => appendAll(kind, 10_000, 1)).run(once);
 });
 
-describe("100,000 events appended in batches of 100, fsync per batch", () => {
-  for (const kind of KINDS) bench(kind, () => appendAll(kind, 100_000, 100), once);
+test("100,000 events appended in batches of 100, fsync per batch", async ({ bench }) => {
+  for (const kind of KINDS) await bench(kind, () => appendAll(kind, 100_000, 100)).run(once);
 });
 
-describe("loading a 100,000-event session", () => {
+test("loading a 100,000-event session", async ({ bench }) => {
   const places: Record<Kind, string> = { jsonl: fresh(), sqlite: fresh() };
   const setup = memo(async () => {
     for (const kind of KINDS) {
@@ -64,17 +64,13 @@ describe("loading a 100,000-event session", () => {
     }
   });
   for (const kind of KINDS) {
-    bench(
-      kind,
-      async () => {
-        const store = await open(kind, places[kind]);
-        let count = 0;
-        for await (const _ of store.read("long")) count++;
-        await store.close();
-        if (count !== events.length) throw new Error(`read ${count} events`);
-      },
-      { ...once, iterations: 3, setup },
-    );
+    await bench(kind, async () => {
+      const store = await open(kind, places[kind]);
+      let count = 0;
+      for await (const _ of store.read("long")) count++;
+      await store.close();
+      if (count !== events.length) throw new Error(`read ${count} events`);
+    }).run({ ...once, iterations: 3, setup });
   }
 });
 
@@ -91,7 +87,7 @@ function sessionEvents(n: number): RunEvent[] {
   });
 }
 
-describe("search over 10,000 sessions (90,000 events)", () => {
+test("search over 10,000 sessions (90,000 events)", async ({ bench }) => {
   const places: Record<Kind, string> = { jsonl: fresh(), sqlite: fresh() };
   const stores: Partial<Record<Kind, SessionStore>> = {};
   const setup = memo(async () => {
@@ -105,23 +101,15 @@ describe("search over 10,000 sessions (90,000 events)", () => {
     }
   });
   for (const kind of KINDS) {
-    bench(
-      `${kind}: rare term (10 sessions match)`,
-      async () => {
-        const hits = await (stores[kind] as SessionStore).search("zanzibar", { limit: 10 });
-        if (hits.length !== 10) throw new Error(`found ${hits.length}`);
-      },
-      { ...once, iterations: 3, setup },
-    );
+    await bench(`${kind}: rare term (10 sessions match)`, async () => {
+      const hits = await (stores[kind] as SessionStore).search("zanzibar", { limit: 10 });
+      if (hits.length !== 10) throw new Error(`found ${hits.length}`);
+    }).run({ ...once, iterations: 3, setup });
   }
   for (const kind of KINDS) {
-    bench(
-      `${kind}: two common terms, top 10`,
-      async () => {
-        const hits = await (stores[kind] as SessionStore).search("bravo module", { limit: 10 });
-        if (hits.length !== 10) throw new Error(`found ${hits.length}`);
-      },
-      { ...once, iterations: 3, setup },
-    );
+    await bench(`${kind}: two common terms, top 10`, async () => {
+      const hits = await (stores[kind] as SessionStore).search("bravo module", { limit: 10 });
+      if (hits.length !== 10) throw new Error(`found ${hits.length}`);
+    }).run({ ...once, iterations: 3, setup });
   }
 });

@@ -8,7 +8,7 @@ import type { SessionStore } from "@bridle/core";
 import { JsonlSessionStore } from "@bridle/store-jsonl";
 import { SqliteSessionStore } from "@bridle/store-sqlite";
 import { numberedEvent } from "@bridle/testing";
-import { bench, describe } from "vitest";
+import { test } from "vitest";
 import { PostgresSessionStore } from "../src/index.js";
 import { databaseUrl, skipReason } from "../test/database.js";
 
@@ -16,7 +16,7 @@ const root = mkdtempSync(join(tmpdir(), "bridle-pg-bench-"));
 process.once("exit", () => rmSync(root, { recursive: true, force: true }));
 
 // Postgres schemas are named apart from anything else in a BRIDLE_DATABASE_URL database, and left there
-// (vitest's bench mode has no teardown hook): drop the `bridle_bench_*` schemas after.
+// after the run: drop the `bridle_bench_*` schemas when done.
 const run = Math.random().toString(36).slice(2, 8);
 let counter = 0;
 const fresh = (): string => `bridle_bench_${run}_${counter++}`;
@@ -33,7 +33,7 @@ function open(kind: Kind, place: string, durability: "append" | "none" = "append
 
 const once = { time: 0, iterations: 1, warmupTime: 0, warmupIterations: 0 } as const;
 
-/** Runs `prepare` once, however many benches ask (vitest's bench mode runs no beforeAll hooks). */
+/** Runs `prepare` once, however many benches ask: a bench that needs it first prepares it. */
 function memo(prepare: () => Promise<void>): () => Promise<void> {
   let done: Promise<void> | undefined;
   return () => {
@@ -50,15 +50,15 @@ async function appendAll(kind: Kind, total: number, batchSize: number): Promise<
   await store.close();
 }
 
-describe("2,000 appends of one event, durable per append", () => {
-  for (const kind of KINDS) bench(kind, () => appendAll(kind, 2_000, 1), once);
+test("2,000 appends of one event, durable per append", async ({ bench }) => {
+  for (const kind of KINDS) await bench(kind, () => appendAll(kind, 2_000, 1)).run(once);
 });
 
-describe("100,000 events appended in batches of 100, durable per batch", () => {
-  for (const kind of KINDS) bench(kind, () => appendAll(kind, 100_000, 100), once);
+test("100,000 events appended in batches of 100, durable per batch", async ({ bench }) => {
+  for (const kind of KINDS) await bench(kind, () => appendAll(kind, 100_000, 100)).run(once);
 });
 
-describe("loading a 100,000-event session", () => {
+test("loading a 100,000-event session", async ({ bench }) => {
   const places: Record<Kind, string> = { jsonl: fresh(), sqlite: fresh(), postgres: fresh() };
   const setup = memo(async () => {
     for (const kind of KINDS) {
@@ -69,16 +69,12 @@ describe("loading a 100,000-event session", () => {
     }
   });
   for (const kind of KINDS) {
-    bench(
-      kind,
-      async () => {
-        const store = await open(kind, places[kind]);
-        let count = 0;
-        for await (const _ of store.read("long")) count++;
-        await store.close();
-        if (count !== events.length) throw new Error(`read ${count} events`);
-      },
-      { ...once, iterations: 3, setup },
-    );
+    await bench(kind, async () => {
+      const store = await open(kind, places[kind]);
+      let count = 0;
+      for await (const _ of store.read("long")) count++;
+      await store.close();
+      if (count !== events.length) throw new Error(`read ${count} events`);
+    }).run({ ...once, iterations: 3, setup });
   }
 });

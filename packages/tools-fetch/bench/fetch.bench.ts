@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Workspace } from "@bridle/core";
-import { afterAll, beforeAll, bench, describe } from "vitest";
+import { afterAll, beforeAll, test } from "vitest";
 import { createFetchTool } from "../src/index.js";
 
 // What the tool costs over a bare fetch of the same loopback URL: the allowlist check, the manual
@@ -35,22 +35,14 @@ const context = () => ({
   progress: () => {},
 });
 
-describe("GET 64 KiB over loopback", () => {
-  bench(
-    "bare fetch + text()",
-    async () => {
-      const response = await fetch(`${origin}/page`);
-      await response.text();
-    },
-    options,
-  );
+test("GET 64 KiB over loopback", async ({ bench }) => {
+  await bench("bare fetch + text()", async () => {
+    const response = await fetch(`${origin}/page`);
+    await response.text();
+  }).run(options);
 
-  bench(
-    "fetch tool execute",
-    async () => {
-      tool ??= createFetchTool({ allowedHosts: [host] });
-      await tool.execute({ url: `${origin}/page` }, context());
-    },
-    options,
-  );
+  await bench("fetch tool execute", async () => {
+    tool ??= createFetchTool({ allowedHosts: [host] });
+    await tool.execute({ url: `${origin}/page` }, context());
+  }).run(options);
 });

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { type ToolCallEnv, Workspace } from "@bridle/core";
 import { locateRipgrep } from "@bridle/tools-fs";
-import { afterAll, bench, describe } from "vitest";
+import { afterAll, test } from "vitest";
 import { createJsonlSearchTool, type JsonlSearchDetails } from "../src/index.js";
 import { generateLog } from "./generate.js";
 
@@ -88,41 +88,37 @@ for (const run of cases) {
   const theirs: number[] = [];
   let round = 0;
   let note = "";
-  describe(`jsonl_search over ${(log.bytes / 1024 / 1024).toFixed(0)} MiB: ${run.name}`, () => {
-    bench(
-      "jsonl_search + bare rg of its prefilter",
-      async () => {
-        const timeOurs = async () => {
-          const start = performance.now();
-          const details = await search(run.args);
-          ours.push(performance.now() - start);
-          note = `${details.rows.length} rows, ${details.candidates.toLocaleString("en-US")} candidate lines, ${details.malformed} malformed, prefilter ${details.prefilter}`;
-          if (details.prefilter !== run.prefilter) {
-            throw new Error(`prefilter is ${details.prefilter}, the bench compares with ${run.prefilter}`);
-          }
-        };
-        const timeTheirs = async (literal: string) => {
-          const start = performance.now();
-          const lines = await bare(literal);
-          theirs.push(performance.now() - start);
-          return lines;
-        };
-        let lines: number;
-        if (round++ % 2 === 0) {
-          await timeOurs();
-          lines = await timeTheirs(run.prefilter);
-        } else {
-          lines = await timeTheirs(run.prefilter);
-          await timeOurs();
+  test(`jsonl_search over ${(log.bytes / 1024 / 1024).toFixed(0)} MiB: ${run.name}`, async ({ bench }) => {
+    await bench("jsonl_search + bare rg of its prefilter", async () => {
+      const timeOurs = async () => {
+        const start = performance.now();
+        const details = await search(run.args);
+        ours.push(performance.now() - start);
+        note = `${details.rows.length} rows, ${details.candidates.toLocaleString("en-US")} candidate lines, ${details.malformed} malformed, prefilter ${details.prefilter}`;
+        if (details.prefilter !== run.prefilter) {
+          throw new Error(`prefilter is ${details.prefilter}, the bench compares with ${run.prefilter}`);
         }
-        if (ours.length === iterations) {
-          const paired = median(ours.map((value, index) => value / (theirs[index] as number)));
-          console.log(
-            `[bench] ${run.name}: jsonl_search median ${median(ours).toFixed(0)} ms, bare rg median ${median(theirs).toFixed(0)} ms, median paired ratio ${paired.toFixed(2)}x (${iterations} runs each; ${note}; rg printed ${lines.toLocaleString("en-US")} lines)`,
-          );
-        }
-      },
-      options,
-    );
+      };
+      const timeTheirs = async (literal: string) => {
+        const start = performance.now();
+        const lines = await bare(literal);
+        theirs.push(performance.now() - start);
+        return lines;
+      };
+      let lines: number;
+      if (round++ % 2 === 0) {
+        await timeOurs();
+        lines = await timeTheirs(run.prefilter);
+      } else {
+        lines = await timeTheirs(run.prefilter);
+        await timeOurs();
+      }
+      if (ours.length === iterations) {
+        const paired = median(ours.map((value, index) => value / (theirs[index] as number)));
+        console.log(
+          `[bench] ${run.name}: jsonl_search median ${median(ours).toFixed(0)} ms, bare rg median ${median(theirs).toFixed(0)} ms, median paired ratio ${paired.toFixed(2)}x (${iterations} runs each; ${note}; rg printed ${lines.toLocaleString("en-US")} lines)`,
+        );
+      }
+    }).run(options);
   });
 }

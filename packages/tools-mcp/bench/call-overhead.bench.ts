@@ -1,7 +1,7 @@
 import { type AnyTool, parseToolArguments, type ToolCallEnv, Workspace } from "@bridle/core";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { afterAll, bench, describe } from "vitest";
+import { afterAll, test } from "vitest";
 import { McpServers } from "../src/index.js";
 import { EVERYTHING_SERVER, startEverythingHttp } from "../test/helpers.js";
 
@@ -105,17 +105,17 @@ afterAll(async () => {
   await http.stop();
 });
 
-describe("one echo call over stdio", () => {
-  bench("SDK client.callTool", () => throughSdk(stdioClient), { time: 2_000, warmupTime: 300 });
-  bench("Bridle MCP tool", () => throughBridle(localEcho), { time: 2_000, warmupTime: 300 });
+test("one echo call over stdio", async ({ bench }) => {
+  await bench("SDK client.callTool", () => throughSdk(stdioClient)).run({ time: 2_000, warmupTime: 300 });
+  await bench("Bridle MCP tool", () => throughBridle(localEcho)).run({ time: 2_000, warmupTime: 300 });
 });
 
-describe("one echo call over Streamable HTTP", () => {
-  bench("SDK client.callTool", () => throughSdk(httpClient), { time: 2_000, warmupTime: 300 });
-  bench("Bridle MCP tool", () => throughBridle(remoteEcho), { time: 2_000, warmupTime: 300 });
+test("one echo call over Streamable HTTP", async ({ bench }) => {
+  await bench("SDK client.callTool", () => throughSdk(httpClient)).run({ time: 2_000, warmupTime: 300 });
+  await bench("Bridle MCP tool", () => throughBridle(remoteEcho)).run({ time: 2_000, warmupTime: 300 });
 });
 
-describe("alternating SDK and Bridle calls (medians printed at the end)", () => {
-  bench("stdio pair", () => alternate("stdio"), { time: 2_000, warmupTime: 300 });
-  bench("Streamable HTTP pair", () => alternate("http"), { time: 2_000, warmupTime: 300 });
+test("alternating SDK and Bridle calls (medians printed at the end)", async ({ bench }) => {
+  await bench("stdio pair", () => alternate("stdio")).run({ time: 2_000, warmupTime: 300 });
+  await bench("Streamable HTTP pair", () => alternate("http")).run({ time: 2_000, warmupTime: 300 });
 });

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { defineTool, type EventSink, Harness } from "@bridle/core";
 import { ScriptedModel } from "@bridle/testing";
 import { BatchSpanProcessor, InMemorySpanExporter, TracerProvider } from "@opentelemetry/sdk-trace";
-import { afterAll, bench, describe } from "vitest";
+import { afterAll, test } from "vitest";
 import { z } from "zod";
 import { createTracing, RunTracer } from "../src/index.js";
 
@@ -59,44 +59,24 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe(`one run of ${TURNS} tool turns`, () => {
-  bench(
-    "tracing off",
-    async () => {
-      await run();
-    },
-    options,
-  );
-  bench(
-    "no-op sink",
-    async () => {
-      await run(noop);
-    },
-    options,
-  );
-  bench(
-    "RunTracer → SDK (batched), in-memory exporter",
-    async () => {
-      await run(tracer);
-      exporter.reset();
-    },
-    options,
-  );
-  bench(
-    "RunTracer → SDK (batched), in-memory, content capture on",
-    async () => {
-      await run(capturing);
-      exporter.reset();
-    },
-    options,
-  );
-  bench(
-    "RunTracer → SDK (batched), JSONL file",
-    async () => {
-      await run(file.tracer);
-    },
-    options,
-  );
+test(`one run of ${TURNS} tool turns`, async ({ bench }) => {
+  await bench("tracing off", async () => {
+    await run();
+  }).run(options);
+  await bench("no-op sink", async () => {
+    await run(noop);
+  }).run(options);
+  await bench("RunTracer → SDK (batched), in-memory exporter", async () => {
+    await run(tracer);
+    exporter.reset();
+  }).run(options);
+  await bench("RunTracer → SDK (batched), in-memory, content capture on", async () => {
+    await run(capturing);
+    exporter.reset();
+  }).run(options);
+  await bench("RunTracer → SDK (batched), JSONL file", async () => {
+    await run(file.tracer);
+  }).run(options);
 });
 
 // The machine is shared, so load drifts between the cases above. Here each sample runs the two back to
@@ -120,17 +100,13 @@ function report(_task: unknown, mode?: "run" | "warmup"): void {
   );
 }
 
-describe(`interleaved: tracing off, then traced (batched SDK), ${TURNS} tool turns each`, () => {
-  bench(
-    "one run off + one run traced",
-    async () => {
-      const start = performance.now();
-      await run();
-      const middle = performance.now();
-      await run(tracer);
-      pairs.push({ off: middle - start, traced: performance.now() - middle });
-      exporter.reset();
-    },
-    { ...options, teardown: report },
-  );
+test(`interleaved: tracing off, then traced (batched SDK), ${TURNS} tool turns each`, async ({ bench }) => {
+  await bench("one run off + one run traced", async () => {
+    const start = performance.now();
+    await run();
+    const middle = performance.now();
+    await run(tracer);
+    pairs.push({ off: middle - start, traced: performance.now() - middle });
+    exporter.reset();
+  }).run({ ...options, teardown: report });
 });

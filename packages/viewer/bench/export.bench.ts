@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { StoredEvent } from "@bridle/core";
 import { JsonlSessionStore } from "@bridle/store-jsonl";
 import { tempWorkspace } from "@bridle/testing";
-import { afterAll, beforeAll, bench, describe } from "vitest";
+import { afterAll, beforeAll, test } from "vitest";
 import { exportSessionHtml } from "../src/index.js";
 import { appendLongSession } from "../test/large.js";
 
@@ -28,14 +28,14 @@ async function readAll(): Promise<StoredEvent[]> {
   return events;
 }
 
-describe("10,002 events", () => {
-  bench("read the session", async () => {
+test("10,002 events", async ({ bench }) => {
+  await bench("read the session", async () => {
     await readAll();
-  });
-  bench("read it and JSON.stringify the events", async () => {
+  }).run();
+  await bench("read it and JSON.stringify the events", async () => {
     JSON.stringify(await readAll());
-  });
-  bench("exportSessionHtml (read, project, render the page)", async () => {
+  }).run();
+  await bench("exportSessionHtml (read, project, render the page)", async () => {
     await exportSessionHtml(store, "long");
-  });
+  }).run();
 });
