@@ -153,8 +153,14 @@ describe("bridle acp, driven by the ACP SDK's client over stdio", () => {
     server = await fakeOpenAI([
       {
         reasoning: "look first",
+        // The plan tool waits behind tool_search until the model asks for it.
         toolCalls: [
           call("read", "read_file", { path: "notes.txt" }),
+          call("find", "tool_search", { query: "update_plan" }),
+        ],
+      },
+      {
+        toolCalls: [
           call("plan", "update_plan", {
             plan: [
               { step: "Read the notes", status: "completed" },
@@ -188,6 +194,7 @@ describe("bridle acp, driven by the ACP SDK's client over stdio", () => {
     const created = await agent.request("session/new", { cwd: repo, mcpServers: [] });
     expect(created.modes?.currentModeId).toBe("ask");
     expect(created.modes?.availableModes.map((m) => m.id)).toEqual([
+      "plan",
       "read-only",
       "workspace",
       "ask",
@@ -216,6 +223,7 @@ describe("bridle acp, driven by the ACP SDK's client over stdio", () => {
     const started = first.updates.filter((u) => u.sessionUpdate === "tool_call");
     expect(started.map((u) => [u.toolCallId, u.kind, u.status])).toEqual([
       ["read", "read", "pending"],
+      ["find", "other", "pending"],
       ["plan", "think", "pending"],
       ["edit", "edit", "pending"],
       ["touch", "execute", "pending"],
@@ -224,7 +232,7 @@ describe("bridle acp, driven by the ACP SDK's client over stdio", () => {
       title: `Read ${join(repo, "notes.txt")}`,
       locations: [{ path: join(repo, "notes.txt") }],
     });
-    expect(started[3]).toMatchObject({ title: "touch made.txt" });
+    expect(started[4]).toMatchObject({ title: "touch made.txt" });
 
     // Two permissions asked (the edit, the command); the command's "always" names that command's rule.
     expect(first.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["edit", "touch"]);
@@ -253,8 +261,9 @@ describe("bridle acp, driven by the ACP SDK's client over stdio", () => {
         { content: "Fix the word", priority: "medium", status: "in_progress" },
       ],
     });
+    // One per model request: the four of this turn.
     const usage = first.updates.filter((u) => u.sessionUpdate === "usage_update");
-    expect(usage).toHaveLength(3);
+    expect(usage).toHaveLength(4);
     expect(usage[0]).toMatchObject({ size: expect.any(Number) });
 
     // A turn cancelled while the model is still writing: the reply stops, the stop reason says so.
@@ -287,7 +296,7 @@ describe("bridle acp, driven by the ACP SDK's client over stdio", () => {
     expect(texts(second.updates, "user_message_chunk")).toContain("fix the notes");
     expect(texts(second.updates, "agent_message_chunk")).toContain("Fixed the notes.");
     const replayed = second.updates.filter((u) => u.sessionUpdate === "tool_call").map((u) => u.toolCallId);
-    expect(replayed).toEqual(["read", "plan", "edit", "touch"]);
+    expect(replayed).toEqual(["read", "find", "plan", "edit", "touch"]);
     expect(
       second.updates.find((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "edit"),
     ).toMatchObject({ status: "completed" });
@@ -302,6 +311,50 @@ describe("bridle acp, driven by the ACP SDK's client over stdio", () => {
     const sent = userTexts(server.requests.at(-1)?.body);
     expect(sent.some((t) => t.includes("fix the notes"))).toBe(true);
     expect(sent.some((t) => t.includes("what did you change?"))).toBe(true);
+  });
+
+  it("replays a loaded session's edits as diffs of the lines they changed", async () => {
+    await writeFile(join(repo, "notes.txt"), "one\nold\nthree\n");
+    server = await fakeOpenAI([
+      { toolCalls: [call("read", "read_file", { path: "notes.txt" })] },
+      { toolCalls: [call("edit", "edit_file", { path: "notes.txt", old_string: "old", new_string: "new" })] },
+      { text: "Done." },
+    ]);
+    const first = startAgent(server, "--permission-mode", "full-access");
+    await first.connection.agent.request("initialize", {
+      protocolVersion: PROTOCOL_VERSION,
+      clientCapabilities: {},
+    });
+    const created = await first.connection.agent.request("session/new", { cwd: repo, mcpServers: [] });
+    const answer = await first.connection.agent.request("session/prompt", {
+      sessionId: created.sessionId,
+      prompt: [{ type: "text", text: "fix the notes" }],
+    });
+    expect(answer.stopReason, first.stderr()).toBe("end_turn");
+    expect(readFileSync(join(repo, "notes.txt"), "utf8")).toBe("one\nnew\nthree\n");
+    await first.close();
+
+    const second = startAgent(server);
+    await second.connection.agent.request("initialize", {
+      protocolVersion: PROTOCOL_VERSION,
+      clientCapabilities: {},
+    });
+    await second.connection.agent.request("session/load", {
+      sessionId: created.sessionId,
+      cwd: repo,
+      mcpServers: [],
+    });
+    const replayed = (id: string) => {
+      const end = second.updates.find((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === id);
+      return end?.sessionUpdate === "tool_call_update"
+        ? (end.content ?? []).filter((content) => content.type === "diff")
+        : undefined;
+    };
+    // What the edit's result stored: its changed lines, not the whole file (the live turn sends that).
+    expect(replayed("edit")).toEqual([
+      { type: "diff", path: join(repo, "notes.txt"), oldText: "old", newText: "new" },
+    ]);
+    expect(replayed("read")).toEqual([]);
   });
 
   it("takes embedded files and images, switches the permission mode for the next turn, and says when a session to load does not exist", async () => {
@@ -427,5 +480,40 @@ describe("bridle acp, driven by the ACP SDK's client over stdio", () => {
     expect(existsSync(join(repo, "late.txt"))).toBe(false);
     expect(server.requests).toHaveLength(1);
     await expect.poll(() => editorTold).toBe(true);
+  });
+});
+
+describe("plan mode over ACP", () => {
+  it("plans in the plan mode, asks the editor to accept the plan, and says the switch to the working mode", async () => {
+    server = await fakeOpenAI([
+      { toolCalls: [call("w1", "write_file", { path: "new.txt", content: "early\n" })] },
+      { toolCalls: [call("p1", "exit_plan_mode", { plan: "1. Write new.txt." })] },
+      { toolCalls: [call("w2", "write_file", { path: "new.txt", content: "planned\n" })] },
+      { text: "done" },
+    ]);
+    const editor = startAgent(server);
+    editor.answer = (request) => request.options[0]?.optionId ?? "cancelled";
+    const agent = editor.connection.agent;
+    await agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    const created = await agent.request("session/new", { cwd: repo, mcpServers: [] });
+    expect(created.modes?.availableModes.map((mode) => mode.id)).toContain("plan");
+    const { sessionId } = created;
+    await agent.request("session/set_mode", { sessionId, modeId: "plan" });
+    const answer = await agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "write new.txt" }],
+    });
+    expect(answer.stopReason, editor.stderr()).toBe("end_turn");
+    // The write tried while planning was refused; the plan was put to the editor, accepted, and then written.
+    const sent = JSON.stringify(server.requests.map((request) => request.body));
+    expect(sent).toContain("write_file is not available in plan mode");
+    expect(editor.permissions.map((p) => p.toolCall.title)).toEqual([
+      "Plan: Accept this plan and switch to workspace mode?",
+    ]);
+    expect(readFileSync(join(repo, "new.txt"), "utf8")).toBe("planned\n");
+    expect(editor.updates).toContainEqual({
+      sessionUpdate: "current_mode_update",
+      currentModeId: "workspace",
+    });
   });
 });

@@ -10,6 +10,13 @@ export {
   type CodingAgentOptions,
   createCodingAgent,
 } from "./recipe.js";
+export {
+  isSessionMode,
+  MODE_DESCRIPTIONS,
+  ModeSwitch,
+  SESSION_MODES,
+  type SessionMode,
+} from "./session-mode.js";
 export { type SessionPageOptions, sessionPageOptions } from "./session-pages.js";
 export {
   type AgentFile,
@@ -25,5 +32,6 @@ export { openStore } from "./stores.js";
 export type { ChildListener } from "./subagents.js";
 export { SYSTEM_PROMPT } from "./system-prompt.js";
 export type { McpClientOptions, McpPromptSource } from "./tools.js";
+export type { QuestionOption, UserAnswer, UserQuestion, UserQuestions } from "./user-questions.js";
 export { userDataDir, workspaceDataDir, workspaceKey } from "./workspace-data.js";
 export { sessionWorkspace, WorkspaceSessions } from "./workspace-sessions.js";

@@ -3,7 +3,8 @@
 // their environment (run_check, skill_run), apply the mode per call themselves (tools-shell's permission
 // table): they are the tools with a per-call `needsApproval`, and are left as they are here.
 import type { AnyTool, ToolSource } from "@bridle/core";
-import type { PermissionMode, PolicyRule } from "@bridle/tools-shell";
+import type { PolicyRule } from "@bridle/shell-policy";
+import type { PermissionMode } from "@bridle/tools-shell";
 import type { PermissionRules } from "./settings.js";
 
 function judgesItself(tool: AnyTool): boolean {
@@ -44,11 +45,21 @@ export function sourceForMode(source: ToolSource, mode: PermissionMode): ToolSou
   };
 }
 
+/** Tools askFirst made, and the tool each wraps (the session's mode switch asks from the original). */
+const asking = new WeakMap<AnyTool, AnyTool>();
+
+/** The tool as it was before the start mode made it ask. */
+export function originalOf(tool: AnyTool): AnyTool {
+  return asking.get(tool) ?? tool;
+}
+
 /** The same tool, asking first: its prototype kept, so a tool that is a class instance still works. */
 function askFirst(tool: AnyTool): AnyTool {
-  return Object.create(tool, {
+  const wrapped = Object.create(tool, {
     annotations: { value: { ...tool.annotations, requires_approval: true }, enumerable: true },
   }) as AnyTool;
+  asking.set(wrapped, tool);
+  return wrapped;
 }
 
 /**

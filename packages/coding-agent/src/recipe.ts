@@ -3,6 +3,7 @@
 // each sends the model the same system prompt and the same tools. Front doors differ only in what the
 // mode says: who answers approvals, whether MCP servers are waited for, and whether a model or store is real.
 import {
+  type AnyTool,
   type Approver,
   type EventObserver,
   Harness,
@@ -13,15 +14,20 @@ import {
   type Usage,
 } from "@bridle/core";
 import type { CostedModel, ProviderDescriptor } from "@bridle/provider-kit";
+import { createAskUserTool } from "./ask-user-tool.js";
 import { CodingAgentError } from "./errors.js";
+import { createExitPlanTool, exitPlanToolName } from "./exit-plan-tool.js";
 import { hookScripts } from "./hook-scripts.js";
 import { type Kit, prepareKit } from "./kit.js";
+import { gateSource, gateTool, modeHook } from "./mode-tools.js";
 import { type ToolChoice, toolChoice } from "./profile.js";
 import { createModel } from "./providers.js";
+import { ModeSwitch, type SessionMode } from "./session-mode.js";
 import type { CodingAgentSettings } from "./settings.js";
 import { openStore } from "./stores.js";
 import { SYSTEM_PROMPT } from "./system-prompt.js";
 import { composeTools, type McpClientOptions, type McpPromptSource } from "./tools.js";
+import type { UserQuestions } from "./user-questions.js";
 
 /**
  * - "run", "interactive": a person's run; MCP servers join as `settings.mcpStartup` says.
@@ -46,6 +52,15 @@ export interface CodingAgentOptions {
   /** Elicitation, sampling and OAuth for MCP servers; `model` is the model the session uses now. */
   readonly mcpClient?: (model: () => Model | undefined) => McpClientOptions;
   readonly env?: NodeJS.ProcessEnv;
+  /** The mode the session starts in (default: the settings' permission mode); "plan" for --plan. */
+  readonly startMode?: SessionMode;
+  /**
+   * The front door can switch modes mid-session (the terminal's mode key, ACP's set_mode): the plan tool is
+   * offered even when the session does not start in plan mode.
+   */
+  readonly switchModes?: boolean;
+  /** Who answers the ask-the-user tool and the plan's acceptance; without it those are refused, said why. */
+  readonly questions?: UserQuestions;
 }
 
 export interface CodingAgent {
@@ -65,6 +80,8 @@ export interface CodingAgent {
   readonly observers: readonly EventObserver[];
   /** Why commands run unsandboxed although a sandbox was asked for (said once per process through `warn`). */
   readonly sandboxWarning: string | undefined;
+  /** The session's mode (plan or a permission mode), switched in place; shared by `withModel`'s agents. */
+  readonly modes: ModeSwitch;
   cost(usage: Usage): number | undefined;
   /** The same tools and store with another model of the same provider (an interactive /model). */
   withModel(name: string): Promise<CodingAgent>;
@@ -86,7 +103,19 @@ export async function createCodingAgent(
   let current: Model | undefined;
   const mcpClient = options.mcpClient?.(() => current);
   // The deferred tools' search tool, named in the profile's vocabulary (Claude's tools are PascalCase).
-  const searchName = toolChoice(settings).profile.value === "anthropic" ? "ToolSearch" : "tool_search";
+  const profile = toolChoice(settings).profile.value;
+  const searchName = profile === "anthropic" ? "ToolSearch" : "tool_search";
+  const modes = new ModeSwitch(settings.permissionMode, options.startMode);
+  const exitName = exitPlanToolName(profile);
+  // The plan tool is offered where the session can plan; the ask tool everywhere (it waits behind the search
+  // tool, and where nobody can answer it says so).
+  const modeTools = [
+    ...(options.switchModes || modes.mode === "plan"
+      ? [createExitPlanTool(profile, modes, options.questions)]
+      : []),
+    createAskUserTool(profile, options.questions),
+  ];
+  const askName = modeTools[modeTools.length - 1]?.name ?? "";
   // Built side by side; if one part fails, the parts that were built are closed before the error is thrown.
   const parts = await Promise.allSettled([
     options.model ?? makeModel(settings.model),
@@ -94,6 +123,7 @@ export async function createCodingAgent(
       mcpStart: options.mode === "run" || options.mode === "interactive" ? settings.mcpStartup : "wait",
       mcpClient,
       warn,
+      modes,
     }),
     options.store ?? (listing ? unopenedStore : openStore(settings)),
     prepareKit(settings, makeModel, warn, searchName),
@@ -130,14 +160,14 @@ export async function createCodingAgent(
   current = model;
   const store = kit.tagStore(opened);
   const build = (chosen: CostedModel): CodingAgent => {
-    const harnessOptions = kit.extend(
+    const extended = kit.extend(
       {
         model: chosen,
-        tools: toolset.tools,
+        tools: [...toolset.tools, ...modeTools],
         toolSources: toolset.toolSources,
         system: toolset.instructions ? `${SYSTEM_PROMPT}\n\n${toolset.instructions}` : SYSTEM_PROMPT,
         // Hook scripts first: a PreToolUse that denies stops a call before any other hook sees it.
-        hooks: [...(scripts?.hooks ?? []), ...toolset.hooks],
+        hooks: [...(scripts?.hooks ?? []), ...toolset.hooks, modeHook(modes, exitName, askName)],
         ...(options.approver ? { approver: options.approver } : {}),
         // maxTurns bounds model requests; tool calls get room for several per turn.
         limits: {
@@ -147,6 +177,16 @@ export async function createCodingAgent(
       },
       store,
     );
+    // Every tool under the session's mode, the kit's and the MCP servers' too (mode-tools.ts).
+    const gate = (tool: AnyTool) => gateTool(tool, modes, exitName);
+    const harnessOptions: HarnessOptions = {
+      ...extended,
+      tools: (extended.tools ?? []).map(gate),
+      ...(extended.deferredTools ? { deferredTools: extended.deferredTools.map(gate) } : {}),
+      ...(extended.toolSources
+        ? { toolSources: extended.toolSources.map((source) => gateSource(source, modes, exitName)) }
+        : {}),
+    };
     const built = { ...harnessOptions, model: chosen, system: harnessOptions.system ?? "" };
     return {
       harness: new Harness(built),
@@ -158,6 +198,7 @@ export async function createCodingAgent(
       permissions: toolset.permissions,
       mcpPrompts: toolset.mcpPrompts,
       sandboxWarning: toolset.sandboxWarning,
+      modes,
       observers: scripts ? [scripts.observer] : [],
       cost: (usage) => chosen.cost?.(usage),
       withModel: async (name) => {

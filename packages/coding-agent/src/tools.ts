@@ -9,8 +9,10 @@ import type { McpServers, McpServersOptions } from "@bridle/tools-mcp";
 export type McpPromptSource = Pick<McpServers, "listPrompts" | "getPrompt">;
 
 import { CodingAgentError } from "./errors.js";
+import { markFollowsMode, modeBash } from "./mode-tools.js";
 import { shellRules, sourceForMode, toolsForMode } from "./permission-tools.js";
 import { profileToolset, readOnlyNames, type ToolChoice, toolChoice } from "./profile.js";
+import type { ModeSwitch } from "./session-mode.js";
 import { type CodingAgentSettings, DEFAULT_CODING } from "./settings.js";
 
 /** What MCP servers may ask of a person, and how a server asking for OAuth is signed in to. */
@@ -40,6 +42,8 @@ export interface ToolsetOptions {
   readonly mcpStart: "wait" | "background";
   readonly mcpClient?: McpClientOptions | undefined;
   readonly warn: (line: string) => void;
+  /** The session's mode switch: bash then runs each command under the mode in force. */
+  readonly modes?: ModeSwitch | undefined;
 }
 
 export async function composeTools(settings: CodingAgentSettings, options: ToolsetOptions): Promise<Toolset> {
@@ -53,7 +57,7 @@ export async function composeTools(settings: CodingAgentSettings, options: Tools
     const { createFsTools } = await import("@bridle/tools-fs");
     // One read tracker for every file tool of the profile: a file read in a run may then be edited or patched.
     const fs = createFsTools();
-    const shell = await shellTools(settings, options.warn);
+    const shell = await shellTools(settings, options.warn, options.modes);
     closers.push(() => shell.stopAll());
     const choice = toolChoice(settings);
     const hooks: AnyHook[] = [...shell.hooks];
@@ -72,7 +76,11 @@ export async function composeTools(settings: CodingAgentSettings, options: Tools
       : undefined;
     // The profile names the plan tool (update_plan, or TodoWrite for Claude): the overlay's is the one it wraps.
     const plan = coding?.tools.find((tool) => tool.name === "update_plan");
-    tools.push(...profileToolset(choice, fs, shell.bash, plan));
+    const profiled = profileToolset(choice, fs, shell.bash, plan);
+    // The shell tool under its profile name is the profile's one tool that judges its calls itself: with a
+    // mode switch, it is the mode bash and follows the mode on its own.
+    if (options.modes) for (const tool of profiled) if (tool.needsApproval) markFollowsMode(tool);
+    tools.push(...profiled);
     if (coding) {
       tools.push(...coding.tools.filter((tool) => tool !== plan));
       hooks.push(...coding.hooks);
@@ -134,7 +142,11 @@ export async function composeTools(settings: CodingAgentSettings, options: Tools
 // The sandbox's warning (no bubblewrap under "auto") is said once per process, not once per agent.
 let sandboxWarned = false;
 
-async function shellTools(settings: CodingAgentSettings, warn: (line: string) => void) {
+async function shellTools(
+  settings: CodingAgentSettings,
+  warn: (line: string) => void,
+  modes: ModeSwitch | undefined,
+) {
   const { createShellTools, selectRunner } = await import("@bridle/tools-shell");
   const mode = settings.permissionMode;
   if (mode === "full-access" && settings.sandbox === "bwrap")
@@ -158,12 +170,17 @@ async function shellTools(settings: CodingAgentSettings, warn: (line: string) =>
       sandboxWarned = true;
       warn(`bridle: warning: ${warning}`);
     }
-    const tools = await createShellTools({
-      runner,
-      permissionMode: mode,
-      policy: { rules: shellRules(settings.permissions) },
-    });
-    return Object.assign(tools, { sandboxWarning: warning });
+    const policy = { rules: shellRules(settings.permissions) };
+    const tools = await createShellTools({ runner, permissionMode: mode, policy });
+    // Another mode's commands run through a bash of that mode on the same runner (session-mode.ts).
+    const bash = modes
+      ? modeBash(
+          tools.bash,
+          modes,
+          async (other) => (await createShellTools({ runner, permissionMode: other, policy })).bash,
+        )
+      : tools.bash;
+    return Object.assign(tools, { bash, sandboxWarning: warning });
   } catch (error) {
     throw new CodingAgentError(
       "setup_failed",

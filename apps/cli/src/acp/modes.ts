@@ -1,23 +1,27 @@
-// The permission modes as ACP session modes: the editor's mode picker switches them (session/set_mode).
-// What each mode does is the recipe's (tools-shell's PermissionMode); these are the words a person reads.
-import type { SessionMode, SessionModeState } from "@agentclientprotocol/sdk";
-import type { PermissionMode } from "@bridle/tools-shell";
+// The session modes as ACP session modes: the editor's mode picker switches them (session/set_mode). Plan is
+// the coding-agent's plan mode (only reads until the person accepts a plan); the others are the permission
+// modes. What each does is the recipe's; the descriptions a person reads are the recipe's too.
+import type { SessionMode as AcpMode, SessionModeState } from "@agentclientprotocol/sdk";
+import { isSessionMode, MODE_DESCRIPTIONS, SESSION_MODES, type SessionMode } from "@bridle/coding-agent";
 
-const MODES: readonly (SessionMode & { readonly id: PermissionMode })[] = [
-  { id: "read-only", name: "Read only", description: "No file writes; only commands proven read-only" },
-  {
-    id: "workspace",
-    name: "Workspace",
-    description: "Commands run in the sandbox unasked; without a sandbox, what is not proven read-only asks",
-  },
-  { id: "ask", name: "Ask", description: "Every write and every command not proven read-only asks" },
-  { id: "full-access", name: "Full access", description: "No sandbox and no approvals" },
-];
+const NAMES: Readonly<Record<SessionMode, string>> = {
+  plan: "Plan",
+  "read-only": "Read only",
+  workspace: "Workspace",
+  ask: "Ask",
+  "full-access": "Full access",
+};
 
-export function isPermissionMode(id: string): id is PermissionMode {
-  return MODES.some((mode) => mode.id === id);
+const MODES: readonly (AcpMode & { readonly id: SessionMode })[] = SESSION_MODES.map((id) => ({
+  id,
+  name: NAMES[id],
+  description: MODE_DESCRIPTIONS[id],
+}));
+
+export function isAcpMode(id: string): id is SessionMode {
+  return isSessionMode(id);
 }
 
-export function modeState(current: PermissionMode): SessionModeState {
+export function modeState(current: SessionMode): SessionModeState {
   return { currentModeId: current, availableModes: MODES.map((mode) => ({ ...mode })) };
 }

@@ -12,7 +12,7 @@ import { describeFailure } from "../cli-error.js";
 import type { CodingChoice } from "../run/coding.js";
 import type { CliFlags } from "../settings/args.js";
 import { VERSION } from "../version.js";
-import { isPermissionMode, modeState } from "./modes.js";
+import { isAcpMode, modeState } from "./modes.js";
 import { PROMPT_CAPABILITIES } from "./prompt-content.js";
 import { AcpSession } from "./session.js";
 import { sessionSettings } from "./session-settings.js";
@@ -87,7 +87,7 @@ function acpApp(sessions: Map<string, AcpSession>, options: AcpServerOptions): A
       sessions.get(params.sessionId)?.cancel();
     })
     .onRequest("session/set_mode", ({ params }) => {
-      if (!isPermissionMode(params.modeId)) {
+      if (!isAcpMode(params.modeId)) {
         throw RequestError.invalidParams(undefined, `no mode "${params.modeId}"`);
       }
       find(params.sessionId).setMode(params.modeId);

@@ -1,6 +1,7 @@
 // One ACP session: a Bridle session in the store, the agent the recipe composed for its folder and
-// permission mode, and the turn running in it. A mode switch takes effect at the next turn, with an agent
-// composed for that mode (the mode shapes the tools and the sandbox, so a running agent cannot change it).
+// permission mode, and the turn running in it. A permission mode switch takes effect at the next turn, with
+// an agent composed for that mode (the mode shapes the sandbox); plan mode is the agent's own mode switch,
+// at once, and the agent leaving it (a plan accepted) is sent to the editor as a mode update.
 import { randomUUID } from "node:crypto";
 import {
   type AgentContext,
@@ -9,7 +10,7 @@ import {
   type SessionUpdate,
   type StopReason,
 } from "@agentclientprotocol/sdk";
-import { contextWindowOf } from "@bridle/coding-agent";
+import { contextWindowOf, type SessionMode } from "@bridle/coding-agent";
 import { type Message, type QueuedMessage, type RunEvent, type RunResult, sessionSink } from "@bridle/core";
 import type { PermissionMode } from "@bridle/tools-shell";
 import { type Agent, composeAgent } from "../run/agent.js";
@@ -20,6 +21,7 @@ import { approveEverything } from "../terminal/approvers.js";
 import { AcpApprover } from "./approver.js";
 import { EditDiffs } from "./diffs.js";
 import { promptMessage } from "./prompt-content.js";
+import { AcpQuestions } from "./questions.js";
 import {
   contextTokens,
   isPlanFact,
@@ -36,7 +38,12 @@ export class AcpSession {
   readonly #settings: Settings;
   readonly #coding: CodingChoice;
   readonly #approver: AcpApprover;
-  #mode: PermissionMode;
+  #mode: SessionMode;
+  /** The permission mode the agent is composed for (a plan hands over to it). */
+  #working: PermissionMode;
+  readonly #questions: AcpQuestions;
+  /** Where the running turn's updates go: a mode the agent switched to is said there. */
+  #send: Send | undefined;
   #agent: { readonly agent: Agent; readonly mode: PermissionMode } | undefined;
   #history: readonly Message[] = [];
   #queued: readonly QueuedMessage[] = [];
@@ -49,10 +56,12 @@ export class AcpSession {
     this.#settings = settings;
     this.#coding = coding;
     this.#mode = settings.permissionMode;
+    this.#working = settings.permissionMode;
     this.#approver = new AcpApprover(client, id, settings.cwd);
+    this.#questions = new AcpQuestions(client, id);
   }
 
-  get mode(): PermissionMode {
+  get mode(): SessionMode {
     return this.#mode;
   }
 
@@ -87,8 +96,11 @@ export class AcpSession {
     return session;
   }
 
-  setMode(mode: PermissionMode): void {
+  setMode(mode: SessionMode): void {
     this.#mode = mode;
+    if (mode !== "plan") this.#working = mode;
+    // Plan, or back from it, on the agent in place; another permission mode composes a new agent.
+    if (this.#agent?.mode === this.#working) this.#agent.agent.modes.set(mode);
   }
 
   cancel(): void {
@@ -101,6 +113,7 @@ export class AcpSession {
       throw RequestError.invalidRequest(undefined, "a prompt is already running in this session");
     const turn = new AbortController();
     this.#turn = turn;
+    this.#send = send;
     try {
       const agent = await this.#current();
       const diffs = new EditDiffs(this.#settings.cwd);
@@ -181,15 +194,31 @@ export class AcpSession {
     }
   }
 
-  /** The agent for the mode in force, composed anew when the mode changed since the last turn. */
+  /** The agent for the permission mode in force, composed anew when it changed since the last turn. */
   async #current(): Promise<Agent> {
-    if (this.#agent?.mode === this.#mode) return this.#agent.agent;
+    if (this.#agent?.mode === this.#working) return this.#agent.agent;
     await this.#agent?.agent.close();
     this.#agent = undefined;
-    const mode = this.#mode;
+    const mode = this.#working;
     // full-access asks nothing; --yes answers every ask the mode raises (it never widens the mode).
     const approver = this.#settings.yes || mode === "full-access" ? approveEverything : this.#approver;
-    const agent = await composeAgent({ ...this.#settings, permissionMode: mode }, approver, this.#coding);
+    const agent = await composeAgent(
+      { ...this.#settings, permissionMode: mode },
+      approver,
+      this.#coding,
+      "run",
+      {
+        switchModes: true,
+        questions: this.#questions,
+        ...(this.#mode === "plan" ? { startMode: "plan" as const } : {}),
+      },
+    );
+    agent.modes.onChange((next) => {
+      if (next === this.#mode) return; // the editor asked for it
+      this.#mode = next;
+      if (next !== "plan") this.#working = next;
+      void this.#send?.({ sessionUpdate: "current_mode_update", currentModeId: next });
+    });
     this.#agent = { agent, mode };
     return agent;
   }
