@@ -64,7 +64,7 @@ it("runs custom commands with arguments and attachments, lists them in /help, an
   });
   await terminal.waitFor(/› $/m);
   terminal.keys("/cost", "Enter");
-  await terminal.waitFor(/session so far: 0 model requests · in 0 · out 0/);
+  await terminal.waitFor(/session so far: 0 model requests · 0 in · 0 out/);
   terminal.keys("/help", "Enter");
   const help = await terminal.waitFor(/\[workspace\]/);
   expect(help).toContain("/cost");
@@ -83,7 +83,7 @@ it("runs custom commands with arguments and attachments, lists them in /help, an
 
   terminal.keys("/cost", "Enter");
   // Two requests of 1M in and 100k out at $3 and $15 per million.
-  await terminal.waitFor(/session so far: 2 model requests · in 2000000 · out 200000 · \$9\.0000/);
+  await terminal.waitFor(/session so far: 2 model requests · 2M in · 200k out · \$9\.0000/);
   terminal.keys("/nosuch", "Enter");
   await terminal.waitFor(/unknown command \/nosuch; \/help lists them/);
   expect(server.requests).toHaveLength(2);

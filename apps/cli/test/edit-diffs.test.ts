@@ -183,7 +183,13 @@ describe("edits render as unified diffs", () => {
   it("the anthropic profile's MultiEdit shows one hunk per changed place", async () => {
     server = await FakeProviderServer.start();
     const turns = [
-      { toolCalls: [call("t1", "Read", { file_path: "src/consts.js" })] },
+      // MultiEdit waits behind ToolSearch until the model asks for it.
+      {
+        toolCalls: [
+          call("t1", "Read", { file_path: "src/consts.js" }),
+          call("t0", "ToolSearch", { query: "MultiEdit" }),
+        ],
+      },
       {
         toolCalls: [
           call("t2", "MultiEdit", {

@@ -258,6 +258,8 @@ describe("subagents", () => {
   it("a subagent's work appears nested in --json under the call that started it", async () => {
     await writeFile(join(repo, "src", "count.txt"), "one\ntwo\nthree\n");
     server = await fakeOpenAI([
+      // agent_spawn waits behind the search tool: found first, then called.
+      { toolCalls: [call("t1", "tool_search", { query: "agent_spawn" })] },
       {
         toolCalls: [
           call("s1", "agent_spawn", { agent_id: "helper", task: "count the lines of src/count.txt" }),
@@ -286,7 +288,7 @@ describe("subagents", () => {
       expect(child.agentName).toBe("helper");
     }
     // At the default depth the child is not offered the agent tools.
-    const childTools = (requestBody<{ tools?: { name: string }[] }>(server, 1).tools ?? []).map(
+    const childTools = (requestBody<{ tools?: { name: string }[] }>(server, 2).tools ?? []).map(
       (t) => t.name,
     );
     expect(childTools).toContain("read_file");
@@ -304,6 +306,7 @@ describe("subagents", () => {
       JSON.stringify({ subagentDepth: 2 }),
     );
     server = await fakeOpenAI([
+      { toolCalls: [call("t1", "tool_search", { query: "agent_spawn" })] },
       { toolCalls: [call("s1", "agent_spawn", { agent_id: "helper", task: "delegate further" })] },
       { toolCalls: [call("s2", "agent_spawn", { agent_id: "helper", task: "the actual work" })] },
       { text: "Grandchild done." },
@@ -316,8 +319,11 @@ describe("subagents", () => {
       (requestBody<{ tools?: { name: string }[] }>(server as FakeProviderServer, i).tools ?? []).map(
         (t) => t.name,
       );
+    // The parent's request after the search, then the child's (offered it), then the grandchild's.
+    expect(offered(0)).not.toContain("agent_spawn");
     expect(offered(1)).toContain("agent_spawn");
-    expect(offered(2)).not.toContain("agent_spawn");
+    expect(offered(2)).toContain("agent_spawn");
+    expect(offered(3)).not.toContain("agent_spawn");
     // The grandchild's events are nested twice: inside the child's, inside the parent's call.
     const twice = lines(run.stdout).filter((e) => {
       const child = (e.data as { event?: Line } | undefined)?.event;
@@ -333,6 +339,7 @@ describe("subagents", () => {
   it("a subagent's work is shown to a person indented under the call that started it", async () => {
     await writeFile(join(repo, "src", "count.txt"), "one\ntwo\nthree\n");
     server = await fakeOpenAI([
+      { toolCalls: [call("t1", "tool_search", { query: "agent_spawn" })] },
       { toolCalls: [call("s1", "agent_spawn", { agent_id: "helper", task: "count the lines" })] },
       { toolCalls: [call("r1", "read_file", { path: "src/count.txt" })] },
       { text: "It has 3 lines." },
@@ -364,22 +371,25 @@ describe("subagents", () => {
       const tools = requestBody<{ tools?: { name: string; description: string }[] }>(s, i).tools ?? [];
       return tools.find((t) => t.name === "agent_spawn")?.description ?? "";
     };
-    server = await fakeOpenAI([{ text: "ok" }, { text: "ok" }]);
+    // agent_spawn (its description lists the subagents) is offered once the search tool finds it.
+    const search = { toolCalls: [call("t1", "tool_search", { query: "agent_spawn" })] };
+    server = await fakeOpenAI([search, { text: "ok" }, search, { text: "ok" }]);
     const untrusted = await runCli(["run", "hi", ...args(server)], { cwd: dir, env });
     expect(untrusted.code, untrusted.stderr).toBe(0);
     expect(untrusted.stderr).toMatch(
       /ignoring agents from the untrusted workspace config .*\.bridle\/agents/,
     );
-    expect(spawnDescription(server, 0)).not.toContain("reviewer");
-    expect(spawnDescription(server, 0)).toContain("helper");
+    expect(spawnDescription(server, 1)).not.toContain("reviewer");
+    expect(spawnDescription(server, 1)).toContain("helper");
     const trusted = await runCli(["run", "hi", ...args(server), "--trust"], { cwd: dir, env });
     expect(trusted.code, trusted.stderr).toBe(0);
-    expect(spawnDescription(server, 1)).toContain("reviewer: Reviews a change and lists problems");
+    expect(spawnDescription(server, 3)).toContain("reviewer: Reviews a change and lists problems");
   });
 
   it("a background task is stopped when the run ends, makes no request after, and is reported", async () => {
     const flag = join(repo, "child-started");
     server = await fakeOpenAI([
+      { toolCalls: [call("t1", "tool_search", { query: "agent_spawn" })] },
       {
         toolCalls: [
           call("s1", "agent_spawn", { agent_id: "helper", task: "work for ever", timeout_seconds: 0 }),
@@ -396,7 +406,7 @@ describe("subagents", () => {
     void running.then(() => {
       exited = true;
     });
-    while (server.requests.length < 2 && !exited) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (server.requests.length < 3 && !exited) await new Promise((resolve) => setTimeout(resolve, 20));
     await writeFile(flag, "");
     const run = await running;
     expect(run.stderr).not.toMatch(/stopped:/);
@@ -409,14 +419,16 @@ describe("subagents", () => {
     });
     // Reported before the run's end, and the child's request was cut off, not answered later.
     expect(events.indexOf(fact as Line)).toBeLessThan(events.length - 1);
-    expect(server.requests).toHaveLength(3);
-    expect(server.requests[1]?.aborted).toBe(true);
+    expect(server.requests).toHaveLength(4);
+    expect(server.requests[2]?.aborted).toBe(true);
   });
 });
 
 describe("memory", () => {
   it("memory written in one run is found in the next, in this workspace only", async () => {
     server = await fakeOpenAI([
+      // The memory tools wait behind the search tool: found first, then called.
+      { toolCalls: [call("s1", "tool_search", { query: "write_memory" })] },
       {
         toolCalls: [
           call("m1", "write_memory", { key: "conventions", content: "Indent with tabs. MEMORY-MARKER" }),
@@ -485,6 +497,13 @@ describe("fetch and spilled output", () => {
         (t) => t.name,
       );
     expect(sentTools(0)).not.toContain("fetch");
+    // Nor waiting behind the search tool.
+    const searchable = (i: number) =>
+      requestBody<{ tools?: { name: string; description: string }[] }>(
+        server as FakeProviderServer,
+        i,
+      ).tools?.find((t) => t.name === "tool_search")?.description ?? "";
+    expect(searchable(0)).not.toMatch(/\bfetch\b/);
 
     const host = origin.replace("http://", "");
     await mkdir(join(dir, "config", "bridle"), { recursive: true });
@@ -494,6 +513,8 @@ describe("fetch and spilled output", () => {
     );
     const spills = join(dir, "data", "bridle", "workspaces", "*", "tool-output", "*", "*.txt");
     queueTurns(server, [
+      // fetch waits behind the search tool: found first, then called.
+      { toolCalls: [call("t1", "tool_search", { query: "fetch" })] },
       { toolCalls: [call("f1", "fetch", { url: `${origin}/` })] },
       { toolCalls: [call("b1", "bash", { command: `tail -c 12 ${spills}` })] },
       { text: "Read it back." },
@@ -506,7 +527,9 @@ describe("fetch and spilled output", () => {
       },
     );
     expect(run.code, run.stderr).toBe(0);
-    expect(sentTools(2)).toContain("fetch");
+    expect(sentTools(2)).not.toContain("fetch");
+    expect(searchable(2)).toMatch(/\bfetch\b/);
+    expect(sentTools(3)).toContain("fetch");
     const events = lines(run.stdout);
     const fetched = events.find(
       (e) => e.type === "tool_call_completed" && (e.result as { toolName: string }).toolName === "fetch",

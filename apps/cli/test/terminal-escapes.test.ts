@@ -54,10 +54,12 @@ function script() {
       text: "Line one stays.\n",
       toolCalls: [
         call("c1", "read_file", { path: FILE }),
-        call("c2", "list_dir", { path: "." }),
+        // list_dir waits behind tool_search until the model asks for it.
+        call("c2", "tool_search", { query: "list_dir" }),
         call("c3", `evil${CLEAR}tool`, { command: `argument ${HOSTILE}` }),
       ],
     },
+    { toolCalls: [call("c4", "list_dir", { path: "." })] },
     { text: ANSWER, chunkSize: 3 },
   ]);
 }
@@ -154,7 +156,7 @@ describe("bridle run in a terminal", () => {
   it("keeps earlier lines on the screen and the window's title untouched", async () => {
     server = await script();
     terminal.start(runArgs(server), env);
-    await terminal.waitFor(/done: 2 model requests/);
+    await terminal.waitFor(/done: 3 model requests/);
     const title = terminal.title();
     const screen = terminal.visibleScreen();
     // Nothing was cleared or rewritten: the first line of the answer and the first call are still in view.

@@ -15,19 +15,41 @@ import { userDataDir, workspaceDataDir, workspaceKey } from "./workspace-data.js
 import { TaggingStore, WorkspaceSessions } from "./workspace-sessions.js";
 
 /**
- * Session and memory search, subagent management and the task tools: offered once the model finds them
- * with the search tool. Reading and writing memory and spawning a subagent stay in every request.
+ * Offered once the model finds them with the search tool, so the first request stays within 6 KB (a
+ * test in apps/eval guards it). A first turn reads, searches, edits, runs commands and checks: those stay.
+ * Listing and finding files by name is bash's too (ls, find and rg --files run without approval), so
+ * list_dir and glob wait. Deferred are the tools a run needs later or rarely: the plan (update_plan, Claude's TodoWrite), the
+ * review and handoff (git_status, git_diff, detect_checks, handoff_notes, git_commit), memory, subagents
+ * and their tasks, session search, fetch, Claude's MultiEdit (Edit does the same one edit at a time), and
+ * the ask-the-user tool (request_user_input, Claude's AskUserQuestion: a run rarely needs to ask).
  */
 const DEFERRED = new Set([
-  "session_list",
-  "session_history",
-  "session_search",
+  "list_dir",
+  "glob",
+  "Glob",
+  "update_plan",
+  "TodoWrite",
+  "MultiEdit",
+  "git_status",
+  "git_diff",
+  "detect_checks",
+  "handoff_notes",
+  "git_commit",
+  "read_memory",
+  "write_memory",
   "memory_search",
+  "fetch",
+  "agent_spawn",
   "agent_send",
   "agent_list",
   "task_output",
   "task_cancel",
   "task_list",
+  "session_list",
+  "session_history",
+  "session_search",
+  "request_user_input",
+  "AskUserQuestion",
 ]);
 
 /** What `extend` needs of the harness the core tools make. */

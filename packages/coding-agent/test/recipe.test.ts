@@ -60,9 +60,23 @@ describe("createCodingAgent", () => {
     try {
       const names = (agent.options.tools ?? []).map((tool) => tool.name);
       expect(names).toEqual(
-        expect.arrayContaining(["read_file", "edit_file", "bash", "run_check", "update_plan", "agent_spawn"]),
+        expect.arrayContaining(["read_file", "write_file", "edit_file", "grep", "bash", "run_check"]),
       );
-      expect(names).toEqual(expect.arrayContaining(["read_memory", "write_memory"]));
+      // What a first turn rarely needs waits behind the search tool, out of the first request's bytes.
+      const deferred = (agent.options.deferredTools ?? []).map((tool) => tool.name);
+      expect(deferred).toEqual(
+        expect.arrayContaining([
+          "list_dir",
+          "glob",
+          "update_plan",
+          "git_diff",
+          "handoff_notes",
+          "agent_spawn",
+        ]),
+      );
+      expect(deferred).toEqual(expect.arrayContaining(["read_memory", "write_memory"]));
+      expect(names.filter((name) => deferred.includes(name))).toEqual([]);
+      expect(agent.options.toolSearchName).toBe("tool_search");
       expect(agent.options.system.startsWith(SYSTEM_PROMPT)).toBe(true);
       const session = await agent.store.createSession();
       const result = await agent.harness.run({ prompt: "what does notes.txt say?", sessionId: session.id });

@@ -13,12 +13,12 @@ export function claudeBash(bash: AnyTool): AnyTool {
   return adaptTool(bash, {
     name: "Bash",
     description:
-      "Run a bash command in the workspace. Returns stdout, then stderr, and the exit code when it is not 0. " +
-      "The command policy and sandbox apply; a non-zero exit is a normal result.",
+      "Run a bash command in the workspace. Returns stdout, then stderr, and the exit code when not 0 (a normal result). " +
+      "The command policy and sandbox apply.",
     inputSchema: z.object({
-      command: z.string().min(1).describe("The command to run"),
-      timeout: z.number().int().positive().optional().describe("Timeout in milliseconds"),
-      description: z.string().optional().describe("What the command does, in a few words (for the user)"),
+      command: z.string().min(1),
+      timeout: z.number().int().positive().optional().describe("ms"),
+      description: z.string().optional(),
     }),
     toArgs: (args) => ({
       command: args.command,
@@ -36,8 +36,8 @@ export function claudeBash(bash: AnyTool): AnyTool {
 
 const readSchema = z.object({
   file_path: filePath,
-  offset: z.number().int().min(1).optional().describe("Line number to start reading from (1-based)"),
-  limit: z.number().int().min(1).optional().describe("Number of lines to read (default 2000)"),
+  offset: z.number().int().min(1).optional().describe("1-based first line"),
+  limit: z.number().int().min(1).optional(),
 });
 
 /** `Read` over a reader (fs read_file, cat -n numbering; or hashline's, with its tags). */
@@ -54,7 +54,7 @@ export function claudeWrite(writeFile: AnyTool): AnyTool {
     name: "Write",
     inputSchema: z.object({
       file_path: filePath,
-      content: z.string().describe("The whole new content of the file"),
+      content: z.string(),
     }),
     toArgs: ({ file_path, content }) => ({ path: file_path, content }),
   });
@@ -65,9 +65,9 @@ export function claudeEdit(editFile: AnyTool): AnyTool {
     name: "Edit",
     inputSchema: z.object({
       file_path: filePath,
-      old_string: z.string().describe("The exact text to replace"),
-      new_string: z.string().describe("The text to replace it with (must differ from old_string)"),
-      replace_all: z.boolean().optional().describe("Replace every occurrence of old_string (default false)"),
+      old_string: z.string(),
+      new_string: z.string().describe("must differ from old_string"),
+      replace_all: z.boolean().optional(),
     }),
     toArgs: ({ file_path, ...rest }) => ({ path: file_path, ...rest }),
   });
@@ -79,7 +79,7 @@ export function claudeHashlineEdit(editFile: AnyTool): AnyTool {
     name: "Edit",
     inputSchema: z.object({
       file_path: filePath,
-      edits: z.array(editSchema).min(1).max(1_000).describe("every tag from the same Read"),
+      edits: z.array(editSchema).min(1).max(1_000),
       // Passed through: edit_file's refusal of over-escaped text tells the model to resend with it.
       verbatim: editFileSchema.shape.verbatim,
     }),
@@ -90,11 +90,10 @@ export function claudeHashlineEdit(editFile: AnyTool): AnyTool {
 export function claudeGlob(glob: AnyTool): AnyTool {
   return adaptTool(glob, {
     name: "Glob",
-    description:
-      'Find files by glob pattern, e.g. "**/*.ts" or "src/**/*.test.ts". Returns matching paths, one per line.',
+    description: 'Find files by glob pattern, e.g. "src/**/*.ts". Returns matching paths, one per line.',
     inputSchema: z.object({
-      pattern: z.string().min(1).describe("The glob pattern to match files against"),
-      path: z.string().optional().describe("The folder to search in (default: the workspace root)"),
+      pattern: z.string().min(1),
+      path: z.string().optional().describe("folder (default: the root)"),
     }),
     toArgs: (args) => args,
     result: (output) => {
@@ -133,23 +132,17 @@ const FILE_TYPES: Readonly<Record<string, string>> = {
 };
 
 const grepSchema = z.object({
-  pattern: z.string().min(1).describe("ripgrep regex"),
-  path: z.string().optional().describe("file or folder (default: the workspace root)"),
+  pattern: z.string().min(1),
+  path: z.string().optional(),
   glob: z.string().optional().describe('e.g. "*.{ts,tsx}"'),
-  type: z
-    .enum(Object.keys(FILE_TYPES) as [string, ...string[]])
-    .optional()
-    .describe("instead of glob"),
-  output_mode: z
-    .enum(["content", "files_with_matches", "count"])
-    .optional()
-    .describe("default files_with_matches"),
+  type: z.enum(Object.keys(FILE_TYPES) as [string, ...string[]]).optional(),
+  output_mode: z.enum(["content", "files_with_matches", "count"]).optional(),
   "-i": z.boolean().optional(),
-  "-n": z.boolean().optional().describe("default true"),
+  "-n": z.boolean().optional(),
   "-A": z.number().int().min(0).max(10).optional(),
   "-B": z.number().int().min(0).max(10).optional(),
   "-C": z.number().int().min(0).max(10).optional(),
-  head_limit: z.number().int().min(1).optional().describe("first N lines or entries only"),
+  head_limit: z.number().int().min(1).optional().describe("first N only"),
 });
 
 /** `Grep` over the ripgrep grep tool, with Claude Code's output modes. */
@@ -157,7 +150,7 @@ export function claudeGrep(grep: AnyTool): AnyTool {
   return adaptTool(grep, {
     name: "Grep",
     description:
-      "Search file contents with a regular expression (ripgrep; honours .gitignore). output_mode: files_with_matches (default), content (lines; -A/-B/-C context) or count.",
+      "Search file contents by regex (ripgrep; honours .gitignore). output_mode: files_with_matches (default), content (-A/-B/-C context) or count; glob or type, not both.",
     inputSchema: grepSchema,
     toArgs: (args) => {
       const context = Math.max(args["-C"] ?? 0, args["-A"] ?? 0, args["-B"] ?? 0);

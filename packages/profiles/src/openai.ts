@@ -9,12 +9,9 @@ import { argvToCommand } from "./shell-words.js";
 // Codex's tool shapes, as its models were trained to call them.
 
 const shellSchema = z.object({
-  command: z
-    .array(z.string())
-    .min(1)
-    .describe('The command as an argv list, e.g. ["bash", "-lc", "npm test"] or ["ls", "-la"]'),
-  workdir: z.string().min(1).optional().describe("Folder to run in, relative to the workspace root"),
-  timeout_ms: z.number().int().positive().optional().describe("Timeout in milliseconds"),
+  command: z.array(z.string()).min(1).describe('argv, e.g. ["bash", "-lc", "npm test"]'),
+  workdir: z.string().min(1).optional().describe("folder to run in"),
+  timeout_ms: z.number().int().positive().optional(),
 });
 
 /** The escalation request, as Codex names it; the fields are the bash tool's own, so there is one definition. */
@@ -42,8 +39,8 @@ export function codexShell(bash: AnyTool): AnyTool {
   return adaptTool(bash, {
     name: "shell",
     description:
-      'Run a command in the workspace. Pass argv, usually ["bash", "-lc", "<script>"]. Returns the exit code, wall time and output (stdout, then stderr). ' +
-      "The command policy and sandbox of the bash tool apply; a non-zero exit is a normal result.",
+      'Run a command in the workspace as argv, usually ["bash", "-lc", "<script>"]. Returns the exit code (non-zero is normal), ' +
+      "wall time and output (stdout, then stderr). The command policy and sandbox apply.",
     inputSchema: shellSchemaFor(bash),
     toArgs: (args) => ({
       command: argvToCommand(args.command),
@@ -68,12 +65,9 @@ export function codexShell(bash: AnyTool): AnyTool {
 }
 
 const readSchema = z.object({
-  file_path: z
-    .string()
-    .min(1)
-    .describe("File to read, relative to the workspace root (or absolute inside it)"),
-  offset: z.number().int().min(1).optional().describe("1-based line number to start from (default 1)"),
-  limit: z.number().int().min(1).optional().describe("Most lines to return (default 2000)"),
+  file_path: z.string().min(1).describe("relative to the workspace root"),
+  offset: z.number().int().min(1).optional().describe("1-based first line"),
+  limit: z.number().int().min(1).optional().describe("default 2000"),
 });
 
 /** `read_file` in Codex's shape: `file_path`, and every line as `L<n>: text`. */
@@ -81,7 +75,7 @@ export function codexReadFile(readFile: AnyTool): AnyTool {
   return adaptTool(readFile, {
     name: "read_file",
     description:
-      "Read a text file, each line shown as L<number>: text. Use offset and limit to page through a long file.",
+      "Read a text file, each line shown as L<number>: text; offset and limit page through a long file.",
     inputSchema: readSchema,
     toArgs: ({ file_path, ...rest }) => ({ path: file_path, ...rest }),
     result: (output) => {
@@ -101,18 +95,17 @@ export function codexNamedRead(readFile: AnyTool): AnyTool {
 }
 
 const grepFilesSchema = z.object({
-  pattern: z.string().min(1).describe("Regular expression (Rust regex syntax, as ripgrep)"),
-  include: z.string().optional().describe('Only files whose path matches this glob, e.g. "*.rs"'),
-  path: z.string().optional().describe("Folder or file to search (default: the workspace root)"),
-  limit: z.number().int().min(1).max(2_000).optional().describe("Most file paths to return (default 100)"),
+  pattern: z.string().min(1).describe("Rust regex"),
+  include: z.string().optional().describe('glob, e.g. "*.rs"'),
+  path: z.string().optional().describe("folder or file (default: the root)"),
+  limit: z.number().int().min(1).max(2_000).optional().describe("default 100"),
 });
 
 /** `grep_files`: the paths of files whose content matches, one per line (Codex's shape). */
 export function codexGrepFiles(grep: AnyTool): AnyTool {
   return adaptTool(grep, {
     name: "grep_files",
-    description:
-      "Find files whose contents match a regular expression (ripgrep; honours .gitignore). Returns matching file paths, one per line.",
+    description: "Find files whose contents match a regex (ripgrep; honours .gitignore); one path per line.",
     inputSchema: grepFilesSchema,
     toArgs: (args) => ({
       pattern: args.pattern,
@@ -134,10 +127,10 @@ export function codexGrepFiles(grep: AnyTool): AnyTool {
 }
 
 const listDirSchema = z.object({
-  dir_path: z.string().min(1).describe('Folder to list, relative to the workspace root ("." for the root)'),
-  offset: z.number().int().min(1).optional().describe("1-based entry number to start from (default 1)"),
-  limit: z.number().int().min(1).max(1_000).optional().describe("Most entries to return (default 25)"),
-  depth: z.number().int().min(1).max(10).optional().describe("How many folder levels to descend (default 2)"),
+  dir_path: z.string().min(1).describe('"." for the root'),
+  offset: z.number().int().min(1).optional().describe("1-based first entry"),
+  limit: z.number().int().min(1).max(1_000).optional().describe("default 25"),
+  depth: z.number().int().min(1).max(10).optional().describe("levels (default 2)"),
 });
 
 /**
@@ -148,7 +141,7 @@ export function codexListDir(listDir: AnyTool): AnyTool {
   return defineTool({
     name: "list_dir",
     description:
-      "List a folder as an indented tree (folders end in /, symbolic links in @), to depth levels, paged by offset and limit.",
+      "List a folder as an indented tree (folders end in /, links in @), paged by offset and limit.",
     inputSchema: listDirSchema,
     annotations: { read_only: true, idempotent: true },
     async execute(args, ctx): Promise<ToolOutput> {

@@ -1,6 +1,7 @@
 import { fileDiffsOf, type RunEvent, type Usage } from "@bridle/core";
 import { diffView } from "./diff-view.js";
 import { oneLine, terminalJson, visible } from "./display-text.js";
+import { usageText } from "./usage-text.js";
 
 export interface Output {
   write(text: string): void;
@@ -15,6 +16,8 @@ export interface RenderOptions {
   readonly cost?: (usage: Usage) => number | undefined;
   /** How often a long tool call says it is still running (ms). */
   readonly heartbeatMs?: number;
+  /** True while a person answers a question on the terminal (an approval, an MCP form): nothing is written then. */
+  readonly asking?: () => boolean;
 }
 
 const dim = (on: boolean, text: string) => (on ? `\x1b[2m${text}\x1b[22m` : text);
@@ -79,6 +82,11 @@ export class HumanRenderer {
         if (diff) stderr.write(diff);
         break;
       }
+      case "model_request":
+        // Said before the turn's text, so the text under it is read as that turn's.
+        this.#endLine();
+        stderr.write(dim(terminal, `[turn ${event.request}]\n`));
+        break;
       case "model_response": {
         this.#endLine();
         const cost = this.#o.cost?.(event.usage);
@@ -86,12 +94,7 @@ export class HumanRenderer {
         this.#turnTokens.output += event.usage.outputTokens;
         if (cost === undefined) this.#turnTokens.costKnown = false;
         else this.#turnTokens.cost += cost;
-        stderr.write(
-          dim(
-            terminal,
-            `[turn ${event.request}] ${usageLine(event.usage)}${this.#o.cost ? costText(cost) : ""}\n`,
-          ),
-        );
+        stderr.write(dim(terminal, `  ${usageText(event.usage)}${this.#o.cost ? costText(cost) : ""}\n`));
         break;
       }
       case "model_retry":
@@ -154,6 +157,8 @@ export class HumanRenderer {
     if (this.#heartbeat) return;
     const every = this.#o.heartbeatMs ?? 5000;
     this.#heartbeat = setInterval(() => {
+      // A line written under a question would land in the answer the person is typing.
+      if (this.#o.asking?.()) return;
       const now = Date.now();
       for (const { name, started } of this.#running.values()) {
         const seconds = Math.round((now - started) / 1000);
@@ -177,9 +182,12 @@ export class HumanRenderer {
 export function summarizeArguments(raw: string): string {
   try {
     const args = JSON.parse(raw) as Record<string, unknown>;
-    for (const key of ["command", "path", "pattern", "query", "key", "session_id"]) {
+    // Each profile's names for the same thing: the generic path, Claude Code's file_path, Codex's argv.
+    for (const key of ["command", "path", "file_path", "pattern", "query", "url", "key", "session_id"]) {
       const value = args[key];
       if (typeof value === "string") return oneLine(value, 80);
+      if (Array.isArray(value) && value.length > 0 && value.every((word) => typeof word === "string"))
+        return oneLine(value.join(" "), 80);
     }
   } catch {
     // Malformed arguments are shown raw; the tool's InvalidInput result says what is wrong.
@@ -225,13 +233,13 @@ function seconds(ms: number): string {
   return s < 10 ? `${Number(s.toFixed(1))} s` : `${Math.round(s)} s`;
 }
 
-function usageLine(usage: Usage): string {
-  const cached = usage.cacheReadTokens > 0 ? ` (cached ${usage.cacheReadTokens})` : "";
-  return `in ${usage.inputTokens}${cached} · out ${usage.outputTokens}`;
+function runLine(requests: number, toolCalls: number, tokens: Usage): string {
+  return `${counted(requests, "model request")} · ${counted(toolCalls, "tool call")} · ${usageText(tokens)}`;
 }
 
-function runLine(requests: number, toolCalls: number, tokens: Usage): string {
-  return `${requests} model requests · ${toolCalls} tool calls · ${usageLine(tokens)}`;
+/** "1 model request", "2 model requests". */
+export function counted(n: number, thing: string): string {
+  return `${n} ${thing}${n === 1 ? "" : "s"}`;
 }
 
 function costText(cost: number | undefined): string {

@@ -10,6 +10,9 @@ import { LoopbackModel } from "./loopback.js";
 
 export const PROFILES = ["generic", "openai", "anthropic"] as const;
 
+/** Issue 38's budget for the default first request of every profile, in bytes (pi sends 5,631). */
+export const FIRST_REQUEST_BUDGET = 6_144;
+
 /** One first request, taken apart. Sizes are bytes of the JSON as sent. */
 export interface RequestSize {
   readonly profile: string;
