@@ -2,6 +2,7 @@
 // package is imported only when the command that needs it runs.
 
 import { describeFailure, NODE_NEEDED, nodeIsRecentEnough } from "./cli-error.js";
+import { startCompileCache } from "./compile-cache.js";
 import { parseCommandLine } from "./settings/args.js";
 import { checkCwdFlag } from "./settings/cwd-flag.js";
 import { visible } from "./terminal/display-text.js";
@@ -35,6 +36,7 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   checkCwdFlag(parsed.flags.cwd);
+  await startCompileCache();
   const { runCommand } = await import("./commands/dispatch.js");
   return runCommand(parsed);
 }

@@ -1,15 +1,63 @@
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { handOffSecrets, isSecretName } from "../src/trust/secret-handoff.js";
 
-// The hand-over itself is exercised end to end by sandbox-secrets.test.ts (the real CLI re-executes);
+// The wipe and the hand-over are exercised end to end by sandbox-secrets.test.ts (the real CLI, keys set);
 // here, the paths a re-execution cannot show: an old Node, and a hand-over variable that points elsewhere.
 const made: string[] = [];
 afterEach(async () => {
   for (const path of made.splice(0)) await rm(path, { recursive: true, force: true });
+});
+
+const scrubModule = fileURLToPath(new URL("../src/trust/environ-scrub.ts", import.meta.url));
+
+describe("scrubEnviron", () => {
+  // A fresh process started with the secret in its exec-time environment, as the CLI is.
+  const inFreshProcess = (script: string, env: Record<string, string>) =>
+    JSON.parse(
+      execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+        env: { PATH: process.env.PATH ?? "/usr/bin", ...env },
+        encoding: "utf8",
+      }),
+    ) as Record<string, unknown>;
+
+  it.skipIf(process.platform !== "linux")(
+    "wipes the secret from /proc/self/environ in place and keeps it in process.env and for children",
+    () => {
+      const result = inFreshProcess(
+        `import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+const { scrubEnviron } = await import(${JSON.stringify(scrubModule)});
+const wiped = scrubEnviron(["MARKER_API_KEY"]);
+const environ = readFileSync("/proc/self/environ", "utf8");
+const child = execFileSync("sh", ["-c", 'printf %s "$MARKER_API_KEY"'], { encoding: "utf8" });
+console.log(JSON.stringify({ wiped, environ, value: process.env.MARKER_API_KEY, child }));`,
+        { MARKER_API_KEY: "sk-marker-7f3a", OTHER_VAR: "kept" },
+      );
+      expect(result.wiped).toBe(true);
+      expect(result.environ).not.toContain("sk-marker-7f3a");
+      expect(result.environ).not.toContain("MARKER_API_KEY");
+      expect(result.environ).toContain("OTHER_VAR=kept");
+      expect(result.value).toBe("sk-marker-7f3a");
+      expect(result.child).toBe("sk-marker-7f3a");
+    },
+  );
+
+  it("with nothing to wipe, reports success and touches nothing", () => {
+    const result = inFreshProcess(
+      `import { readFileSync } from "node:fs";
+const { scrubEnviron } = await import(${JSON.stringify(scrubModule)});
+const before = readFileSync("/proc/self/environ", "utf8");
+console.log(JSON.stringify({ wiped: scrubEnviron([]), same: before === readFileSync("/proc/self/environ", "utf8") }));`,
+      { OTHER_VAR: "kept" },
+    );
+    expect(result).toEqual({ wiped: true, same: true });
+  });
 });
 
 describe("handOffSecrets", () => {

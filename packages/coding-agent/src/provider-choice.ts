@@ -3,7 +3,7 @@
 // their key and base-URL variables, their default models and the model names that belong to them.
 import type { ProviderDescriptor } from "@bridle/provider-kit";
 import { CodingAgentError } from "./errors.js";
-import { allProviders, PROVIDER_NAMES } from "./providers.js";
+import { allProviders, PROVIDER_NAMES, providerNamed } from "./providers.js";
 import type { CodingAgentSettings } from "./settings.js";
 
 type Chosen = Pick<CodingAgentSettings, "provider" | "model" | "baseUrl">;
@@ -31,39 +31,51 @@ export async function settleProvider<S extends Chosen>(
 ): Promise<S> {
   const env = options.env ?? process.env;
   const has = (name: string | undefined) => name !== undefined && Boolean(env[name]?.trim());
-  const providers = await allProviders(options.extra);
-  const named = (name: string) => {
-    const found = providers.find((descriptor) => descriptor.name === name);
-    if (!found)
+  // Loading a descriptor loads its package (and an SDK): the common paths read one; the default
+  // provider's model-name check and the failure and fallback paths read them all.
+  let every: Promise<ProviderDescriptor[]> | undefined;
+  const all = () => {
+    every ??= allProviders(options.extra);
+    return every;
+  };
+  const named = async (name: string) => {
+    // The same precedence as allProviders: a built-in name is the built-in descriptor.
+    const found = PROVIDER_NAMES.includes(name)
+      ? await providerNamed(name)
+      : options.extra?.find((descriptor) => descriptor.name === name);
+    if (!found) {
+      const providers = await all();
       throw new CodingAgentError(
         "invalid_settings",
         `no provider named "${name}" (known: ${providers.map((p) => p.name).join(", ")})`,
       );
+    }
     return found;
   };
   const isDefault = !options.providerGiven && settings.provider === PROVIDER_NAMES[0];
   const owner = isDefault
-    ? providers.find((p) => p.name !== settings.provider && p.modelPattern?.test(settings.model))
+    ? (await all()).find((p) => p.name !== settings.provider && p.modelPattern?.test(settings.model))
     : undefined;
   const chosen: S = owner ? { ...settings, provider: owner.name } : settings;
-  const descriptor = named(chosen.provider);
+  const descriptor = await named(chosen.provider);
   checkBaseUrl(chosen, descriptor, env);
   const hasKey = (p: ProviderDescriptor) => p.keyVariables.some(has);
   const keyName = descriptor.keyVariables[0] ?? "an API key";
   const flag = `--provider ${descriptor.name}`;
   // Providers whose client finds its own key are never guessed: only a named one is used.
-  const keyed = providers.filter((p) => p !== descriptor && p.keyNeeded !== "client" && hasKey(p));
+  const keyed = async () =>
+    (await all()).filter((p) => p.name !== descriptor.name && p.keyNeeded !== "client" && hasKey(p));
   if (descriptor.keyNeeded === "always") {
     if (hasKey(descriptor)) return chosen;
     if (owner) {
-      const compatible = providers.some((p) => p.name === COMPATIBLE)
+      const compatible = (await all()).some((p) => p.name === COMPATIBLE)
         ? ` (an OpenAI-compatible server for it: --provider ${COMPATIBLE})`
         : "";
       throw invalid(
         `model ${chosen.model} talks ${descriptor.label} and needs ${keyName}, which is not set${compatible}`,
       );
     }
-    const other = keyed[0];
+    const other = (await keyed())[0];
     if (other)
       throw invalid(
         `${flag} needs ${keyName}, which is not set; ${other.keyVariables.find(has)} is: pass --provider ${other.name}`,
@@ -71,14 +83,15 @@ export async function settleProvider<S extends Chosen>(
     // Named by the person, or sent to a base URL of their choosing: that provider's key is what is missing.
     throw options.providerGiven || chosen.baseUrl
       ? invalid(`${flag} needs ${keyName}, which is not set`)
-      : noKey(providers);
+      : noKey(await all());
   }
   // The client finds its own credentials: a missing one is its error, said when the model is made.
   if (descriptor.keyNeeded === "client") return chosen;
   // A base URL names a server that may take any key (Ollama, vLLM) or reads its own.
   if (chosen.baseUrl || has(descriptor.baseUrlVariable) || hasKey(descriptor)) return chosen;
-  const other = keyed.find((p) => p.keyNeeded === "always") ?? keyed[0];
-  if (!other) throw noKey(providers);
+  const others = await keyed();
+  const other = others.find((p) => p.keyNeeded === "always") ?? others[0];
+  if (!other) throw noKey(await all());
   if (!options.providerGiven && chosen.model === descriptor.defaultModel)
     return { ...chosen, provider: other.name, model: other.defaultModel };
   throw invalid(

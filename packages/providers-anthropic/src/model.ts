@@ -29,7 +29,7 @@ export interface AnthropicModelOptions extends AnthropicConnectionOptions {
  * blocks replayed), prompt caching, and usage with cache reads and writes counted into input tokens.
  */
 export class AnthropicModel extends ProviderModel<RawMessageStreamEvent> {
-  readonly #client: Anthropic;
+  readonly #client: Promise<Anthropic>;
   readonly #settings: AnthropicSettings;
 
   constructor(options: AnthropicModelOptions) {
@@ -61,7 +61,8 @@ export class AnthropicModel extends ProviderModel<RawMessageStreamEvent> {
     signal: AbortSignal,
   ): Promise<StreamAttempt<RawMessageStreamEvent>> {
     const body = toAnthropicBody(this.#settings, request, this.provider);
-    const events = await this.#client.messages.create(body, { signal });
+    const client = await this.#client;
+    const events = await client.messages.create(body, { signal });
     const reader = new AnthropicStreamReader(this.provider, this.model);
     return { events, read: (event, out) => reader.read(event, out), usage: () => reader.knownUsage() };
   }

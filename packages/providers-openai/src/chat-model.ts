@@ -21,7 +21,7 @@ export interface OpenAIChatModelOptions extends OpenAIConnectionOptions {
  * llama.cpp, OpenRouter, DeepSeek, Groq…): point `baseURL` at it and describe its differences in `compat`.
  */
 export class OpenAIChatModel extends ProviderModel<ChatCompletionChunk> {
-  readonly #client: OpenAI;
+  readonly #client: Promise<OpenAI>;
   readonly #compat: ChatCompat;
   readonly #converted: ChatMessageCache = new WeakMap();
 
@@ -39,7 +39,8 @@ export class OpenAIChatModel extends ProviderModel<ChatCompletionChunk> {
     signal: AbortSignal,
   ): Promise<StreamAttempt<ChatCompletionChunk>> {
     const body = toChatBody(this.model, this.#compat, request, this.provider, this.#converted);
-    const events = await this.#client.chat.completions.create(body, { signal });
+    const client = await this.#client;
+    const events = await client.chat.completions.create(body, { signal });
     const reader = new ChatStreamReader(this.provider, this.model);
     return { events, read: (chunk, out) => reader.read(chunk, out), end: () => reader.finish() };
   }

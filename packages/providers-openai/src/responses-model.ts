@@ -32,7 +32,7 @@ export interface OpenAIResponsesModelOptions extends OpenAIConnectionOptions {
  * and custom (free-form) tools for tools that declare a grammar.
  */
 export class OpenAIResponsesModel extends ProviderModel<ResponseStreamEvent> {
-  readonly #client: OpenAI;
+  readonly #client: Promise<OpenAI>;
   readonly #settings: ResponsesSettings;
 
   constructor(options: OpenAIResponsesModelOptions) {
@@ -51,7 +51,8 @@ export class OpenAIResponsesModel extends ProviderModel<ResponseStreamEvent> {
     signal: AbortSignal,
   ): Promise<StreamAttempt<ResponseStreamEvent>> {
     const body = toResponsesBody(this.#settings, request, this.provider);
-    const events = await this.#client.responses.create(body, { signal });
+    const client = await this.#client;
+    const events = await client.responses.create(body, { signal });
     const reader = new ResponsesStreamReader(this.provider, this.model);
     return { events, read: (event, out) => reader.read(event, out) };
   }

@@ -1,8 +1,10 @@
 // Keeps API keys out of this process's exec-time environment. /proc/<pid>/environ shows the environment a
 // process was started with (changing process.env later does not change it) to every process of the same
 // user, so a shell command could read OPENAI_API_KEY from /proc/$PPID/environ. When secrets are present,
-// the CLI writes them to a private file and re-executes itself without them; the new image reads the file,
-// deletes it, and holds the keys in process.env only (process memory, not /proc/<pid>/environ).
+// the CLI first wipes them from that memory in place (environ-scrub.ts: no second start). Where the wipe
+// cannot be done and verified, it writes them to a private file and re-executes itself without them; the
+// new image reads the file, deletes it, and holds the keys in process.env only (process memory, not
+// /proc/<pid>/environ).
 import {
   closeSync,
   constants,
@@ -17,6 +19,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
+import { scrubEnviron } from "./environ-scrub.js";
 
 const CHANNEL = "BRIDLE_SECRET_HANDOFF";
 
@@ -38,6 +41,8 @@ export function handOffSecrets(env: NodeJS.ProcessEnv = process.env): string | u
   }
   const names = Object.keys(env).filter((name) => isSecretName(name) && env[name] !== undefined);
   if (names.length === 0) return undefined;
+  // Only process.env is backed by the exec-time environment; another object has nothing there to wipe.
+  if (env === process.env && scrubEnviron(names)) return undefined;
   if (typeof process.execve !== "function") {
     return `this Node (${process.version}) cannot re-execute itself (process.execve needs Node ≥ 22.15 or ≥ 23.11), so ${names.join(", ")} stay in this process's environment, readable in /proc/${process.pid}/environ by any command that runs outside a pid namespace`;
   }

@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { bridleAgent } from "./agents.js";
 import type { TurnTool } from "./loopback.js";
 import { firstRequestSize, formatRequestSizes, PROFILES } from "./request-size.js";
+import { formatStarts, measureStarts } from "./start.js";
 import {
   availableAgents,
   defaultBridleScript,
@@ -34,6 +35,9 @@ Options:
   --cpu-prof DIR    write a V8 CPU profile of every agent process into DIR
   --json            print every session's figures as JSON lines instead of the table
   --request-sizes   print only Bridle's first request, per profile and tool, in bytes
+  --start N         measure only start-up: N starts of each agent (11 is the usual), spawn to the
+                    first request, in one workspace and home (caches warm after the first), the agents
+                    interleaved, with \`node -e 0\` timed in the same run
   -h, --help        this help`;
 
 /** Runs the command; returns the exit code (2 on bad usage). */
@@ -57,6 +61,7 @@ export async function overheadCommand(argv: readonly string[]): Promise<number> 
     for (const problem of sizes.flatMap((size) => size.problems)) process.stderr.write(`${problem}\n`);
     return sizes.some((size) => size.problems.length > 0) ? 1 : 0;
   }
+  if (values.start !== undefined) return startCommand(values.start, values.bridle, !values["no-install"]);
   const turns = Number(values.turns);
   const rounds = Number(values.rounds);
   if (!(Number.isInteger(turns) && turns > 0 && Number.isInteger(rounds) && rounds > 0)) {
@@ -109,6 +114,27 @@ export async function overheadCommand(argv: readonly string[]): Promise<number> 
   return problems.length === 0 ? 0 : 1;
 }
 
+async function startCommand(spawns: string, bridle: string | undefined, install: boolean): Promise<number> {
+  const count = Number(spawns);
+  if (!(Number.isInteger(count) && count > 0)) {
+    process.stderr.write(`bridle-eval overhead: --start takes a positive integer\n`);
+    return 2;
+  }
+  const agents = availableAgents({
+    bridle: bridle ?? defaultBridleScript(),
+    install,
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  for (const agent of agents) {
+    if (!agent.script) process.stderr.write(`${agent.name}: not installed, skipped\n`);
+  }
+  const result = await measureStarts(agents, { spawns: count });
+  process.stdout.write(`\n${formatStarts(result, count)}\n\nbridle-eval overhead --start ${count}\n`);
+  const problems = result.rows.flatMap((row) => row.problems);
+  for (const problem of problems) process.stderr.write(`${problem}\n`);
+  return problems.length === 0 ? 0 : 1;
+}
+
 const SESSION_KINDS: readonly string[] = ["shell", "read", "compaction"];
 
 /** What a kind of session calls, and for compaction sessions the output and window that make it compact. */
@@ -133,6 +159,7 @@ function parse(argv: readonly string[]) {
       "context-window": { type: "string", default: "16000" },
       json: { type: "boolean" },
       "request-sizes": { type: "boolean" },
+      start: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,

@@ -126,7 +126,7 @@ export const WORKSPACE_FILES = 200;
  * A git repository with one commit, as agents meet one: README.md and WORKSPACE_FILES small modules in
  * ten folders. Every agent gets the same tree.
  */
-async function writeWorkspace(workspace: string): Promise<void> {
+export async function writeWorkspace(workspace: string): Promise<void> {
   await writeFile(join(workspace, READ_PATH), "# bench\n\nA workspace for the overhead benchmark.\n");
   for (let i = 0; i < WORKSPACE_FILES; i++) {
     const dir = join(workspace, "src", `part${i % 10}`);
