@@ -151,6 +151,7 @@ export class CommandPolicy {
       reports: [],
       unsaveable: [],
       firm: new Set(),
+      readsSecretObjects: false,
       parseScript: parse,
     };
     const issues: string[] = [];
@@ -173,7 +174,15 @@ export class CommandPolicy {
     }
     if (decision === "allow")
       for (const report of state.reports) reasons.push(`${label(report)}: ${report.reasons.join("; ")}`);
-    return result(command, decision, [...new Set(reasons)], state.reports, suggest(decision, issues, state));
+    const judged = result(
+      command,
+      decision,
+      [...new Set(reasons)],
+      state.reports,
+      suggest(decision, issues, state),
+    );
+    // Only where it is true, so the JSON of every other verdict stays as it was.
+    return state.readsSecretObjects ? { ...judged, reads_secret_objects: true } : judged;
   }
 }
 

@@ -39,6 +39,11 @@ export const HISTORY_RULE: ClassRule = {
     ["git cat-file --batch-all-objects --batch-check", "allow"],
     ["git cat-file --batch-check --batch", "block"],
     ["git show HEAD", "allow"],
+    ["git -C hist show HEAD --stat", "allow"],
+    ["git -C hist show HEAD~1 --name-only --oneline", "allow"],
+    ["git -C hist show HEAD~1:.env --stat", "block"],
+    ["git -C hist show HEAD --stat --format=%N", "block"],
+    ["git -C hist show master --stat", "block"],
   ],
 };
 

@@ -96,11 +96,58 @@ const CONTENT_FLAGS = new Set([
 // Sub-commands that print what history holds whatever their options.
 const HISTORY_READERS = new Set(["show", "cat-file", "blame", "annotate", "diff-tree", "archive", "bundle"]);
 
+// Options with which `git show` of a commit prints names and counts, never contents (no notes, no format
+// that could print them), and those that make it print no patch.
+const SHOW_NAMES_FLAGS = new Set([
+  "--stat",
+  "--numstat",
+  "--shortstat",
+  "--name-only",
+  "--name-status",
+  "--raw",
+  "--summary",
+  "--compact-summary",
+  "--dirstat",
+  "-s",
+  "--no-patch",
+]);
+const SHOW_SAFE_FLAGS = new Set([
+  ...SHOW_NAMES_FLAGS,
+  "--oneline",
+  "--abbrev-commit",
+  "--no-abbrev-commit",
+  "--color",
+  "--no-color",
+  "--decorate",
+  "--no-decorate",
+  "--no-notes",
+  "--date",
+  "-q",
+  "--quiet",
+]);
+// A revision that can only be a commit: HEAD, or any name walked with ~ or ^ (a tag may name a blob, an
+// object id may be one, REV:PATH is one).
+const COMMIT_ONLY = /^(?:(?:HEAD|@)(?:[~^][0-9]*)*|[A-Za-z0-9_][\w./-]*(?:[~^][0-9]*)+)$/;
+
+/** `git show` of commits with only name and count options: the commit message and file names, no contents. */
+function showsNamesOnly(flags: readonly string[], operands: readonly string[]): boolean {
+  return (
+    flags.some((flag) => SHOW_NAMES_FLAGS.has(flag)) &&
+    flags.every((flag) => SHOW_SAFE_FLAGS.has(flag)) &&
+    operands.every((operand) => COMMIT_ONLY.test(operand))
+  );
+}
+
 /**
  * Whether `git SUB` with these options and operands prints file contents from history (a commit, a
  * stash, an object), where a secret deleted from the index may still be.
  */
-function readsHistory(sub: string, flags: readonly string[], operands: number): boolean {
+function readsHistory(sub: string, flags: readonly string[], operandWords: readonly string[]): boolean {
+  const operands = operandWords.length;
+  if (sub === "show" && showsNamesOnly(flags, operandWords)) return false;
+  // Types, sizes and existence only: no object's contents.
+  if (sub === "cat-file" && !flags.some((f) => f === "--batch" || f === "--batch-command"))
+    return !flags.some((f) => ["-t", "-s", "-e", "--batch-check"].includes(f));
   if (HISTORY_READERS.has(sub)) return true;
   if (sub === "diff" || sub === "diff-index")
     return operands > 0 || flags.some((f) => ["--cached", "--staged", "--merge-base"].includes(f));
@@ -141,6 +188,7 @@ export function judgeGit(
   const global = parseArgs(words, { values: GLOBAL_VALUES, stopAtPositional: true });
   // Each -C is taken from where the one before it left git: `-C a -C b` is a/b.
   let repository: ShellWord | undefined;
+  let otherRepository = false;
   for (const { flag, value } of global.flags) {
     if (!GLOBAL_KNOWN.has(flag)) verdict.hard.push(`git ${flag} is not a global option the policy knows`);
     if (flag === "-c" || flag === "--config-env" || flag === "--exec-path") {
@@ -149,6 +197,7 @@ export function judgeGit(
       );
     } else if (flag === "--git-dir" || flag === "--work-tree") {
       verdict.hard.push(`git ${flag} picks a repository whose config the policy has not checked`);
+      if (flag === "--git-dir") otherRepository = true;
       if (value) verdict.paths.push({ word: value, access: "read", names: true });
     } else if (flag === "-C" && value) {
       repository =
@@ -216,28 +265,38 @@ export function judgeGit(
     if ((options.reads?.includes(flag) || options.writes?.includes(flag)) && !value)
       verdict.hard.push(`git ${sub} ${flag} names a file the policy cannot see`);
   }
+  const operandValues = args.positionals.map((word) => word.value);
   const showsContents =
-    SHOWS_CONTENTS.has(sub) ||
+    (SHOWS_CONTENTS.has(sub) && !(sub === "show" && showsNamesOnly(flags, operandValues))) ||
     sub === "stash-show" ||
     ((sub === "log" || sub === "whatchanged") && flags.some((flag) => PATCH_FLAGS.includes(flag)));
-  if (showsContents && facts.trackedSecret)
+  const history = readsHistory(sub, flags, operandValues);
+  if (showsContents && facts.trackedSecret) {
     verdict.hard.push(`the repository tracks ${facts.trackedSecret}, a secret git ${sub} can print`);
-  if (facts.repository && !facts.risk && readsHistory(sub, flags, args.positionals.length)) {
+    verdict.readsSecretObjects = true;
+  }
+  if (facts.repository && !facts.risk && history) {
     const held = historySecret(facts.repository, (path) => context.workspace.isSecret(path));
     if (held && "path" in held)
       verdict.hard.push(`the repository's history holds ${held.path}, a secret git ${sub} can print`);
     else if (held) verdict.hard.push(`git ${sub} reads history, and ${held.unknown}`);
+    if (held) verdict.readsSecretObjects = true;
   }
+  // A repository the policy could not inspect (or another one named by --git-dir) has a history nobody
+  // checked: as with one git cannot list, printing from it counts as printing a secret.
+  if ((showsContents || history) && (facts.risk || otherRepository)) verdict.readsSecretObjects = true;
   // An object id (not REV:PATH) or a batch may name an object no commit or index reaches any more (a
   // secret staged once, then removed): neither the index nor the history check sees its name.
   const contentBatch = flags.some((f) => f === "--batch" || f === "--batch-command");
   const metadataOnly = flags.some((f) => ["-t", "-s", "-e", "--batch-check"].includes(f));
   if (sub === "cat-file" && (contentBatch || !metadataOnly)) {
     const byPath = args.positionals.length > 0 && args.positionals.every((word) => word.value.includes(":"));
-    if (!byPath || contentBatch)
+    if (!byPath || contentBatch) {
       verdict.hard.push(
         "git cat-file prints objects by id, which may hold a secret no commit reaches any more",
       );
+      verdict.readsSecretObjects = true;
+    }
   }
   if (flags.includes("--no-index"))
     for (const word of args.positionals) verdict.paths.push({ word, access: "read", recursive: true });

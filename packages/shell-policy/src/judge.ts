@@ -46,6 +46,8 @@ export interface JudgeState extends PathContext {
   readonly unsaveable: string[];
   /** Reports asked for reasons no allow rule overrides (paths outside, words not static, structure). */
   readonly firm: Set<SubcommandReport>;
+  /** Set when a sub-command can print a secret from git's object store (Verdict.readsSecretObjects). */
+  readsSecretObjects: boolean;
   /** Parse and decompose a nested script (bash -c). */
   readonly parseScript: (script: string, depth: number, foundIn: readonly string[]) => Decomposition;
 }
@@ -563,6 +565,7 @@ function finish(
   };
   state.reports.push(report);
   if (verdict.hard.length > 0) state.firm.add(report);
+  if (verdict.readsSecretObjects) state.readsSecretObjects = true;
 }
 
 function shown(word: ShellWord): string {

@@ -76,6 +76,12 @@ export interface PolicyResult {
    * interpreters, privilege wrappers, package runners, commands that were not fully understood).
    */
   readonly suggested_rule: PolicyRule | null;
+  /**
+   * Present, and true, when a sub-command can print a secret from git's object store: the repository
+   * tracks a secret, its history holds a secret-named path (or cannot be listed), or `git cat-file` prints
+   * objects by id. The sandbox masks secret files, not git's objects, so a sandboxed run asks for these.
+   */
+  readonly reads_secret_objects?: boolean;
 }
 
 export function strictest(a: Decision, b: Decision): Decision {

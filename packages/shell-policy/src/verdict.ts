@@ -26,6 +26,11 @@ export interface Verdict {
   readonly scripts: { script: ShellWord; label: string }[];
   /** Why an allowed command is fine, when it is not plain "read-only" (a shell whose script is judged). */
   readonly notes: string[];
+  /**
+   * It can print a secret from git's object store (a tracked secret, a history holding one, an object by
+   * id): the sandbox masks files, not objects, so inside it this still asks.
+   */
+  readsSecretObjects?: boolean;
   /** For `cd`: where it goes (null when unknown). */
   cd: ShellWord | null | undefined;
   /** For `cd -P`: the kernel's walk, not bash's logical one. */

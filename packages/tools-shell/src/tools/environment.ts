@@ -222,11 +222,10 @@ export class ShellEnvironment {
    * with scripts it runs, the strictest of theirs and its own.
    */
   async outcome(args: CommandArgs, workspace: Workspace): Promise<CommandOutcome> {
-    // Where the sandbox alone decides (or nothing does), only the user's deny and ask rules need a verdict.
-    const sandboxDecides =
-      this.permissionMode === "full-access" ||
-      (this.sandboxed && this.permissionMode === "workspace" && !escalated(args));
-    const needsVerdict = !sandboxDecides || this.#userRules.length > 0;
+    // With full access only the user's deny rules need a verdict; inside the sandbox it still sorts the
+    // asks (the user's ask rules, a command that can print a secret from git's object store). Admitting
+    // the call judges it anyway (the result's details), and the two share the verdict cache.
+    const needsVerdict = this.permissionMode !== "full-access" || this.#userRules.length > 0;
     const cwd = await this.#callCwd(args, workspace);
     const judged = [
       { command: args.command, subject: undefined },

@@ -3,8 +3,9 @@ import type { PolicyResult } from "@bridle/shell-policy";
 /**
  * How far shell commands may reach without a person:
  * - "read-only": only commands the policy proves read-only run (in the sandbox where it runs); the rest is refused.
- * - "workspace" (the default): where the sandbox runs it is the boundary and every command runs in it unasked;
- *   where none runs the policy is, strictly: what it proves read-only and inside runs, the rest asks.
+ * - "workspace" (the default): where the sandbox runs it is the boundary and every command runs in it unasked,
+ *   but one that can print a secret from git's object store (which the sandbox does not mask); where none
+ *   runs the policy is, strictly: what it proves read-only and inside runs, the rest asks.
  * - "ask": every command not proven read-only asks, sandbox or not.
  * - "full-access": no sandbox, no policy, no asks.
  */
@@ -78,6 +79,9 @@ export function commandOutcome(input: OutcomeInput): CommandOutcome {
   }
   // Inside the sandbox: what it withholds fails in the command itself, so the policy only sorts asks.
   if (rule?.decision === "ask") return ASK;
+  // The sandbox masks secret files, not git's object store: a command that can print a secret from
+  // history asks, as a user's ask rule does.
+  if (verdict?.reads_secret_objects) return ASK;
   if (mode === "workspace") return RUN;
   return verdict?.decision === "allow" ? RUN : ASK;
 }
