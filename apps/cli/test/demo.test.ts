@@ -32,8 +32,11 @@ describe("bridle demo", () => {
     expect(run.stderr).toMatch(/✓ edit_file/);
     expect(run.stderr).toMatch(/│ all cart tests passed/);
     // The recorded script's model has its own row: no unknown-model warning, and a cost that is true.
-    expect(run.stderr).not.toMatch(/warning|no row in the adapter's model table|cost unknown/);
-    expect(run.stderr).toMatch(/\[turn 1\] in 1200 · out 60 · \$0\.0000/);
+    expect(run.stderr).not.toMatch(/warning|not in bridle's model table|cost unknown/);
+    // Each turn is named before its text and tool calls; its tokens and cost follow them.
+    expect(run.stderr).toMatch(
+      /^\[turn 1\]\n(?:.*\n)*? {2}1\.2k in · 60 out · \$0\.0000\n(?:.*\n)*?\[turn 2\]\n/m,
+    );
     // The passing test ran as the project's declared check, so the handoff counts it as verified.
     expect(run.stderr).toMatch(
       /✓ run_check .*test passed: npm run test \(from package\.json scripts\.test\)/,
@@ -45,6 +48,13 @@ describe("bridle demo", () => {
     expect(run.stderr.trimEnd().split("\n").at(-1)).toMatch(/bridle run ".*" --cwd \/path\/to\/your\/repo$/);
     const repo = /repository: (\S+)/.exec(run.stderr)?.[1] as string;
     await expect(access(repo)).rejects.toThrow();
+  });
+
+  it("names the command the person typed, as ./dev bridle tells it, in what to type next", async () => {
+    const run = await runCli(["demo"], { cwd: dir, env: { ...env, BRIDLE_INVOKED_AS: "./dev bridle" } });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("./dev bridle demo --keep leaves them");
+    expect(run.stderr.trimEnd().split("\n").at(-1)).toMatch(/^ {2}\.\/dev bridle run ".*" --cwd /);
   });
 
   it("--keep leaves the repository, fixed, and a session that bridle sessions show reads", async () => {

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { sharedFixtures, tempWorkspace } from "@bridle/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -38,6 +38,23 @@ describe("bridle skills validate", () => {
       'Bad_Name: error: name "Bad_Name" must be lowercase',
       'Bad_Name: error: name "Bad_Name" may hold only letters, digits and hyphens',
     ]);
+    // A folder of skills: each skill in it, in name order; an empty folder is reported as no skill.
+    await mkdir(join(dir, "set"));
+    await rename(join(dir, "good"), join(dir, "set", "good"));
+    await rename(join(dir, "Bad_Name"), join(dir, "set", "Bad_Name"));
+    const folder = await runCli(["skills", "validate", "set"], { cwd: dir });
+    expect(folder.code).toBe(1);
+    expect(folder.stdout.trim().split("\n")).toEqual([
+      expect.stringMatching(/^set\/Bad_Name: error: unexpected front matter field "tags"/),
+      'set/Bad_Name: error: name "Bad_Name" must be lowercase',
+      'set/Bad_Name: error: name "Bad_Name" may hold only letters, digits and hyphens',
+      "set/good: valid skill",
+    ]);
+    await mkdir(join(dir, "empty"));
+    const empty = await runCli(["skills", "validate", "empty"], { cwd: dir });
+    expect(empty.code).toBe(1);
+    expect(empty.stdout).toMatch(/^empty: error: /);
+
     const missing = await runCli(["skills", "validate", "nowhere"], { cwd: dir });
     expect(missing.code).toBe(1);
     expect(missing.stdout).toBe(`nowhere: error: ${join(dir, "nowhere")} does not exist\n`);

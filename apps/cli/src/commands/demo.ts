@@ -118,16 +118,27 @@ export async function demo(flags: CliFlags): Promise<number> {
   }
   if (!settings.json) {
     say("");
+    const bridle = commandName();
     if (keep) {
       say(`kept: the repository at ${repo}`);
-      say(`      the session: bridle sessions show ${outcome.sessionId}`);
+      say(`      the session: ${bridle} sessions show ${outcome.sessionId}`);
     } else {
-      say("The repository and session were temporary and are gone; bridle demo --keep leaves them.");
+      say(`The repository and session were temporary and are gone; ${bridle} demo --keep leaves them.`);
     }
     say("Now on your own repository: set OPENAI_API_KEY or ANTHROPIC_API_KEY, then run");
-    say('  bridle run "<what you want done>" --cwd /path/to/your/repo');
+    say(`  ${bridle} run "<what you want done>" --cwd /path/to/your/repo`);
   }
   return outcome.exitCode;
+}
+
+/**
+ * The command the person typed to reach this one, for the lines that tell them what to type next:
+ * `./dev bridle` sets `BRIDLE_INVOKED_AS` (nothing named `bridle` need be on PATH then); otherwise `bridle`.
+ * Only a short, printable value is used.
+ */
+function commandName(): string {
+  const named = process.env.BRIDLE_INVOKED_AS ?? "";
+  return named.length > 0 && named.length <= 200 && /^[\x20-\x7e]+$/.test(named) ? named : "bridle";
 }
 
 /** Under a shell or check call's tool line: what the command printed (a failing test's assertions included). */
