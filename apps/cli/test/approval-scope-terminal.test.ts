@@ -76,19 +76,20 @@ describe("always on one command, in a terminal", () => {
         /Allow bash npm test\? \[y\]es \/ \[n\]o \/ \[a\]lways for npm test: $/m,
         60_000,
       );
-      terminal.keys("a", "Enter");
+      // One key answers, without Enter.
+      terminal.keys("a");
       // The second npm test is not asked; the next question is about npm run build, offering only itself.
       await terminal.waitFor(
         /Allow bash npm run build\? \[y\]es \/ \[n\]o \/ \[a\]lways for npm run build: $/m,
         60_000,
       );
-      terminal.keys("n", "Enter");
+      terminal.keys("n");
       // A deleting command is remembered only for exactly what it deletes.
       await terminal.waitFor(
         /Allow bash rm -rf src\? \[y\]es \/ \[n\]o \/ \[a\]lways for rm -rf src: $/m,
         60_000,
       );
-      terminal.keys("n", "Enter");
+      terminal.keys("n");
       const screen = await terminal.waitFor(/All done\./, 60_000);
       expect(questions(screen).map((line) => line.replace(/\? .*/, ""))).toEqual([
         "Allow bash npm test",

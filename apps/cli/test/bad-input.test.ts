@@ -80,7 +80,27 @@ describe("bad arguments get one short line and exit 2", () => {
     ["an unknown command", ["frobnicate"], /unknown command "frobnicate"/],
     ["run without a prompt", ["run"], /bridle run needs a prompt/],
     ["--keep outside the demo", ["run", "x", "--keep"], /--keep is an option of bridle demo/],
-    ["an invalid setting", ["tools", "list", "--store", "mongodb"], /store/],
+    [
+      "a value off a flag's list, in the flag's words",
+      ["tools", "list", "--store", "mongodb"],
+      /^bridle: --store mongodb: must be one of jsonl, sqlite, postgres$/,
+    ],
+    [
+      "a number flag given a word",
+      ["run", "x", "--max-turns", "abc"],
+      /^bridle: --max-turns abc: not a number$/,
+    ],
+    [
+      "a fraction where a count goes",
+      ["run", "x", "--max-turns", "1.5"],
+      /^bridle: --max-turns 1\.5: not a whole number$/,
+    ],
+    [
+      "a number under a flag's least",
+      ["run", "x", "--context-window", "10"],
+      /^bridle: --context-window 10: must be at least 1000$/,
+    ],
+    ["a malformed --base-url", ["run", "x", "--base-url", "not a url"], /^bridle: --base-url not a url: /],
     ["a config file that is not there", ["tools", "list", "--config", "/no/such/bridle.json"], /config/],
     ["policy check without a command", ["policy", "check"], /usage: bridle policy check/],
   ];

@@ -39,6 +39,8 @@ afterEach(async () => {
 describe("interactive bridle with the coding overlay", () => {
   it("shows the plan as it changes and the handoff after the turn", async () => {
     server = await fakeOpenAI([
+      // The plan tool waits behind tool_search until the model asks for it.
+      { toolCalls: [call("c0", "tool_search", { query: "update_plan" })] },
       {
         toolCalls: [
           call("c1", "update_plan", {

@@ -49,8 +49,8 @@ function baseArgs(s: FakeProviderServer): string[] {
   return ["--provider", "openai", "--model", "test-model", "--base-url", url, "--cwd", repo];
 }
 
-function toolNamesSent(s: FakeProviderServer): string[] {
-  const body = s.requests[0]?.body as { tools?: { name?: string }[] } | undefined;
+function toolNamesSent(s: FakeProviderServer, request = 0): string[] {
+  const body = s.requests[request]?.body as { tools?: { name?: string }[] } | undefined;
   return (body?.tools ?? []).map((tool) => tool.name ?? "");
 }
 
@@ -60,6 +60,8 @@ describe("bridle run with the coding overlay", () => {
     await writeFile(join(repo, "notes.md"), "# notes\n\nmy own edit\n");
     const userBytes = await readFile(join(repo, "notes.md"));
     server = await fakeOpenAI([
+      // The overlay's review and plan tools wait behind tool_search until the model asks for them.
+      { toolCalls: [call("c0", "tool_search", { query: "git_status update_plan handoff_notes" })] },
       { toolCalls: [call("c1", "git_status", {})] },
       {
         toolCalls: [
@@ -85,8 +87,9 @@ describe("bridle run with the coding overlay", () => {
       },
     );
     expect(run.code).toBe(0);
-    expect(toolNamesSent(server)).toEqual(
-      expect.arrayContaining(["git_status", "git_diff", "detect_checks", "run_check", "update_plan"]),
+    expect(toolNamesSent(server)).toEqual(expect.arrayContaining(["run_check", "tool_search"]));
+    expect(toolNamesSent(server, 1)).toEqual(
+      expect.arrayContaining(["git_status", "update_plan", "handoff_notes"]),
     );
     expect(run.stderr).toContain("plan:\n  [>] fix the typo\n  [ ] run the tests");
     expect(run.stderr).toMatch(/handoff: UNVERIFIED \(files changed but no check ran and passed\)/);

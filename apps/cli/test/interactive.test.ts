@@ -61,7 +61,8 @@ describe("interactive bridle in a terminal", () => {
     await waitFor(/› $/m);
     terminal.keys("compute six times seven", "Enter");
     await waitFor(/Allow bash node -e/);
-    terminal.keys("y", "Enter");
+    // One key answers an approval: no Enter.
+    terminal.keys("y");
     await waitFor(/The answer is 42\./);
     expect(toolOutputsSent(server).join("\n")).toContain('"stdout":"42\\n"');
 

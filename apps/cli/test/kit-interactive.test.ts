@@ -28,6 +28,8 @@ afterEach(async () => {
 
 it("shows a subagent nested under its call, and /compact with what it summarised and the tokens", async () => {
   server = await fakeOpenAI([
+    // agent_spawn waits behind tool_search until the model asks for it.
+    { toolCalls: [call("t1", "tool_search", { query: "agent_spawn" })] },
     { toolCalls: [call("s1", "agent_spawn", { agent_id: "helper", task: "read notes.txt" })] },
     { toolCalls: [call("r1", "read_file", { path: "notes.txt" })] },
     { text: "The notes say: remember the milk." },
@@ -65,7 +67,7 @@ it("shows a subagent nested under its call, and /compact with what it summarised
     /compacted on request: (\d+) messages summarised \(\d+ characters\) · tokens ~(\d+) → ~(\d+)/.exec(
       compacted,
     );
-  expect(Number(line?.[1])).toBe(4);
+  expect(Number(line?.[1])).toBe(6);
   expect(Number(line?.[3])).toBeLessThan(Number(line?.[2]));
   expect(compacted).toContain("summary: The user had a helper read notes.txt");
   terminal.keys("/exit", "Enter");

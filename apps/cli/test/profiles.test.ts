@@ -130,10 +130,12 @@ describe("--profile openai on OpenAI Responses", () => {
     expect(tools.find((tool) => tool.name === "apply_patch")?.type).toBe("custom");
     const names = tools.map((tool) => tool.name);
     expect(names).toEqual(
-      expect.arrayContaining(["shell", "apply_patch", "read_file", "list_dir", "grep_files", "update_plan"]),
+      expect.arrayContaining(["shell", "apply_patch", "read_file", "grep_files", "tool_search"]),
     );
     for (const generic of ["bash", "edit_file", "write_file", "grep", "glob"])
       expect(names).not.toContain(generic);
+    // Listing and the plan wait behind tool_search until the model asks for them.
+    for (const deferred of ["list_dir", "update_plan"]) expect(names).not.toContain(deferred);
 
     expect(outputsOf(server.requests[1]?.body)).toContain(
       'L1: export const greet = (name) => "Helo, " + name;',
@@ -149,6 +151,8 @@ describe("--profile anthropic on Anthropic Messages", () => {
   it("a Claude model gets Claude Code's names by default: Read, Edit, Bash, TodoWrite with their argument names", async () => {
     server = await FakeProviderServer.start();
     const turns = [
+      // TodoWrite waits behind ToolSearch until the model asks for it.
+      { toolCalls: [call("t0", "ToolSearch", { query: "TodoWrite" })] },
       {
         toolCalls: [
           call("t1", "TodoWrite", {
@@ -193,17 +197,17 @@ describe("--profile anthropic on Anthropic Messages", () => {
       (request) => request.body as { tools?: { name: string }[]; messages?: unknown[] },
     );
     const names = (bodies[0]?.tools ?? []).map((tool) => tool.name);
-    expect(names).toEqual(
-      expect.arrayContaining(["Bash", "Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "TodoWrite"]),
-    );
+    expect(names).toEqual(expect.arrayContaining(["Bash", "Read", "Write", "Edit", "Grep", "ToolSearch"]));
     for (const generic of ["bash", "read_file", "edit_file", "write_file", "grep", "glob", "update_plan"]) {
       expect(names).not.toContain(generic);
     }
+    for (const deferred of ["MultiEdit", "Glob", "TodoWrite"]) expect(names).not.toContain(deferred);
+    expect((bodies[1]?.tools ?? []).map((tool) => tool.name)).toContain("TodoWrite");
     const results = (index: number) => JSON.stringify(bodies[index]?.messages?.at(-1));
-    expect(results(1)).toContain("Todo list updated: 0 of 1 completed.");
-    expect(results(2)).toMatch(/1\\texport const greet/);
-    expect(results(3)).toContain("Edited src/greet.js");
-    expect(results(4)).toContain("1\\nExit code 4");
+    expect(results(2)).toContain("Todo list updated: 0 of 1 completed.");
+    expect(results(3)).toMatch(/1\\texport const greet/);
+    expect(results(4)).toContain("Edited src/greet.js");
+    expect(results(5)).toContain("1\\nExit code 4");
   });
 });
 

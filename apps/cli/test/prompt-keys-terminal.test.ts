@@ -50,15 +50,17 @@ it("one Ctrl-C at the prompt asks and keeps the session; two in a row leave", as
   await terminal.waitFor(/› $/m);
   terminal.keys("half a thought");
   terminal.keys("C-c");
-  await terminal.waitFor(/\(press Ctrl-C again to exit, or type \/exit\)\n› $/m);
+  await terminal.waitFor(/\(press Ctrl-C again to exit, or type \/exit\)\n(?:\S+ )?› $/m);
   // The typed line was cleared: what follows is sent alone.
   terminal.keys("are you there?", "Enter");
   await terminal.waitFor(/Still here\./);
   expect(JSON.stringify(server.requests[0]?.body)).not.toContain("half a thought");
   // Idle again: the turn's last line, then the prompt.
-  await terminal.waitFor(/^done: .*\n› $/m);
+  await terminal.waitFor(/^done: .*\n(?:\S+ )?› $/m);
   terminal.keys("C-c");
-  await terminal.waitFor(/^done: .*\n› \n\(press Ctrl-C again to exit, or type \/exit\)\n› $/m);
+  await terminal.waitFor(
+    /^done: .*\n(?:\S+ )?› \n\(press Ctrl-C again to exit, or type \/exit\)\n(?:\S+ )?› $/m,
+  );
   terminal.keys("C-c");
   await terminal.waitFor(/session: \S+/);
 });
@@ -87,7 +89,7 @@ it("Ctrl-D at the prompt leaves as /exit does, naming the session", async () => 
   start(server);
   await terminal.waitFor(/› $/m);
   terminal.keys("remember this", "Enter");
-  await terminal.waitFor(/^done: .*\n› $/m);
+  await terminal.waitFor(/^done: .*\n(?:\S+ )?› $/m);
   terminal.keys("C-d");
   await terminal.waitFor(/^session: \S+$/m);
 });

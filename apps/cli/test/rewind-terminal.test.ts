@@ -60,7 +60,9 @@ describe("rewind on a terminal", () => {
     await expect(lstat(join(repo, "draft.txt"))).rejects.toThrow();
 
     terminal.keys("/undo", "Enter");
-    const undone = await terminal.waitFor(/now on (\S+) \(the conversation as it was before turn 1\)\n› $/m);
+    const undone = await terminal.waitFor(
+      /now on (\S+) \(the conversation as it was before turn 1\)\n(?:\S+ )?› $/m,
+    );
     expect(undone).toContain("rewound to the start of turn 1: 3 files restored");
     expect(await read("notes.txt")).toBe("remember the milk\n");
     expect(await read("draft.txt")).toBe("my unfinished draft\n");

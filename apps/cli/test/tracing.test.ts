@@ -1,3 +1,4 @@
+import { mkdir, stat } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -101,6 +102,16 @@ describe("bridle run --trace / --otlp", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("Listed.");
     expect(run.stderr.match(/traces are being lost/g)).toHaveLength(1);
+  });
+
+  it("a relative --trace file lands where the person typed the command, not in the --cwd workspace", async () => {
+    server = await fakeOpenAI(turns());
+    const here = join(dir, "elsewhere");
+    await mkdir(here);
+    const run = await runCli(args(server, "--trace", "spans.jsonl"), { cwd: here, env });
+    expect(run.code).toBe(0);
+    expect((await readTraceFile(join(here, "spans.jsonl"))).length).toBeGreaterThan(0);
+    await expect(stat(join(dir, "spans.jsonl"))).rejects.toMatchObject({ code: "ENOENT" });
   });
 
   it("refuses an --otlp value that is not an http URL before anything runs", async () => {

@@ -81,5 +81,5 @@ export const WRITE_PWNED = {
 export function warningsBesideModelTable(stderr: string): string[] {
   return stderr
     .split("\n")
-    .filter((line) => line.includes("warning") && !line.includes("has no row in the adapter's model table"));
+    .filter((line) => line.includes("warning") && !line.includes("is not in bridle's model table"));
 }

@@ -79,6 +79,7 @@ const SAMPLES: Record<keyof typeof WORKSPACE_SETTING_RISK, unknown> = {
   providers: ["/tmp/a-provider-module.mjs"],
   hooks: { PreToolUse: [{ hooks: [{ type: "command", command: "true" }] }] },
   claudeHooks: true,
+  models: { "local-model": { contextWindow: 32_000 } },
 };
 
 async function workspaceConfig(values: Record<string, unknown>): Promise<void> {

@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { createInterface, type Interface } from "node:readline/promises";
 import { type Message, type QueuedMessage, sessionSink, sessionTranscript } from "@bridle/core";
 import { isPromptCommand, promptTurn } from "../mcp/mcp-prompts.js";
@@ -11,6 +13,8 @@ import {
   expandCommand,
   loadCustomCommands,
 } from "../run/custom-commands.js";
+import { type ImageAttachment, pastedImages, readImageFiles, withImages } from "../run/images.js";
+import { initPrompt } from "../run/init-prompt.js";
 import { TurnCheckpoints } from "../run/rewind.js";
 import { type OpenedSession, openSession } from "../run/session.js";
 import { settleSessionChoice, splitSessionFlags } from "../run/session-choice.js";
@@ -20,6 +24,10 @@ import { loadSettings } from "../settings/config.js";
 import { settleFlagsProvider } from "../settings/provider-choice.js";
 import { TerminalApprover, YesAtTerminal } from "../terminal/approvers.js";
 import { oneLine, visible } from "../terminal/display-text.js";
+import { modeCommand, modePrompt, watchModeKey } from "../terminal/mode-key.js";
+import { withOneKey } from "../terminal/one-key.js";
+import { pathCompleter } from "../terminal/path-completion.js";
+import { TerminalQuestions } from "../terminal/questions.js";
 import { HumanRenderer } from "../terminal/render.js";
 import { RunView } from "../terminal/run-view.js";
 import { sessionCostLine } from "../terminal/session-cost.js";
@@ -29,8 +37,10 @@ import { TurnInput } from "../terminal/turn-input.js";
 
 const HELP = `/model NAME   switch model      /sessions   list sessions
 /fork [SEQ]   branch this session here (or at SEQ) and continue on the branch
-/compact      summarize the conversation so far to free context
+/compact [TEXT] summarize the conversation so far to free context (TEXT: what the summary should keep)
 /cost         the session's tokens and cost so far
+/init [TEXT]  have the agent draft AGENTS.md from the repository (or review the one there)
+/mode [NAME]  show or set the mode (plan, or a permission mode); Shift-Tab cycles them
 /undo         put back the files and the conversation as they were before the last turn
 /rewind [N]   list the turns, or go back to the start of turn N (files and conversation)
 /exit         leave (Ctrl-D, or Ctrl-C twice at the prompt); Ctrl-C stops the current turn
@@ -45,7 +55,9 @@ runs when the turn ends.
  * the session (its transcript and store) carries on. Approvals are asked on the same line reader.
  */
 export async function interactive(flags: CliFlags): Promise<number> {
-  const { coding, rest: flagsLeft } = splitCodingFlags(flags);
+  // --plan is the session mode to start in, not a setting.
+  const { image: imageFiles = [], plan, ...withoutImages } = flags;
+  const { coding, rest: flagsLeft } = splitCodingFlags(withoutImages);
   const { tracing: traceChoice, rest: traceLeft } = splitTraceFlags(flagsLeft);
   const { choice, rest } = splitSessionFlags(traceLeft);
   // Picked before this session's line reader exists: the picker reads its own line.
@@ -58,6 +70,8 @@ export async function interactive(flags: CliFlags): Promise<number> {
     output: process.stdout,
     terminal: true,
     historySize: 200,
+    // Tab after @ completes a workspace path (git-ignored, secret and protected paths not offered).
+    completer: pathCompleter(settings.cwd),
   });
   let turn: AbortController | undefined;
   // At the prompt one Ctrl-C clears the line and asks; a second one in a row leaves (a slip costs nothing).
@@ -82,17 +96,52 @@ export async function interactive(flags: CliFlags): Promise<number> {
   });
   // What is typed while a turn runs goes to that run; an approval's answer is not a message.
   const input = new TurnInput(rl, process.stdin, process.stderr);
-  const asker = (question: string, signal: AbortSignal) => input.asking(() => ask(rl, question, signal));
+  // Counted here too: the renderer's "still running" ticker keeps quiet while a question is open.
+  let openQuestions = 0;
+  const asker = async (question: string, signal: AbortSignal) => {
+    openQuestions++;
+    try {
+      return await input.asking(() => ask(rl, question, signal));
+    } finally {
+      openQuestions--;
+    }
+  };
   // --yes approves every call, but a person is here: an MCP server's form is still asked of them.
   // full-access asks nothing; --yes answers every ask the mode raises (it never widens the mode).
   const approver =
     settings.yes || settings.permissionMode === "full-access"
       ? new YesAtTerminal(asker)
-      : new TerminalApprover(asker);
-  let agent: Agent = await composeAgent(settings, approver, coding);
+      : new TerminalApprover(asker, (question, keys, signal) =>
+          withOneKey(rl, process.stdin, keys, () => asker(question, signal)),
+        );
+  // The agent's questions (the ask-the-user tool, accepting a plan) on the same line reader; ↑/↓ pick.
+  const questions = new TerminalQuestions(asker, (text) => void process.stderr.write(text), {
+    input: process.stdin,
+    setLine: (text) => {
+      rl.write(null, { ctrl: true, name: "e" });
+      rl.write(null, { ctrl: true, name: "u" });
+      rl.write(text);
+    },
+  });
+  let agent: Agent = await composeAgent(settings, approver, coding, "run", {
+    switchModes: true,
+    questions,
+    ...(plan ? { startMode: "plan" as const } : {}),
+  });
+  // Shift-Tab cycles the mode (mode-key.ts); the prompt shows it.
+  let atPrompt = false;
+  const stopModeKey = watchModeKey(
+    rl,
+    process.stdin,
+    agent.modes,
+    (text) => void process.stderr.write(text),
+    () => atPrompt,
+  );
   // One tracer for the session: each turn is a run, traced beside the session record.
-  const tracing = await openTracing(traceChoice, settings.cwd, await tracedEndpoints(agent, settings));
+  const tracing = await openTracing(traceChoice, await tracedEndpoints(agent, settings));
   try {
+    // --image goes with the first prompt; one that cannot go stops the session before it starts.
+    let givenImages: readonly ImageAttachment[] = await readImageFiles(imageFiles, settings.cwd, agent.model);
     const named = settings.session ?? settings.resume;
     // A new session is stored at its first prompt, which titles it (a store sets the title only at creation).
     let session: OpenedSession = named
@@ -113,6 +162,8 @@ export async function interactive(flags: CliFlags): Promise<number> {
       process.stderr.write(`${text}\n`),
     );
     const say = (text: string) => void process.stderr.write(text);
+    // A model's warnings are said once in the session, not at every prompt.
+    const warned = new Set<string>();
     let rewind = await TurnCheckpoints.open(settings, agent.store, session.id, say);
     process.stderr.write(
       `bridle · ${settings.provider}/${agent.model.model} · ${settings.cwd} · session ${session.id}${history.length ? ` (${history.length} messages)` : ""}\nbridle: ${agent.permissions}\n/help for commands\n`,
@@ -127,7 +178,9 @@ export async function interactive(flags: CliFlags): Promise<number> {
       try {
         if (next === undefined) next = laterLines.shift();
         if (next !== undefined) process.stderr.write(`› ${next}\n`);
-        line = next ?? (await rl.question("› ", { signal: leave.signal })).trim();
+        atPrompt = next === undefined;
+        line = next ?? (await rl.question(modePrompt(agent.modes.mode), { signal: leave.signal })).trim();
+        atPrompt = false;
         next = undefined;
         leaving = false;
       } catch {
@@ -140,6 +193,7 @@ export async function interactive(flags: CliFlags): Promise<number> {
         const [command, arg] = line.split(/\s+/, 2);
         if (command === "/exit" || command === "/quit") break;
         if (command === "/help") process.stderr.write(HELP + customCommandsHelp(customCommands));
+        else if (command === "/mode") process.stderr.write(modeCommand(agent.modes, arg));
         else if (command === "/model") {
           if (!arg) process.stderr.write(`model: ${agent.model.model}\n`);
           else {
@@ -171,9 +225,24 @@ export async function interactive(flags: CliFlags): Promise<number> {
         } else if (command === "/compact") {
           await storeSession();
           const { compactSession } = await import("../run/compact.js");
-          const outcome = await compactSession(agent, session.id, history, settings.contextWindow);
+          const outcome = await compactSession(
+            agent,
+            session.id,
+            history,
+            settings.contextWindow,
+            line.slice(command.length).trim(),
+          );
           history = outcome.history;
           process.stderr.write(`${visible(outcome.message)}\n`);
+        } else if (command === "/init") {
+          // A prompt like any other: the model reads the repository and writes AGENTS.md with its tools.
+          const existing = existsSync(join(settings.cwd, "AGENTS.md"));
+          prompt = initPrompt(existing, line.slice(command.length).trim());
+          process.stderr.write(
+            existing
+              ? "init: asking the agent to review AGENTS.md against the repository\n"
+              : "init: asking the agent to draft AGENTS.md from the repository\n",
+          );
         } else if (command === "/cost") {
           process.stderr.write(await sessionCostLine(agent.store, session.id, (usage) => agent.cost(usage)));
         } else if (command !== undefined && customCommands.has(command.slice(1).toLowerCase())) {
@@ -185,8 +254,17 @@ export async function interactive(flags: CliFlags): Promise<number> {
         if (prompt === line) continue;
       }
       await storeSession(line);
-      if (typeof prompt === "string")
-        prompt = await attachFiles(prompt, settings.cwd, (text) => process.stderr.write(`${text}\n`));
+      if (typeof prompt === "string") {
+        const say = (text: string) => void process.stderr.write(`${text}\n`);
+        const typed = prompt;
+        const images = [
+          ...givenImages,
+          ...(await pastedImages(typed, settings.cwd, agent.model, say, givenImages)),
+        ];
+        givenImages = [];
+        const sent = withImages(await attachFiles(typed, settings.cwd, say), images, say);
+        prompt = typeof sent === "string" ? sent : [sent];
+      }
       turn = new AbortController();
       let view: RunView | undefined;
       const renderer = new HumanRenderer({
@@ -194,6 +272,7 @@ export async function interactive(flags: CliFlags): Promise<number> {
         stderr: process.stderr,
         terminal: true,
         cost: agent.cost,
+        asking: () => openQuestions > 0,
       });
       try {
         const before = (await agent.store.get(session.id))?.lastSeq ?? -1;
@@ -214,6 +293,7 @@ export async function interactive(flags: CliFlags): Promise<number> {
         view = new RunView({
           agent,
           history,
+          warned,
           json: false,
           renderer,
           stdout: process.stdout,
@@ -250,6 +330,7 @@ export async function interactive(flags: CliFlags): Promise<number> {
     if (stored) process.stderr.write(`session: ${session.id}\n`);
     return 0;
   } finally {
+    stopModeKey();
     rl.close();
     await tracing.close();
     await agent.close();

@@ -2,6 +2,7 @@ import { type RunEvent, sessionSink } from "@bridle/core";
 import { composeAgent } from "../run/agent.js";
 import { attachFiles } from "../run/attachments.js";
 import { type CodingChoice, DEFAULT_CODING, HandoffReporter, splitCodingFlags } from "../run/coding.js";
+import { pastedImages, readImageFiles, withImages } from "../run/images.js";
 import { openSession } from "../run/session.js";
 import { settleSessionChoice, splitSessionFlags } from "../run/session-choice.js";
 import { openTracing, splitTraceFlags, type TraceChoice, tracedEndpoints } from "../run/tracing.js";
@@ -10,14 +11,17 @@ import { loadSettings, type Settings } from "../settings/config.js";
 import { settleFlagsProvider } from "../settings/provider-choice.js";
 import { approveEverything, denyWithoutTerminal, TerminalApprover } from "../terminal/approvers.js";
 import { OrderedOutput } from "../terminal/ordered-output.js";
+import { TerminalQuestions } from "../terminal/questions.js";
 import { HumanRenderer } from "../terminal/render.js";
 import { RunView } from "../terminal/run-view.js";
-import { askOnTerminal } from "../terminal/terminal.js";
+import { askOnTerminal, chooseOnTerminal } from "../terminal/terminal.js";
 import { resumeRecap } from "../terminal/transcript.js";
 
 /** `bridle run "<prompt>"`: one run, streamed; exit 0 when it completes. */
 export async function runOnce(prompt: string, flags: CliFlags): Promise<number> {
-  const { coding, rest: flagsLeft } = splitCodingFlags(flags);
+  // --plan is the session mode to start in, not a setting.
+  const { image: imageFiles = [], plan, ...withoutImages } = flags;
+  const { coding, rest: flagsLeft } = splitCodingFlags(withoutImages);
   const { tracing, rest: traceLeft } = splitTraceFlags(flagsLeft);
   const { choice, rest } = splitSessionFlags(traceLeft);
   const settings = await settleSessionChoice(
@@ -30,6 +34,8 @@ export async function runOnce(prompt: string, flags: CliFlags): Promise<number> 
     title: prompt,
     coding,
     tracing,
+    images: { files: imageFiles, typed: prompt },
+    ...(plan ? { plan: true } : {}),
   });
   return outcome.exitCode;
 }
@@ -43,6 +49,10 @@ export interface RunOptions {
   readonly tracing?: TraceChoice;
   /** A new session's title when it is not the prompt (the prompt as typed, before its attachments). */
   readonly title?: string;
+  /** Images to send with the prompt: `--image` files, and image paths in the prompt as typed (images.ts). */
+  readonly images?: { readonly files: readonly string[]; readonly typed: string };
+  /** --plan: start in plan mode (only reads; a plan is accepted at the terminal, or is the run's answer). */
+  readonly plan?: boolean;
 }
 
 export interface RunOutcome {
@@ -56,26 +66,54 @@ export async function runWithSettings(
   options: RunOptions = {},
 ): Promise<RunOutcome> {
   const canAsk = Boolean(process.stdin.isTTY && process.stderr.isTTY);
+  // Counted so the renderer's "still running" ticker keeps quiet while a question is open.
+  let openQuestions = 0;
+  const askCounted = async (question: string, signal: AbortSignal) => {
+    openQuestions++;
+    try {
+      return await askOnTerminal(question, signal);
+    } finally {
+      openQuestions--;
+    }
+  };
+  const chooseCounted = async (question: string, keys: readonly string[], signal: AbortSignal) => {
+    openQuestions++;
+    try {
+      return await chooseOnTerminal(question, keys, signal);
+    } finally {
+      openQuestions--;
+    }
+  };
   // full-access asks nothing; --yes answers every ask the mode raises (it never widens the mode).
   const approver =
     settings.yes || settings.permissionMode === "full-access"
       ? approveEverything
       : canAsk
-        ? new TerminalApprover(askOnTerminal)
+        ? new TerminalApprover(askCounted, chooseCounted)
         : denyWithoutTerminal;
   const coding = options.coding ?? DEFAULT_CODING;
-  const agent = await composeAgent(settings, approver, coding);
+  // The agent's questions (the ask-the-user tool, accepting a plan) are asked at a terminal; without one the
+  // tools tell the model nobody can answer.
+  const questions = canAsk
+    ? new TerminalQuestions(askCounted, (text) => void process.stderr.write(text))
+    : undefined;
+  const agent = await composeAgent(settings, approver, coding, "run", {
+    ...(options.plan ? { startMode: "plan" as const } : {}),
+    ...(questions ? { questions } : {}),
+  });
   // A run's lines, in order; batched per event-loop turn when no person reads stderr (see OrderedOutput).
   const output = new OrderedOutput(process.stdout, process.stderr, { coalesce: !process.stderr.isTTY });
   const handoff = new HandoffReporter(coding, output.stderr);
-  const tracing = await openTracing(
-    options.tracing ?? {},
-    settings.cwd,
-    await tracedEndpoints(agent, settings),
-  );
+  const tracing = await openTracing(options.tracing ?? {}, await tracedEndpoints(agent, settings));
   // Said once at start; the session records it too (the shell.permissions fact of each run).
   output.stderr.write(`bridle: ${agent.permissions}\n`);
   try {
+    const say = (line: string) => output.stderr.write(`${line}\n`);
+    const given = options.images ? await readImageFiles(options.images.files, settings.cwd, agent.model) : [];
+    const images = options.images
+      ? [...given, ...(await pastedImages(options.images.typed, settings.cwd, agent.model, say, given))]
+      : [];
+    const sent = withImages(prompt, images, say);
     const session = await openSession(agent.store, {
       ...(settings.session ? { session: settings.session } : {}),
       ...(settings.resume ? { resume: settings.resume } : {}),
@@ -97,6 +135,7 @@ export async function runWithSettings(
       stderr: output.stderr,
       terminal: Boolean(process.stderr.isTTY),
       cost: agent.cost,
+      asking: () => openQuestions > 0,
     });
     const view = new RunView({
       agent,
@@ -109,7 +148,7 @@ export async function runWithSettings(
     });
     try {
       const stream = agent.harness.stream({
-        prompt,
+        prompt: sent,
         history: session.history,
         sessionId: session.id,
         signal: controller.signal,

@@ -5,6 +5,7 @@
 import {
   type CodingAgent,
   type CodingAgentMode,
+  type CodingAgentOptions,
   type CodingChoice,
   createCodingAgent,
   DEFAULT_CODING,
@@ -26,6 +27,8 @@ export async function composeAgent(
   approver: Approver | undefined,
   coding: CodingChoice = DEFAULT_CODING,
   mode: CodingAgentMode = "run",
+  /** The session's mode switch and who answers the agent's questions (plan mode, the ask-the-user tool). */
+  modes: Pick<CodingAgentOptions, "startMode" | "switchModes" | "questions"> = {},
 ): Promise<Agent> {
   // A server that asks for OAuth, with a person at the terminal: the sign-in URL is printed and the
   // redirect received on a loopback port; sessions are kept per server (0600) in the user's config
@@ -43,6 +46,7 @@ export async function composeAgent(
     { ...settings, coding },
     {
       mode,
+      ...modes,
       providers: settings.providerPlugins,
       ...(approver ? { approver } : {}),
       warn: warnLine,

@@ -1,9 +1,10 @@
 // `@path` in a prompt attaches that file: its text goes to the model inside the user's message, marked
 // with its path. The same limits as the agent's own reads hold (core's Workspace): inside the workspace,
 // no secrets, not the user's Bridle settings, nothing protected; regular files only, bounded.
-import { type BridleError, ToolFailure, userConfigFolder, Workspace } from "@bridle/core";
-import { readRegularFile } from "@bridle/core/node";
+import type { Workspace } from "@bridle/core";
 import { oneLine } from "../terminal/display-text.js";
+import { attachmentWorkspace, readAttachment } from "./attachment-read.js";
+import { isImageName } from "./images.js";
 
 /** One attached file's limit, and all of a prompt's together: a prompt is not a way to fill the context. */
 export const MAX_ATTACHMENT_BYTES = 256 * 1024;
@@ -20,7 +21,7 @@ const TRAILING = /[.,;:!?)\]}'"]+$/;
 export async function attachFiles(prompt: string, cwd: string, say: (line: string) => void): Promise<string> {
   const mentions = [...new Set([...prompt.matchAll(MENTION)].map((match) => match[1] as string))];
   if (mentions.length === 0) return prompt;
-  const workspace = new Workspace({ roots: [cwd], protectedPaths: [userConfigFolder()] });
+  const workspace = attachmentWorkspace(cwd);
   const seen = new Set<string>();
   const blocks: string[] = [];
   let total = 0;
@@ -49,6 +50,8 @@ type Attached =
 
 async function attachOne(workspace: Workspace, mention: string, budget: number): Promise<Attached> {
   const trimmed = mention.replace(TRAILING, "");
+  // An image named with @ goes as an image, when the model takes them (images.ts).
+  if (isImageName(trimmed)) return { kind: "absent" };
   for (const candidate of trimmed && trimmed !== mention ? [mention, trimmed] : [mention]) {
     const found = await attachPath(workspace, candidate, budget);
     if (found.kind !== "absent") return found;
@@ -57,39 +60,16 @@ async function attachOne(workspace: Workspace, mention: string, budget: number):
 }
 
 async function attachPath(workspace: Workspace, path: string, budget: number): Promise<Attached> {
-  let real: string;
-  try {
-    real = await workspace.resolveExisting(path);
-  } catch (error) {
-    if (error instanceof ToolFailure) {
-      // A word that names nothing here (a handle, a decorator) is just a word.
-      return error.kind === "NotFound" ? { kind: "absent" } : { kind: "refused", reason: error.message };
-    }
-    throw error;
-  }
-  const protectedReason = workspace.protectedReason(real);
-  if (protectedReason) return { kind: "refused", reason: `${path} is protected: ${protectedReason}` };
   const limit = Math.min(MAX_ATTACHMENT_BYTES, budget);
-  let bytes: Buffer;
-  try {
-    const read = await readRegularFile(real, limit);
-    // Judged again by what was opened: a link swapped after the check cannot lead outside.
-    if (!(await workspace.contains(read.realPath)) || workspace.isSecret(read.realPath)) {
-      return { kind: "refused", reason: `${path} changed while it was read` };
-    }
-    bytes = read.bytes;
-  } catch (error) {
-    const code = (error as BridleError | NodeJS.ErrnoException).code;
-    if (code === "file_too_large") {
+  const read = await readAttachment(workspace, path, limit);
+  if (read.kind !== "bytes") {
+    if (read.kind === "too_large")
       return {
         kind: "refused",
         reason: `${path} is larger than ${limit} bytes${limit < MAX_ATTACHMENT_BYTES ? " (what the prompt attaches is bounded in total)" : ""}; ask the agent to read the part you need`,
       };
-    }
-    if (code === "not_regular_file") return { kind: "refused", reason: `${path} is not a regular file` };
-    if (code === "EISDIR") return { kind: "refused", reason: `${path} is a folder; name a file` };
-    return { kind: "refused", reason: `${path}: ${(error as Error).message}` };
+    return read;
   }
-  if (bytes.includes(0)) return { kind: "refused", reason: `${path} is binary; only text files attach` };
-  return { kind: "file", path: workspace.display(real), text: bytes.toString("utf8"), bytes: bytes.length };
+  if (read.bytes.includes(0)) return { kind: "refused", reason: `${path} is binary; only text files attach` };
+  return { kind: "file", path: read.path, text: read.bytes.toString("utf8"), bytes: read.bytes.length };
 }

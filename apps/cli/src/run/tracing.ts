@@ -8,7 +8,7 @@ import type { CliFlags } from "../settings/args.js";
 import type { Settings } from "../settings/config.js";
 
 export interface TraceChoice {
-  /** Local JSONL span file (appended). */
+  /** Local JSONL span file (appended), absolute. */
   readonly file?: string;
   /** OTLP/HTTP traces endpoint. */
   readonly otlp?: string;
@@ -20,10 +20,23 @@ export interface RunTracing {
   close(): Promise<void>;
 }
 
-/** Takes the tracing flags out of the command line's flags (the rest are settings). */
-export function splitTraceFlags(flags: CliFlags): { tracing: TraceChoice; rest: CliFlags } {
+/**
+ * Takes the tracing flags out of the command line's flags (the rest are settings). A relative `--trace`
+ * file starts where the person typed it, not in the workspace (`--cwd`), where it would count among the
+ * agent's changes.
+ */
+export function splitTraceFlags(
+  flags: CliFlags,
+  typedIn: string = process.cwd(),
+): { tracing: TraceChoice; rest: CliFlags } {
   const { trace, otlp, ...rest } = flags;
-  return { tracing: { ...(trace ? { file: trace } : {}), ...(otlp ? { otlp: otlpUrl(otlp) } : {}) }, rest };
+  return {
+    tracing: {
+      ...(trace ? { file: resolve(typedIn, trace) } : {}),
+      ...(otlp ? { otlp: otlpUrl(otlp) } : {}),
+    },
+    rest,
+  };
 }
 
 /** `--otlp http://host:4318` means the collector's traces endpoint there; a URL with a path is used as given. */
@@ -58,7 +71,6 @@ const NO_TRACING: RunTracing = { observers: [], close: async () => {} };
  */
 export async function openTracing(
   choice: TraceChoice,
-  cwd: string,
   endpoints: Readonly<Record<string, string>> = {},
 ): Promise<RunTracing> {
   if (!choice.file && !choice.otlp) return NO_TRACING;
@@ -67,7 +79,7 @@ export async function openTracing(
   const tracing = createTracing({
     serviceName: "bridle",
     endpoints,
-    ...(choice.file ? { file: resolve(cwd, choice.file) } : {}),
+    ...(choice.file ? { file: choice.file } : {}),
     ...(choice.otlp ? { otlp: { url: choice.otlp, timeoutMillis: 5_000 } } : {}),
     onExportFailure: ({ error }) =>
       void process.stderr.write(`bridle: warning: traces are being lost: ${error.message.slice(0, 300)}\n`),

@@ -37,6 +37,8 @@ export interface CliFlags {
   readonly skills?: string;
   readonly config?: string;
   readonly yes?: boolean;
+  /** Start in plan mode: only reads until the person accepts the agent's plan (coding-agent's ModeSwitch). */
+  readonly plan?: boolean;
   /** Apply the workspace config's sensitive settings this run, without asking (see trust.ts). */
   readonly trust?: boolean;
   readonly json?: boolean;
@@ -55,6 +57,8 @@ export interface CliFlags {
   readonly evidence?: string;
   /** Failed checks the agent may repair and run again before the run stops (default 2). */
   readonly repairAttempts?: string;
+  /** `--image FILE`, repeatable: images sent with the first prompt (run/images.ts). */
+  readonly image?: readonly string[];
   /** Append the run's OpenTelemetry spans to this JSONL file (see tracing.ts). */
   readonly trace?: string;
   /** Export the run's spans over OTLP/HTTP to this collector. */
@@ -116,6 +120,7 @@ const OPTIONS = {
   skills: { type: "string" },
   config: { type: "string" },
   yes: { type: "boolean", short: "y" },
+  plan: { type: "boolean" },
   trust: { type: "boolean" },
   json: { type: "boolean" },
   at: { type: "string" },
@@ -131,6 +136,7 @@ const OPTIONS = {
   "context-window": { type: "string" },
   "keep-tasks": { type: "boolean" },
   "claude-hooks": { type: "boolean" },
+  image: { type: "string", multiple: true },
   trace: { type: "string" },
   otlp: { type: "string" },
   help: { type: "boolean", short: "h" },
@@ -163,6 +169,8 @@ const RUN_OPTIONS = `Options:
                                               ask         every write and every command not proven
                                                           read-only asks
                                               full-access no sandbox and no approvals
+  --plan                                    start in plan mode: only reads until you accept the agent's plan
+                                            (interactive: Shift-Tab cycles plan and the permission modes)
   --mcp FILE                                MCP servers ({"mcpServers": {...}})
   --idle-timeout SECONDS                    longest silence from the provider before an attempt is abandoned
                                             and retried (default 120)
@@ -178,6 +186,8 @@ const RUN_OPTIONS = `Options:
   --no-coding                               a bare tool loop: no baseline, checks, plan or handoff
   --evidence FILE                           write the run's evidence handoff as JSON (bridle run)
   --repair-attempts N                       failed checks the agent may fix and rerun before stopping (default: 2)
+  --image FILE                              send this image (PNG, JPEG, GIF, WebP; up to 5 MiB) with the first
+                                            prompt, for models that take images; repeatable
   --trace FILE                              append the run's OpenTelemetry spans to FILE (JSON lines)
   --otlp URL                                export the run's spans over OTLP/HTTP (http://host:4318 or a /v1/traces URL)
   --no-instructions                         leave out AGENTS.md / CLAUDE.md / .github/copilot-instructions.md
@@ -211,7 +221,7 @@ Usage:
 Run \`bridle <command> --help\` for a command's options.
 `,
   run: `Usage: bridle run "<prompt>" [options]\n\nRuns the agent once. Exit code 0 when the run completes, 1 when it ends otherwise, 2 on bad usage.\n\n${RUN_OPTIONS}`,
-  interactive: `Usage: bridle [options]\n\nAn interactive session on a terminal. Slash commands: /model NAME, /sessions, /fork [SEQ], /compact, /cost, /exit, /help; your own from\n~/.config/bridle/commands/*.md and .bridle/commands/*.md. @path in a prompt attaches that file.\nCtrl-C aborts the current turn; at the prompt it asks, and a second Ctrl-C (or /exit, or Ctrl-D) leaves.\n\n${RUN_OPTIONS}`,
+  interactive: `Usage: bridle [options]\n\nAn interactive session on a terminal. Slash commands: /model NAME, /sessions, /fork [SEQ], /compact, /cost, /init, /exit, /help; your own from\n~/.config/bridle/commands/*.md and .bridle/commands/*.md. @path in a prompt attaches that file.\nCtrl-C aborts the current turn; at the prompt it asks, and a second Ctrl-C (or /exit, or Ctrl-D) leaves.\n\n${RUN_OPTIONS}`,
   sessions: `Usage:
   bridle sessions list [--store jsonl|sqlite|postgres] [--json]
   bridle sessions show ID [--json]
@@ -270,7 +280,15 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
       throw new CliError(`--${flag} is an option of bridle ${owner}`, 2);
     }
   }
-  for (const coding of ["no-coding", "evidence", "repair-attempts", "trace", "otlp", "continue"] as const) {
+  for (const coding of [
+    "no-coding",
+    "evidence",
+    "repair-attempts",
+    "trace",
+    "otlp",
+    "continue",
+    "image",
+  ] as const) {
     if (values[coding] !== undefined && command !== "run" && command !== "interactive") {
       throw new CliError(`--${coding} is an option of bridle run and the interactive session`, 2);
     }
@@ -310,6 +328,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     skills: values.skills,
     config: values.config,
     yes: values.yes,
+    plan: values.plan,
     trust: values.trust,
     json: values.json,
     at: values.at,
@@ -325,6 +344,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     contextWindow: values["context-window"],
     keepTasks: values["keep-tasks"],
     claudeHooks: values["claude-hooks"],
+    image: values.image,
     trace: values.trace,
     otlp: values.otlp,
   });

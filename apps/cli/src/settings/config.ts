@@ -12,7 +12,9 @@ import { decideWorkspaceTrust, type TrustIo } from "../trust/trust.js";
 import { TrustStore } from "../trust/trust-store.js";
 import type { CliFlags } from "./args.js";
 import { type FileBytes, readRegularFile } from "./bounded-read.js";
+import { flagProblem } from "./flag-problems.js";
 import { KIT_SETTING_RISK, kitSettingsShape } from "./kit-settings.js";
+import { modelRowsSetting } from "./model-rows.js";
 import { loadProviderModules } from "./provider-plugins.js";
 
 const settingsShape = {
@@ -64,6 +66,8 @@ const settingsShape = {
   skills: z.string().min(1).optional(),
   yes: z.boolean().default(false),
   json: z.boolean().default(false),
+  // Rows for the provider's model table: window, prices, capabilities per model name (model-rows.ts).
+  models: modelRowsSetting,
   // The rest of the kit (the recipe's kit.ts): compaction, workspace instructions, subagents, memory, fetch.
   ...kitSettingsShape,
 };
@@ -104,6 +108,8 @@ export const WORKSPACE_SETTING_RISK = {
   skills: "sensitive", // skills carry scripts the agent runs
   yes: "sensitive", // approves every call
   json: "harmless",
+  // Prices and windows the cost line and compaction trust, and whether images are sent: the user's word.
+  models: "user-only",
   ...KIT_SETTING_RISK,
 } as const satisfies Record<keyof typeof settingsShape, SettingRisk>;
 
@@ -124,7 +130,7 @@ export type Settings = Omit<z.output<typeof settingsSchema>, "model" | "cwd" | "
   readonly agentFiles: readonly AgentFile[];
   /** Providers the user's config adds (`providers`: modules exporting a descriptor), loaded once. */
   readonly providerPlugins: readonly ProviderDescriptor[];
-  /** Model rows added to the provider's table (the demo's recorded script has one); never from a config file. */
+  /** Model rows added to the provider's table: the user config's `models`, or the demo's recorded script's. */
   readonly models?: ModelTable;
 };
 
@@ -198,10 +204,20 @@ export async function loadSettings(
   ]);
   const parsed = settingsSchema.safeParse(merged);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map(
-      (issue) => `${issue.path.join(".") || "config"}: ${issue.message}`,
+    // A typed flag's problem in its own words; a config file's in its keys.
+    const typed = parsed.error.issues.map((issue) => flagProblem(issue, flagSettings));
+    const problems = parsed.error.issues
+      .filter((_, i) => typed[i] === undefined)
+      .map((issue) => `${issue.path.join(".") || "config"}: ${issue.message}`);
+    throw new CliError(
+      [
+        ...typed.filter((line) => line !== undefined),
+        ...(problems.length > 0
+          ? [`invalid settings (${files.join(", ") || "flags"}): ${problems.join("; ")}`]
+          : []),
+      ].join("; "),
+      2,
     );
-    throw new CliError(`invalid settings (${files.join(", ") || "flags"}): ${problems.join("; ")}`, 2);
   }
   const settings = parsed.data;
   const dataHome = userDataDir(env);

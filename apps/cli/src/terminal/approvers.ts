@@ -2,6 +2,9 @@ import type { ApprovalDecision, ApprovalRequest, Approver } from "@bridle/core";
 import { displayText } from "./display-text.js";
 import { summarizeArguments } from "./render.js";
 
+/** Asks a question whose answer is one of `keys`, taken as soon as it is typed. */
+export type OneKeyAsk = (question: string, keys: readonly string[], signal: AbortSignal) => Promise<string>;
+
 /** --yes: every call that needs approval runs. */
 export const approveEverything: Approver = {
   decide: async () => ({ approved: true }),
@@ -29,11 +32,14 @@ export const denyWithoutTerminal: Approver = {
  */
 export class TerminalApprover implements Approver {
   readonly #ask: (question: string, signal: AbortSignal) => Promise<string>;
+  readonly #choose: OneKeyAsk | undefined;
   /** Tool names, or a tool name and its scope's key joined by a NUL. */
   readonly #alwaysAllowed = new Set<string>();
 
-  constructor(ask: (question: string, signal: AbortSignal) => Promise<string>) {
+  /** `choose`, when given, asks the approval itself so that one key (y, n, a) answers without Enter. */
+  constructor(ask: (question: string, signal: AbortSignal) => Promise<string>, choose?: OneKeyAsk) {
     this.#ask = ask;
+    this.#choose = choose;
   }
 
   /** Asks the same person on the same input (an MCP server's elicitation, say). */
@@ -54,8 +60,12 @@ export class TerminalApprover implements Approver {
       remembered !== undefined && label !== undefined
         ? `[y]es / [n]o / [a]lways for ${displayText(label, 80)}`
         : `[y]es / [n]o${scope?.note ? ` (${displayText(scope.note, 120)})` : ""}`;
-    const question = `${escalation}${displayText(name, 80)} ${summarizeArguments(request.toolCall.arguments)}? ${choices}: `;
-    const answer = (await this.#ask(question, signal)).trim().toLowerCase();
+    const asked = request.reason === undefined ? "" : `A hook asks: ${displayText(request.reason, 200)}. `;
+    const question = `${asked}${escalation}${displayText(name, 80)} ${summarizeArguments(request.toolCall.arguments)}? ${choices}: `;
+    const keys = remembered !== undefined && label !== undefined ? ["y", "n", "a"] : ["y", "n"];
+    const answer = (await (this.#choose ? this.#choose(question, keys, signal) : this.#ask(question, signal)))
+      .trim()
+      .toLowerCase();
     if (answer === "a" || answer === "always") {
       // Where "always" is not offered, "a" approves this call only: what was asked, nothing wider.
       if (remembered !== undefined) this.#alwaysAllowed.add(remembered);
@@ -71,6 +81,8 @@ export class TerminalApprover implements Approver {
  * whole tool when the tool names no narrower scope; undefined when the scope offers no "always".
  */
 export function alwaysKey(request: ApprovalRequest): string | undefined {
+  // A hook asked for a person's answer to this one call: no remembered answer stands in for it.
+  if (request.reason !== undefined) return undefined;
   const name = request.toolCall.name;
   const scope = request.scope;
   return scope ? (scope.always ? `${name}\u0000${scope.always.key}` : undefined) : name;

@@ -13,7 +13,7 @@ import {
 } from "@bridle/core";
 import type { Agent } from "../run/agent.js";
 import { oneLine, visible } from "./display-text.js";
-import { type HumanRenderer, jsonLine, type Output, summarizeArguments } from "./render.js";
+import { counted, type HumanRenderer, jsonLine, type Output, summarizeArguments } from "./render.js";
 
 export interface RunViewOptions {
   readonly agent: Agent;
@@ -23,6 +23,8 @@ export interface RunViewOptions {
   readonly stdout: Output;
   readonly stderr: Output;
   readonly terminal: boolean;
+  /** Model warnings already said this session: each is said once, not at every prompt. */
+  readonly warned?: Set<string>;
 }
 
 const dim = (on: boolean, text: string) => (on ? `\x1b[2m${text}\x1b[22m` : text);
@@ -31,6 +33,7 @@ export class RunView {
   readonly #o: RunViewOptions;
   readonly #transcript: TranscriptProjection;
   readonly #fixedTokens: number;
+  readonly #warned = new Set<string>();
 
   constructor(options: RunViewOptions) {
     this.#o = options;
@@ -71,6 +74,17 @@ export class RunView {
       if (typeof message === "string") this.#line(`bridle: warning: ${oneLine(message, 2_000)}`);
       return;
     }
+    if (event.type === "model_warning") {
+      const key = `${event.code}:${event.message}`;
+      const warned = this.#o.warned ?? this.#warned;
+      if (warned.has(key)) return;
+      warned.add(key);
+      // The adapter speaks of its `models` option; a person at the CLI has the config's section.
+      if (event.code === "model_unknown") {
+        renderer.render({ ...event, message: unknownModelWarning(this.#o.agent.model) });
+        return;
+      }
+    }
     renderer.render(event);
   }
 
@@ -106,6 +120,11 @@ export class RunView {
   }
 }
 
+/** The unknown-model warning in the words of the README's "Models bridle does not know" section. */
+export function unknownModelWarning(model: { readonly provider: string; readonly model: string }): string {
+  return `${model.provider}/${model.model} is not in bridle's model table: its context window, prices and capabilities are unknown; describe it in the "models" section of your config`;
+}
+
 function childLine(event: RunEvent): string | undefined {
   switch (event.type) {
     case "run_started":
@@ -117,7 +136,7 @@ function childLine(event: RunEvent): string | undefined {
     case "compaction":
       return `compacted ${event.replacedCount} messages`;
     case "run_completed":
-      return `done: ${event.usage.modelRequests} model requests · ${event.usage.toolCalls} tool calls`;
+      return `done: ${counted(event.usage.modelRequests, "model request")} · ${counted(event.usage.toolCalls, "tool call")}`;
     case "run_failed":
       return `stopped: ${event.stopReason}: ${event.error.message}`;
     default:
