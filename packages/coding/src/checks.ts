@@ -1,15 +1,17 @@
-import { lstat, readFile } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import { join } from "node:path";
+import { readRegularFile } from "@bridle/core/node";
 import { CHECK_KINDS, type CheckKind, type ChecksDetectedFact, type DetectedCheck } from "./facts.js";
 
 // Project files are read as data, bounded: a huge or odd file yields no checks rather than a stall.
 const MAX_PROJECT_FILE = 512 * 1024;
 
+/** A project file as text, or undefined for one missing, linked, odd or too large. */
 async function readSmall(path: string): Promise<string | undefined> {
   try {
-    const info = await lstat(path);
-    if (!info.isFile() || info.size > MAX_PROJECT_FILE) return undefined;
-    return await readFile(path, "utf8");
+    // A link is not followed: a repository's package.json pointing elsewhere names no checks.
+    if ((await lstat(path)).isSymbolicLink()) return undefined;
+    return (await readRegularFile(path, MAX_PROJECT_FILE)).bytes.toString("utf8");
   } catch {
     return undefined;
   }

@@ -1,4 +1,5 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -69,5 +70,22 @@ describe("detect_checks", () => {
     expect((await project({ "package.json": JSON.stringify({ scripts: { test: 42 } }) })).checks).toEqual([]);
     expect((await project({ "README.md": "make test" })).checks).toEqual([]);
     expect((await project({ "package.json": "x".repeat(600 * 1024) })).checks).toEqual([]);
+  });
+
+  it("reads no project file through a link, nor waits on a FIFO in its place", async () => {
+    const elsewhere = await mkdtemp(join(tmpdir(), "bridle-checks-elsewhere-"));
+    dirs.push(elsewhere);
+    await writeFiles(elsewhere, { "package.json": JSON.stringify({ scripts: { test: "vitest" } }) });
+    const linked = await mkdtemp(join(tmpdir(), "bridle-checks-"));
+    dirs.push(linked);
+    await symlink(join(elsewhere, "package.json"), join(linked, "package.json"));
+    expect((await detectChecks(linked)).checks).toEqual([]);
+    expect((await detectChecks(elsewhere)).checks.map((c) => c.kind)).toContain("test");
+
+    const piped = await mkdtemp(join(tmpdir(), "bridle-checks-"));
+    dirs.push(piped);
+    execFileSync("mkfifo", [join(piped, "package.json")]);
+    // Nobody ever writes to the FIFO: a read that waited on it would never return.
+    expect((await detectChecks(piped)).checks).toEqual([]);
   });
 });
