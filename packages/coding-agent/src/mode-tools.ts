@@ -71,14 +71,17 @@ function refusal(name: string, mode: SessionMode, exitName: string): string {
     : `${name} is not available in read-only mode: the user switched the session to read-only. Read instead, or say what you would change.`;
 }
 
+/** Tools gateTool made: gating one again returns it as it is. */
+const gated = new WeakSet<AnyTool>();
+
 /** One tool under the mode (unchanged where the mode cannot change what it does). */
 export function gateTool(tool: AnyTool, modes: ModeSwitch, exitName: string): AnyTool {
-  if (tool.annotations?.read_only === true || followsMode.has(tool)) return tool;
+  if (tool.annotations?.read_only === true || followsMode.has(tool) || gated.has(tool)) return tool;
   // A tool the start mode made ask (ask mode) is gated from the tool it wraps, so leaving ask stops asking.
   const original = originalOf(tool);
   const asksItself = original.annotations?.requires_approval === true;
   const blocked = () => modes.mode === "plan" || modes.mode === "read-only";
-  return Object.create(original, {
+  const out = Object.create(original, {
     annotations: {
       value: { ...original.annotations, requires_approval: false },
       ...OWN,
@@ -99,6 +102,8 @@ export function gateTool(tool: AnyTool, modes: ModeSwitch, exitName: string): An
       ...OWN,
     },
   }) as AnyTool;
+  gated.add(out);
+  return out;
 }
 
 /** A tool source (MCP servers joining later) under the mode: each tool gated once, the same object after. */

@@ -159,11 +159,14 @@ export async function createCodingAgent(
   };
   current = model;
   const store = kit.tagStore(opened);
+  // Every tool under the session's mode (mode-tools.ts): gated before the kit sees them, so subagents get
+  // them gated too, and once more after, for the kit's own tools and the MCP servers'.
+  const gate = (tool: AnyTool) => gateTool(tool, modes, exitName);
   const build = (chosen: CostedModel): CodingAgent => {
     const extended = kit.extend(
       {
         model: chosen,
-        tools: [...toolset.tools, ...modeTools],
+        tools: [...toolset.tools, ...modeTools].map(gate),
         toolSources: toolset.toolSources,
         system: toolset.instructions ? `${SYSTEM_PROMPT}\n\n${toolset.instructions}` : SYSTEM_PROMPT,
         // Hook scripts first: a PreToolUse that denies stops a call before any other hook sees it.
@@ -177,8 +180,6 @@ export async function createCodingAgent(
       },
       store,
     );
-    // Every tool under the session's mode, the kit's and the MCP servers' too (mode-tools.ts).
-    const gate = (tool: AnyTool) => gateTool(tool, modes, exitName);
     const harnessOptions: HarnessOptions = {
       ...extended,
       tools: (extended.tools ?? []).map(gate),
