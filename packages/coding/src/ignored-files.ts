@@ -3,13 +3,12 @@ import { lstat, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { git } from "./git.js";
 import { scanAddedLines } from "./secret-scan.js";
+import { inUnwatchedDir, UNWATCHED_DIRS } from "./unwatched.js";
 
 // Limits on the ignored files watched (documented in the README): past them the list says it was cut.
 const MAX_IGNORED_FILES = 20_000;
 const MAX_SCANNED_BYTES = 1024 * 1024;
 const MAX_FINDINGS = 5;
-// Folders nobody expects a handoff to list, however many files land in them.
-const UNWATCHED_DIRS = new Set([".git", "node_modules", ".bridle"]);
 
 /** A file the agent wrote (created or changed) where git does not look: a path .gitignore matches. */
 export interface IgnoredWrite {
@@ -53,7 +52,7 @@ export async function snapshotIgnored(repoRoot: string, prefix: string): Promise
   for (const record of out.toString("utf8").split("\0")) {
     if (!record.startsWith("! ") || !record.startsWith(`! ${prefix}`)) continue;
     const path = record.slice(2 + prefix.length);
-    if (path.split("/").some((part) => UNWATCHED_DIRS.has(part))) continue;
+    if (inUnwatchedDir(path)) continue;
     if (!path.endsWith("/")) {
       if (!(await add(path))) break;
       continue;

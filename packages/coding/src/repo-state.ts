@@ -7,6 +7,7 @@ import type { BaselineFact, HistoryFact, PreexistingChange } from "./facts.js";
 import { git, repositoryRoot } from "./git.js";
 import { type IgnoredSnapshot, ignoredWrites, snapshotIgnored } from "./ignored-files.js";
 import { commitsSince, currentHead, fileMode, modeChanges, pathsChangedBetween } from "./repo-history.js";
+import { inUnwatchedDir, UNWATCHED_DIRS } from "./unwatched.js";
 
 /** One file the agent changed: its line counts and hunks against what was there before the run. */
 export interface AgentFileChange {
@@ -29,8 +30,6 @@ export interface AgentFileChange {
 const MAX_FILE_BYTES = 1024 * 1024;
 const MAX_KEPT_BYTES = 64 * 1024 * 1024;
 const MAX_SNAPSHOT_FILES = 20_000;
-// Never the agent's work: the harness's own spill files, and folders nobody diffs.
-const SKIPPED_DIRS = new Set([".git", "node_modules", ".bridle"]);
 
 type Content = Buffer | null;
 
@@ -372,7 +371,7 @@ export class RepoState {
       for (const entry of entries) {
         const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
         if (entry.isDirectory()) {
-          if (!SKIPPED_DIRS.has(entry.name)) pending.push(path);
+          if (!UNWATCHED_DIRS.has(entry.name)) pending.push(path);
         } else if (entry.isFile() || entry.isSymbolicLink()) {
           if (files.length >= MAX_SNAPSHOT_FILES) {
             this.#snapshotTruncated = true;
@@ -396,7 +395,7 @@ async function optional(cwd: string, args: readonly string[]): Promise<string | 
 }
 
 function isSkipped(path: string): boolean {
-  return path.split("/").some((part) => SKIPPED_DIRS.has(part));
+  return inUnwatchedDir(path);
 }
 
 /** A workspace-relative path in `/` form, or undefined for one that leaves the workspace. */

@@ -3,6 +3,7 @@ import type { Dirent, Stats } from "node:fs";
 import { lstat, readdir, readFile, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import { git, repositoryRoot } from "../git.js";
+import { inUnwatchedDir, UNWATCHED_DIRS } from "../unwatched.js";
 import { REWIND_LIMITS } from "./limits.js";
 
 /** A file as a checkpoint keeps it: its content hash (the blob's name) or, for a link, the link's own text. */
@@ -19,8 +20,6 @@ export interface Scan {
   readonly truncated: boolean;
 }
 
-// Never the agent's work, or not worth keeping: git's own data, dependencies, the harness's spill files.
-const SKIPPED_DIRS = new Set([".git", "node_modules", ".bridle"]);
 /** At most this many files are listed per scan (documented in the README). */
 export const MAX_SCANNED_FILES = 50_000;
 
@@ -88,9 +87,7 @@ export class WorkspaceScanner {
       );
       if (out !== undefined) {
         const listed = new Set(out.toString("utf8").split("\0"));
-        const paths = [...listed].filter(
-          (path) => path !== "" && !path.split("/").some((part) => SKIPPED_DIRS.has(part)),
-        );
+        const paths = [...listed].filter((path) => path !== "" && !inUnwatchedDir(path));
         return { paths: paths.slice(0, MAX_SCANNED_FILES), truncated: paths.length > MAX_SCANNED_FILES };
       }
     }
@@ -105,7 +102,7 @@ export class WorkspaceScanner {
       for (const entry of entries) {
         const path = folder === "" ? entry.name : `${folder}/${entry.name}`;
         if (entry.isDirectory()) {
-          if (SKIPPED_DIRS.has(entry.name)) continue;
+          if (UNWATCHED_DIRS.has(entry.name)) continue;
           if (!(await walk(path))) return false;
         } else {
           if (paths.length >= MAX_SCANNED_FILES) return false;
