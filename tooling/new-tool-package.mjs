@@ -46,8 +46,11 @@ export async function generateToolPackage(name, options = {}) {
     )
   )
     throw new Error(`${pkg.dir} already exists`);
+  // The repository as the root manifest names it, with the package's folder: the publish check wants both.
+  const root = JSON.parse(await readFile(join(repoRoot, "package.json"), "utf8"));
+  const repository = { ...root.repository, directory: relative(repoRoot, pkg.dir).split("\\").join("/") };
   const files = {
-    "package.json": templates.packageJson(pkg),
+    "package.json": templates.packageJson({ ...pkg, repository }),
     "tsconfig.json": templates.tsconfig(pkg),
     "tsdown.config.ts": templates.tsdownConfig,
     "vitest.config.ts": templates.vitestConfig,

@@ -1,5 +1,5 @@
 // The files of a new tool package. Each function returns one file's text for a package described by
-// `pkg`: { folder, packageName, toolName, factory, relativeRoot }.
+// `pkg`: { folder, packageName, toolName, factory, relativeRoot }; package.json also takes `repository`.
 
 export function packageJson(pkg) {
   const manifest = {
@@ -7,6 +7,7 @@ export function packageJson(pkg) {
     version: "0.1.0",
     description: `${pkg.toolName}: a Bridle tool`,
     license: "MIT",
+    repository: pkg.repository,
     type: "module",
     sideEffects: false,
     engines: { node: ">=22" },

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -73,6 +73,17 @@ describe("pnpm new-tool", () => {
       env: { ...process.env, NO_COLOR: "1" },
     });
     expect(stdout).toMatch(/Tests\s+1 passed/);
+  });
+
+  it("writes a manifest the publish check accepts: the root's repository with the package's folder", async () => {
+    const manifest = JSON.parse(await readFile(join(packageDir, "package.json"), "utf8"));
+    const root = JSON.parse(await readFile(join(repoRoot, "package.json"), "utf8"));
+    expect(manifest.repository).toEqual({
+      ...root.repository,
+      directory: relative(repoRoot, packageDir).split(sep).join("/"),
+    });
+    expect(manifest.license).toBe(root.license);
+    expect(manifest.files).toEqual(["dist", "README.md", "LICENSE"]);
   });
 
   it("names the package, the tool and its factory from one kebab-case name", async () => {
