@@ -53,10 +53,11 @@ describe("client features", () => {
 
   it("does not time a call out while a person answers its server (the wait is not the server's silence)", async () => {
     const tools = await toy({
-      // Five call timeouts pass before the answer comes.
-      callTimeoutMs: 200,
+      // Three call timeouts pass before the answer comes. The timeout is long enough that a loaded machine's
+      // slowness between the server's messages never reaches it (200 ms did, with two test runs side by side).
+      callTimeoutMs: 3_000,
       onElicitation: async () => {
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        await new Promise((resolve) => setTimeout(resolve, 9_000));
         return { action: "accept", content: { name: "Slow" } };
       },
     }).tools();
