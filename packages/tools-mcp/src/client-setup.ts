@@ -4,9 +4,6 @@ import { Client } from "@modelcontextprotocol/client";
 import type { ConnectionSettings } from "./connection-settings.js";
 import type { RunningCalls } from "./running-calls.js";
 
-/** How long a server may take to answer `server/discover` before a stdio one is taken as a 2025 server. */
-const PROBE_MS = 5_000;
-
 export interface ClientHooks {
   /** The server said its tools changed. */
   readonly onToolsChanged: () => void;
@@ -27,13 +24,9 @@ export function makeClient(server: string, settings: ConnectionSettings, hooks: 
     { name: settings.clientName, version: settings.clientVersion },
     {
       // 2026-07-28 with servers that offer it (`server/discover`), the 2025 `initialize` handshake with
-      // those that do not. On stdio the probe runs in a short-lived sibling process, so a server that
-      // exits on an unknown request before `initialize` still gets its one session process; one that
-      // ignores the probe is taken as a 2025 server after PROBE_MS.
-      versionNegotiation: {
-        mode: "auto",
-        probe: { timeoutMs: Math.min(PROBE_MS, settings.connectTimeoutMs) },
-      },
+      // those that do not. The probe has the handshake's whole time (see transport.ts): a server that is
+      // slow to start is not mistaken for an old one.
+      versionNegotiation: { mode: "auto" },
       capabilities: {
         roots: { listChanged: false },
         // SEP-1034: an accepted form gets the defaults its schema names for fields left out.

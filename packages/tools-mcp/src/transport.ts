@@ -1,12 +1,19 @@
 import type { Client, Transport } from "@modelcontextprotocol/client";
 import {
+  SdkError,
+  SdkErrorCode,
   SdkHttpError,
   SSEClientTransport,
   StreamableHTTPClientTransport,
   UnauthorizedError,
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { type HttpServerConfig, isStdioConfig, type McpServerConfig } from "./config.js";
+import {
+  type HttpServerConfig,
+  isStdioConfig,
+  type McpServerConfig,
+  type StdioServerConfig,
+} from "./config.js";
 import { boundedWait, untilAborted } from "./in-flight.js";
 import { issuerMismatchIn, tolerableLegacyIssuer } from "./legacy-issuer.js";
 import { type createOAuthProvider, finishAuthorization, type McpAuthorizationAnswer } from "./oauth.js";
@@ -135,15 +142,21 @@ async function connect(
   signal: AbortSignal,
   deadline: number,
   cleanUp: () => Promise<unknown> = () => client.close(),
+  prior?: { kind: "legacy" },
 ) {
   const wire = watchWire(transport);
-  const connecting = client.connect(transport, { timeout: Math.max(deadline - Date.now(), 1) });
+  // Without a probe timeout of its own, `server/discover` may take the whole handshake's time: a server
+  // slow to start is not taken for a 2025 one (a 2025 server answers it at once, "method not found").
+  const connecting = client.connect(transport, {
+    timeout: Math.max(deadline - Date.now(), 1),
+    ...(prior ? { prior } : {}),
+  });
   try {
     await untilAborted(connecting, signal);
   } catch (error) {
     await boundedWait(cleanUp(), CLOSE_STEP_MS);
-    // A handshake given up during the 2026-07-28 probe ends once the SDK has reaped the probe's own
-    // process (on stdio, a sibling of the session's): wait for that, so nothing is left running.
+    // The SDK's connect settles once it has let go of the transport: wait for that, so nothing is left
+    // running.
     await boundedWait(
       connecting.catch(() => {}),
       CLOSE_STEP_MS,
@@ -160,32 +173,21 @@ async function openWithin(
   deadline: number,
 ): Promise<OpenedClient> {
   if (isStdioConfig(config)) {
-    // Exactly the SDK's class: only on it does the 2026-07-28 probe run in a sibling process.
-    const transport = new StdioClientTransport({
-      command: config.command,
-      args: config.args,
-      env: config.env,
-      ...(config.cwd ? { cwd: config.cwd } : {}),
-      stderr: "pipe",
-    });
-    transport.stderr?.on("data", (chunk: Buffer) => options.onStderr(chunk.toString("utf8")));
-    const client = options.makeClient();
-    // The client's own close waits for the process to exit, which a hung server never does: stop it
-    // (and what it started) first, so a failed start leaves nothing running.
-    const stopAll = async () => {
-      // A handshake given up at once may come before the session process was started (during the probe).
-      const pid = transport.pid ?? undefined;
-      const strays = pid === undefined ? [] : [pid, ...(await descendantPids(pid))];
-      // Within CLOSE_STEP_MS, so the SIGKILL is sent before the cleanup is abandoned.
-      await stopProcesses(strays, 1_000);
-      // The transport itself, too: during the 2026-07-28 probe the client does not hold it yet, and closing
-      // it is what ends the probe (and its sibling process).
-      await transport.close();
-      await client.close();
-    };
-    const { flush, wire } = await connect(client, transport, signal, deadline, stopAll);
-    // Read now: the SDK's transport forgets the child's pid as soon as it is closed.
-    return { client, transport, kind: "stdio", pid: transport.pid ?? undefined, flush, wire };
+    try {
+      return await openStdio(config, options, signal, deadline);
+    } catch (error) {
+      // The server ended (or garbled its answer) when asked `server/discover` before `initialize`, as
+      // servers on SDKs that stop at any earlier request do: started again, it is spoken to in 2025 from
+      // the first message. Only these servers take a second process.
+      if (
+        signal.aborted ||
+        !(error instanceof SdkError) ||
+        error.code !== SdkErrorCode.EraNegotiationFailed
+      ) {
+        throw error;
+      }
+      return openStdio(config, options, signal, deadline, { kind: "legacy" });
+    }
   }
   const http = config as HttpServerConfig;
   const url = new URL(http.url);
@@ -226,6 +228,45 @@ async function openWithin(
     }
   }
   return openSse(url, requestInit, options, signal, deadline);
+}
+
+/**
+ * The SDK's stdio transport under its own name: the SDK asks a subclass's server `server/discover` in
+ * place, on the session's process, where it would otherwise first spawn a sibling process for the
+ * question alone. A 2025 server answers "method not found" and its `initialize` follows on the same pipe.
+ */
+class SessionStdioTransport extends StdioClientTransport {}
+
+async function openStdio(
+  config: StdioServerConfig,
+  options: OpenOptions,
+  signal: AbortSignal,
+  deadline: number,
+  prior?: { kind: "legacy" },
+): Promise<OpenedClient> {
+  const transport = new SessionStdioTransport({
+    command: config.command,
+    args: config.args,
+    env: config.env,
+    ...(config.cwd ? { cwd: config.cwd } : {}),
+    stderr: "pipe",
+  });
+  transport.stderr?.on("data", (chunk: Buffer) => options.onStderr(chunk.toString("utf8")));
+  const client = options.makeClient();
+  // The client's own close waits for the process to exit, which a hung server never does: stop it
+  // (and what it started) first, so a failed start leaves nothing running.
+  const stopAll = async () => {
+    const pid = transport.pid ?? undefined;
+    const strays = pid === undefined ? [] : [pid, ...(await descendantPids(pid))];
+    // Within CLOSE_STEP_MS, so the SIGKILL is sent before the cleanup is abandoned.
+    await stopProcesses(strays, 1_000);
+    // The transport itself, too: during the probe the client does not hold it yet.
+    await transport.close();
+    await client.close();
+  };
+  const { flush, wire } = await connect(client, transport, signal, deadline, stopAll, prior);
+  // Read now: the SDK's transport forgets the child's pid as soon as it is closed.
+  return { client, transport, kind: "stdio", pid: transport.pid ?? undefined, flush, wire };
 }
 
 async function openSse(
