@@ -1,9 +1,13 @@
 // The start measurement with the real CLI and a real loopback model: every start counted, none timed.
 import { existsSync } from "node:fs";
+import { mkdir, readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { tempWorkspace } from "@bridle/testing";
 import { describe, expect, it } from "vitest";
 import { type AgentSpec, bridleAgent } from "../src/overhead/agents.js";
 import { formatStarts, measureStarts } from "../src/overhead/start.js";
 import { defaultBridleScript } from "../src/overhead/suite.js";
+import { BIN, runBin } from "./cli.js";
 
 const script = defaultBridleScript();
 
@@ -20,6 +24,31 @@ describe("the start measurement", () => {
       expect(formatStarts(result, 2)).toMatch(/\| bridle \| [^|]+ \| 2 \| \d+ \|/);
     },
     120_000,
+  );
+
+  it.skipIf(!existsSync(script) || !existsSync(BIN))(
+    "`--start --cpu-prof DIR` profiles every start and says the load it ran under",
+    async () => {
+      const { dir, cleanup } = await tempWorkspace("bridle-start-prof-");
+      try {
+        const profiles = join(dir, "profiles");
+        // A home of its own: no peer agent installed there, so only Bridle starts.
+        await mkdir(join(dir, "home"));
+        const run = await runBin(
+          ["overhead", "--start", "2", "--no-install", "--bridle", script, "--cpu-prof", profiles],
+          { cwd: dir, env: { HOME: join(dir, "home") } },
+        );
+        expect(run.stderr).toMatch(/pi: not installed, skipped/);
+        expect(run.code).toBe(0);
+        expect(run.stdout).toMatch(/\| bridle \| [^|]+ \| 2 \| \d+ \|/);
+        expect(run.stdout).toMatch(/load average \d+\.\d, \d+\.\d, \d+\.\d over 1, 5 and 15 minutes/);
+        const written = (await readdir(profiles)).filter((name) => name.endsWith(".cpuprofile"));
+        expect(written).toHaveLength(2);
+      } finally {
+        await cleanup();
+      }
+    },
+    180_000,
   );
 
   it("reports an agent that never asks the model as a problem, not a figure", async () => {

@@ -3,8 +3,21 @@
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { bridleAgent } from "../src/overhead/agents.js";
-import { FIRST_REQUEST_BUDGET, firstRequestSize, PROFILES } from "../src/overhead/request-size.js";
+import {
+  FIRST_REQUEST_BUDGET,
+  firstRequestSize,
+  PLAN_TOOL_ALLOWANCE,
+  PROFILES,
+  SCRIPT,
+} from "../src/overhead/request-size.js";
 import { defaultBridleScript } from "../src/overhead/suite.js";
+
+/** The plan tool an interactive session offers (it can switch to plan mode at any turn). */
+const PLAN_TOOL: Record<(typeof PROFILES)[number], string> = {
+  generic: "exit_plan_mode",
+  openai: "exit_plan_mode",
+  anthropic: "ExitPlanMode",
+};
 
 /** What a first turn needs in each vocabulary: read, write, edit, a shell, a search, and the tool search. */
 const LOADED: Record<(typeof PROFILES)[number], readonly string[]> = {
@@ -25,6 +38,18 @@ describe("Bridle's first request", () => {
         expect(size.systemBytes).toBeGreaterThan(0);
         // Over budget: `bridle-eval overhead --request-sizes` says which tool or the system prompt grew.
         expect(size.totalBytes).toBeLessThanOrEqual(FIRST_REQUEST_BUDGET);
+      },
+    );
+    // The interactive session types its prompt at a terminal: `script` gives it one.
+    it.skipIf(!existsSync(script) || !existsSync(SCRIPT))(
+      `fits in ${FIRST_REQUEST_BUDGET} + ${PLAN_TOOL_ALLOWANCE} bytes in the interactive session with the ${profile} profile, plan tool included`,
+      async () => {
+        const size = await firstRequestSize(bridleAgent(script), profile, { interactive: true });
+        expect(size.problems).toEqual([]);
+        expect(size.tools.map((tool) => tool.name).sort()).toEqual(
+          [...LOADED[profile], PLAN_TOOL[profile]].sort(),
+        );
+        expect(size.totalBytes).toBeLessThanOrEqual(FIRST_REQUEST_BUDGET + PLAN_TOOL_ALLOWANCE);
       },
     );
   }

@@ -27,8 +27,7 @@ export function createExitPlanTool(
 ): AnyTool {
   return defineTool({
     name: exitPlanToolName(profile),
-    description:
-      "In plan mode: present your finished plan for the user to accept before you change anything.",
+    description: "Plan mode: present your finished plan for the user to accept.",
     inputSchema: schema,
     // It changes no file: plan mode offers it, and the coding overlay need not rescan after it.
     annotations: { read_only: true },

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { Language, type Node, Parser, type Tree } from "web-tree-sitter";
+import type { Node, Parser, Tree } from "web-tree-sitter";
 
 export type { Node as SyntaxNode } from "web-tree-sitter";
 
@@ -21,6 +21,9 @@ function grammarPath(): string {
 /** The bash parser, loaded once per process. */
 export function loadBashParser(): Promise<Parser> {
   loading ??= (async () => {
+    // Imported here, not at the top: a line of plain words is judged without the grammar, so a start
+    // (and a run whose commands are all plain) need not load its runtime.
+    const { Language, Parser } = await import("web-tree-sitter");
     await Parser.init();
     const language = await Language.load(grammarPath());
     const parser = new Parser();

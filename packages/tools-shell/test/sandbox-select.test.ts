@@ -42,6 +42,16 @@ describe("selectRunner", () => {
     expect(/other processes' environments/.test(choice.warning ?? "")).toBe(!isolated);
   });
 
+  it('"auto" says when bwrap is not there at all, and "bwrap" refuses with the same cause', async () => {
+    const missing = join(dir, "no-such-bwrap");
+    const choice = await selectRunner("auto", { bwrap: missing });
+    expect(choice.runner).toBeInstanceOf(LocalRunner);
+    expect(choice.warning).toMatch(/no-such-bwrap is not installed or not runnable \(.*ENOENT/);
+    const error = await selectRunner("bwrap", { bwrap: missing }).catch((thrown: unknown) => thrown);
+    expect((error as BridleError).code).toBe("invalid_config");
+    expect((error as BridleError).message).toMatch(/cannot run here.*ENOENT/s);
+  });
+
   it('"bwrap" refuses to run without the sandbox', async () => {
     const error = await selectRunner("bwrap", { bwrap: broken }).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(BridleError);

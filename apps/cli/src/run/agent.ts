@@ -30,6 +30,7 @@ export async function composeAgent(
   /** The session's mode switch and who answers the agent's questions (plan mode, the ask-the-user tool). */
   modes: Pick<CodingAgentOptions, "startMode" | "switchModes" | "questions"> = {},
 ): Promise<Agent> {
+  if (settings.sandbox === "off" || settings.permissionMode === "full-access") void probeLocalRunner();
   // A server that asks for OAuth, with a person at the terminal: the sign-in URL is printed and the
   // redirect received on a loopback port; sessions are kept per server (0600) in the user's config
   // folder. Without a terminal nobody could sign in, and the server fails to connect at once.
@@ -53,6 +54,20 @@ export async function composeAgent(
       mcpClient: (model) => ({ ...terminalMcpClient(approver, model), ...(oauth ? { oauth } : {}) }),
     },
   );
+}
+
+/**
+ * Commands that run without the sandbox run on the local runner, which first tries, with a short chain of
+ * processes, whether they can have their own pid namespace; what bash's description tells the model
+ * depends on the answer, so it must come before the first request. Started here, before the recipe loads
+ * the provider's SDK, the probe's processes run while that loads; the recipe's runner then finds the
+ * answer (probes are cached per process). A failure here is the recipe's to meet and report.
+ */
+async function probeLocalRunner(): Promise<void> {
+  try {
+    const { LocalRunner } = await import("@bridle/tools-shell");
+    await new LocalRunner().probe();
+  } catch {}
 }
 
 function terminalMcpClient(approver: Approver | undefined, model: () => Model | undefined): McpClientOptions {

@@ -16,6 +16,8 @@ export interface AgentRunPlace {
   readonly contextWindow?: number;
   /** More options for Bridle's command line (`--profile openai`, say); other agents take none. */
   readonly bridleArgs?: readonly string[];
+  /** Bridle's interactive session (no `run`, no prompt: it is typed at the terminal) instead of a one-shot. */
+  readonly interactive?: boolean;
 }
 
 /** A command line to spawn: the node binary runs `script`, so the spawned pid is the agent itself. */
@@ -47,8 +49,7 @@ export function bridleAgent(script: string): AgentSpec {
         ...shebangFlags(script),
         ...(place.nodeFlags ?? []),
         script,
-        "run",
-        place.prompt,
+        ...(place.interactive ? [] : ["run", place.prompt]),
         "--provider",
         "openai-chat",
         "--model",

@@ -1,5 +1,6 @@
 // `bridle-eval overhead`: the harness's own time per tool turn, its growth over a long session, peak
 // memory, first-request bytes and cold start, for Bridle and the peer agents installed beside it.
+import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { bridleAgent } from "./agents.js";
 import type { TurnTool } from "./loopback.js";
@@ -34,7 +35,8 @@ Options:
   --no-install      do not install pi's coding agent into ~/.cache/bridle-bench/pi when missing
   --cpu-prof DIR    write a V8 CPU profile of every agent process into DIR
   --json            print every session's figures as JSON lines instead of the table
-  --request-sizes   print only Bridle's first request, per profile and tool, in bytes
+  --request-sizes   print only Bridle's first request, per profile and tool, in bytes, as
+                    \`bridle run\` and as the interactive session (which offers the plan tool) send it
   --start N         measure only start-up: N starts of each agent (11 is the usual), spawn to the
                     first request, in one workspace and home (caches warm after the first), the agents
                     interleaved, with \`node -e 0\` timed in the same run
@@ -57,11 +59,15 @@ export async function overheadCommand(argv: readonly string[]): Promise<number> 
     const bridle = bridleAgent(values.bridle ?? defaultBridleScript());
     const sizes = [];
     for (const profile of PROFILES) sizes.push(await firstRequestSize(bridle, profile));
+    // The interactive session can switch to plan mode, so it offers the plan tool as well.
+    for (const profile of PROFILES)
+      sizes.push(await firstRequestSize(bridle, profile, { interactive: true }));
     process.stdout.write(`${formatRequestSizes(sizes)}\n`);
     for (const problem of sizes.flatMap((size) => size.problems)) process.stderr.write(`${problem}\n`);
     return sizes.some((size) => size.problems.length > 0) ? 1 : 0;
   }
-  if (values.start !== undefined) return startCommand(values.start, values.bridle, !values["no-install"]);
+  if (values.start !== undefined)
+    return startCommand(values.start, values.bridle, !values["no-install"], values["cpu-prof"]);
   const turns = Number(values.turns);
   const rounds = Number(values.rounds);
   if (!(Number.isInteger(turns) && turns > 0 && Number.isInteger(rounds) && rounds > 0)) {
@@ -114,7 +120,12 @@ export async function overheadCommand(argv: readonly string[]): Promise<number> 
   return problems.length === 0 ? 0 : 1;
 }
 
-async function startCommand(spawns: string, bridle: string | undefined, install: boolean): Promise<number> {
+async function startCommand(
+  spawns: string,
+  bridle: string | undefined,
+  install: boolean,
+  profile: string | undefined,
+): Promise<number> {
   const count = Number(spawns);
   if (!(Number.isInteger(count) && count > 0)) {
     process.stderr.write(`bridle-eval overhead: --start takes a positive integer\n`);
@@ -128,8 +139,17 @@ async function startCommand(spawns: string, bridle: string | undefined, install:
   for (const agent of agents) {
     if (!agent.script) process.stderr.write(`${agent.name}: not installed, skipped\n`);
   }
-  const result = await measureStarts(agents, { spawns: count });
-  process.stdout.write(`\n${formatStarts(result, count)}\n\nbridle-eval overhead --start ${count}\n`);
+  const result = await measureStarts(agents, {
+    spawns: count,
+    ...(profile ? { nodeFlags: ["--cpu-prof", `--cpu-prof-dir=${profile}`] } : {}),
+  });
+  // Wall times move with the machine's load: the table is read with the load it was measured under.
+  const load = loadavg()
+    .map((average) => average.toFixed(1))
+    .join(", ");
+  process.stdout.write(
+    `\n${formatStarts(result, count)}\n\nbridle-eval overhead --start ${count} (load average ${load} over 1, 5 and 15 minutes as it ended)\n`,
+  );
   const problems = result.rows.flatMap((row) => row.problems);
   for (const problem of problems) process.stderr.write(`${problem}\n`);
   return problems.length === 0 ? 0 : 1;

@@ -3,7 +3,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isWithin } from "@bridle/core";
-import { execa } from "execa";
 import { type CommandView, mountScanner, mountsAndEntries } from "../sandbox/agent-config.js";
 import { type LimitEnforcement, type SandboxPolicy, sandboxPolicy } from "../sandbox/policy.js";
 import { defaultQuarantineFolder, quarantineCreated } from "../sandbox/quarantine.js";
@@ -11,6 +10,7 @@ import type { TreeScanner } from "../sandbox/tree-scan.js";
 import { type SandboxView, SYSTEM_TREES, shownTrees, unreadableByOthers, viewArgs } from "../sandbox/view.js";
 import { processLimits, setupLimits } from "./limits.js";
 import { programOnPath } from "./pid-namespace.js";
+import { probeRun } from "./probe-run.js";
 import { launch, SHELL } from "./process-tree.js";
 import type { CommandExit, CommandRequest, CommandRunner, RunningCommand } from "./runner.js";
 
@@ -267,25 +267,23 @@ function closingInherited(argv: readonly string[]): string[] {
 }
 
 async function runProbe(runner: BubblewrapRunner): Promise<SandboxProbe> {
-  const version = await execa(runner.bwrap, ["--version"], { reject: false, timeout: 5_000 });
+  const version = await probeRun(runner.bwrap, ["--version"], { timeoutMs: 5_000 });
   if (version.failed)
     return {
       available: false,
-      reason: `${runner.bwrap} is not installed or not runnable (${version.shortMessage})`,
+      reason: `${runner.bwrap} is not installed or not runnable (${version.message})`,
     };
   const workspace = await mkdtemp(join(tmpdir(), "bridle-probe-"));
   try {
     const args = runner.args({ cwd: workspace, writableRoots: [workspace] }, sandboxPolicy());
-    const trial = await execa(runner.bwrap, [...args, "--", SHELL, "-c", "echo ok"], {
-      reject: false,
-      timeout: 10_000,
+    const trial = await probeRun(runner.bwrap, [...args, "--", SHELL, "-c", "echo ok"], {
+      timeoutMs: 10_000,
       env: { PATH: "/usr/bin:/bin" },
-      extendEnv: false,
     });
     if (trial.failed || trial.stdout.trim() !== "ok") {
       return {
         available: false,
-        reason: `${runner.bwrap} cannot create its sandbox here (user namespaces disabled or restricted?): ${(trial.stderr || trial.shortMessage || "").trim().slice(0, 300)}`,
+        reason: `${runner.bwrap} cannot create its sandbox here (user namespaces disabled or restricted?): ${(trial.stderr || trial.message).trim().slice(0, 300)}`,
         version: version.stdout.trim(),
       };
     }

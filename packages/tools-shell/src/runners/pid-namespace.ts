@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
-import { execa } from "execa";
+import { probeRun } from "./probe-run.js";
 
 const IS_ROOT = process.getuid?.() === 0;
 
@@ -163,14 +163,12 @@ export function probePrefix(prefix: readonly string[], what: string): Promise<Pi
   if (!probe) {
     probe = (async () => {
       const [file = "", ...args] = [...prefix, "/bin/sh", "-c", "echo ok"];
-      const trial = await execa(file, args, {
-        reject: false,
-        timeout: 10_000,
+      const trial = await probeRun(file, args, {
+        timeoutMs: 10_000,
         env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
-        extendEnv: false,
       });
       if (!trial.failed && trial.stdout.trim() === "ok") return { available: true };
-      const why = (trial.stderr || trial.shortMessage || "").trim().slice(0, 300);
+      const why = (trial.stderr || trial.message).trim().slice(0, 300);
       return { available: false, reason: `${what} failed here: ${why}` };
     })();
     probes.set(key, probe);
