@@ -37,17 +37,17 @@ export function subagentEventOf(event: RunEvent): RunEvent | undefined {
 }
 
 /**
- * A sink that passes every event to `sink`, and after a carried child event the child event itself: a
- * tracer then nests the child's spans under the spawning call (they are correlated by `parentRunId` and
- * `parentToolCallId`). Do not put it in front of a session store's sink: the child's events would join the
- * parent's session.
+ * A sink that passes every event to `sink`, and after a carried child event the child event itself (and a
+ * grandchild's event that one carries, at any depth): a tracer then nests each subagent's spans under the
+ * call that started it (they are correlated by `parentRunId` and `parentToolCallId`). Do not put it in
+ * front of a session store's sink: the child's events would join the parent's session.
  */
 export function withSubagentEvents(sink: EventSink): EventSink {
   return {
     async write(event: RunEvent): Promise<void> {
       await sink.write(event);
-      const child = subagentEventOf(event);
-      if (child) await sink.write(child);
+      // A grandchild's event travels inside its parent's, which travels inside the top run's call.
+      for (let child = subagentEventOf(event); child; child = subagentEventOf(child)) await sink.write(child);
     },
   };
 }

@@ -51,3 +51,44 @@ it("withSubagentEvents hands a sink the child's events after the parent events t
     await cleanup();
   }
 });
+
+it("withSubagentEvents unwraps a grandchild's events too, each naming the call of its own parent", async () => {
+  const { dir, cleanup } = await tempWorkspace("bridle-agents-sink-deep-");
+  try {
+    const grandchild = new ScriptedModel([{ text: "deep done" }]);
+    const child = new ScriptedModel([
+      { toolCalls: [{ name: "agent_spawn", id: "s2", arguments: { agent_id: "deep", task: "go deeper" } }] },
+      { text: "child done" },
+    ]);
+    const parentModel = new ScriptedModel([
+      { toolCalls: [{ name: "agent_spawn", id: "s1", arguments: { agent_id: "worker", task: "start" } }] },
+      { text: "ok" },
+    ]);
+    const parent = { model: parentModel, tools: [echo] };
+    const agents = new Agents({
+      parent,
+      maxDepth: 2,
+      agents: [
+        { name: "worker", description: "works", model: child },
+        { name: "deep", description: "works deeper", model: grandchild },
+      ],
+    });
+    const written: RunEvent[] = [];
+    const sink = withSubagentEvents({ write: (event) => void written.push(event) });
+    const result = await new Harness({ ...parent, tools: [echo, ...agents.tools], workspace: dir }).run({
+      prompt: "go",
+      sink,
+    });
+    expect(result.stopReason).toBe("completed");
+    const started = written.filter((e) => e.type === "run_started");
+    expect(started).toHaveLength(3);
+    const [, childStart, deepStart] = started;
+    expect(childStart).toMatchObject({ parentRunId: result.runId, parentToolCallId: "s1" });
+    expect(deepStart).toMatchObject({ parentRunId: childStart?.runId, parentToolCallId: "s2" });
+    const deepEnd = written.find((e) => e.type === "run_completed" && e.runId === deepStart?.runId);
+    expect(deepEnd).toMatchObject({ finalText: "deep done" });
+    await agents.close();
+  } finally {
+    await cleanup();
+  }
+});

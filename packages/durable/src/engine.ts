@@ -3,6 +3,7 @@
 import type {
   AnyTool,
   ApprovalDecision,
+  EventObserver,
   HarnessOptions,
   Model,
   SessionStore,
@@ -35,6 +36,12 @@ export interface DurableAgent {
   readonly store: SessionStore;
   /** The rest of the harness's configuration (system prompt, limits, hooks, workspace…). */
   readonly harness?: Omit<HarnessOptions, "model" | "tools" | "approver">;
+  /**
+   * Watch the run without being its record (a tracer, with a subagent's events unwrapped by
+   * `withSubagentEvents` of `@bridle/agents`). An execution after a crash emits the run's events again
+   * from its steps, so an observer in the process that finishes a run sees all of it.
+   */
+  readonly observers?: readonly EventObserver[];
   /** Approve every call that needs approval without waiting (a run started with --yes). Re-runs still wait. */
   readonly autoApprove?: boolean;
   /**

@@ -59,6 +59,7 @@ export async function runDurableBody(
         // Events an earlier execution stored are stored once: this execution emits them again, the same.
         write: (event: RunEvent) => (event.seq <= before.lastSeq ? undefined : sink.write(event)),
       },
+      ...(agent.observers ? { observers: agent.observers } : {}),
     });
     await sink.flush();
     // Something the database returned was not what the run recorded: whatever the harness made of the

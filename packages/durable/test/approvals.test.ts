@@ -53,13 +53,18 @@ describe.skipIf(skipReason !== "")(`durable approvals${skipNote}`, () => {
     }
   }, 120_000);
 
-  it("a call that cannot tell whether it ran is not run again after a crash unless a person says so", async () => {
+  it("a call that cannot tell whether it ran is not run again after a crash unless a person says so (--yes does not)", async () => {
     const schema = freshSchema("blind");
     const logFile = join(fx.dir, `${schema}.log`);
     const args = { databaseUrl, schema, providerUrl: fx.provider.baseUrl, logFile, concurrency: 1 };
     const queue = await DbosRunQueue.open({ databaseUrl, schema });
     try {
-      const runId = await queue.enqueue({ prompt: "calls=1 tag=bl tool=blind_effect", sessionId: "blind" });
+      // Started with --yes (every approval answered): a repeat is still a person's decision.
+      const runId = await queue.enqueue({
+        prompt: "calls=1 tag=bl tool=blind_effect",
+        sessionId: "blind",
+        options: { yes: true },
+      });
       const first = await WorkerProcess.start(fx.bundle, args);
       // Killed inside the call (its effect takes 400 ms).
       await waitFor("the call to start", () => (readEffects(logFile).length > 0 ? true : undefined));

@@ -6,13 +6,13 @@
 // Used by test/crash-campaign.test.ts (a small fixed-seed sample) and bench/crash.bench.ts (100 kills).
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { RunEvent } from "@bridle/core";
+import type { Message, RunEvent } from "@bridle/core";
 import { DbosRunQueue, type DurableRunInfo } from "../src/index.js";
 import { databaseUrl, freshSchema } from "./database.js";
 import { diagnosis } from "./diagnosis.js";
 import { readEffects } from "./fixtures/effect-tools.js";
 import type { ScriptedProvider } from "./fixtures/scripted-provider.js";
-import { runEnded, sessionEvents } from "./sessions.js";
+import { comparable, runEnded, sessionEvents } from "./sessions.js";
 import { WorkerProcess } from "./workers.js";
 
 export type KillPoint = "anywhere" | "mid-bash" | "after-effect" | "mid-model" | "mid-approval" | "in-a-row";
@@ -34,6 +34,43 @@ function campaignPrompt(tool: (typeof TOOLS)[number], tag: string): string {
     : `calls=${CALLS} tag=${tag} tool=${tool}`;
 }
 
+/** The tag of the uninterrupted run each campaign run's session is compared with. */
+const referenceTag = (tool: (typeof TOOLS)[number]) => `ref${tool[0]}`;
+
+/** `text` with a run's own tag written as `<tag>` (its call ids, keys and prompt name it). */
+const untagged = (text: string, tag: string) =>
+  text.replace(new RegExp(`(?<![A-Za-z0-9])${tag}(?![0-9])`, "g"), "<tag>");
+
+/** The calls of a session that were repeated after a crash (each has its note), by untagged id. */
+function repeatedCalls(events: readonly RunEvent[], tag: string): Set<string> {
+  return new Set(
+    events.flatMap((event) =>
+      event.type === "tool_progress" &&
+      (event.data as { durable?: unknown } | undefined)?.durable === "repeat"
+        ? [untagged(event.toolCallId, tag)]
+        : [],
+    ),
+  );
+}
+
+/**
+ * A session's conversation as compared with an uninterrupted run's, untagged, with the results of the
+ * calls `repeated` (in the crashed run) left out on both sides: a person may have declined such a repeat
+ * (a Denied "not run again"), which an uninterrupted run never asks.
+ */
+function conversation(events: readonly RunEvent[], tag: string, repeated: ReadonlySet<string>): string {
+  const messages = comparable(events).map((message: Message) =>
+    message.role === "tool" && repeated.has(untagged(message.toolCallId, tag))
+      ? { role: message.role, toolCallId: message.toolCallId, toolName: message.toolName }
+      : message,
+  );
+  // A spawn's report names its task (from the child's run id) and how long it took; its details the run.
+  const text = JSON.stringify(messages, (key, value) => (key === "details" ? undefined : value))
+    .replace(/\\"task_id\\": \\"\w+\\"/g, "<task>")
+    .replace(/\\"elapsed_ms\\": \d+/g, "<elapsed>");
+  return untagged(text, tag);
+}
+
 export interface CampaignResult {
   readonly kills: number;
   readonly byPoint: Readonly<Record<KillPoint, number>>;
@@ -44,6 +81,8 @@ export interface CampaignResult {
   readonly appliedTwice: number;
   /** Calls whose effect never landed, or whose result is missing from the session. */
   readonly lost: number;
+  /** Sessions whose conversation differs from an uninterrupted run's of the same tool (repeats aside). */
+  readonly sessionsDiffering: number;
   /** Attempts after the first, and repeat asks the person answered. */
   readonly repeats: number;
   readonly personAnswers: number;
@@ -96,6 +135,8 @@ export async function crashCampaign(options: {
   let batches = 0;
   let personAnswers = 0;
   const ended = new Set<string>();
+  /** Uninterrupted runs, one per tool, enqueued once the campaign's runs are done. */
+  const references = new Map<(typeof TOOLS)[number], string>();
 
   const enqueueBatch = async () => {
     const batch = batches++;
@@ -120,7 +161,7 @@ export async function crashCampaign(options: {
   let stopped = false;
   const person = (async () => {
     while (!stopped) {
-      for (const id of runs.keys()) {
+      for (const id of [...runs.keys(), ...references.values()]) {
         if (ended.has(id)) continue;
         const pending = await queue.pendingApprovals(id).catch(() => []);
         for (const item of pending) {
@@ -202,6 +243,12 @@ export async function crashCampaign(options: {
     workers.push(last);
     const infos: DurableRunInfo[] = [];
     for (const id of runs.keys()) infos.push(await runEnded(queue, id, 300_000));
+    // The same runs never interrupted, on the worker left alone, for their sessions.
+    for (const tool of TOOLS) {
+      const tag = referenceTag(tool);
+      references.set(tool, await queue.enqueue({ prompt: campaignPrompt(tool, tag), sessionId: `s-${tag}` }));
+    }
+    for (const id of references.values()) await runEnded(queue, id, 300_000);
     stopped = true;
     await person;
     await last.stop();
@@ -210,6 +257,7 @@ export async function crashCampaign(options: {
     let appliedTwice = 0;
     let lost = 0;
     let repeats = 0;
+    let sessionsDiffering = 0;
     for (const info of infos) {
       const run = runs.get(info.runId);
       if (info.status !== "finished" || info.outcome?.stopReason !== "completed") {
@@ -242,6 +290,18 @@ export async function crashCampaign(options: {
       if (events.some((event, index) => event.seq !== index)) {
         problems.push(`session ${run?.session}: events not stored once each, in order`);
       }
+      if (run) {
+        const reference = await sessionEvents(schema, `s-${referenceTag(run.tool)}`);
+        const repeated = repeatedCalls(events, run.tag);
+        const got = conversation(events, run.tag, repeated);
+        const expected = conversation(reference, referenceTag(run.tool), repeated);
+        if (got !== expected) {
+          sessionsDiffering++;
+          problems.push(
+            `session ${run.session} differs from an uninterrupted run's:\n  ${got}\n  ${expected}`,
+          );
+        }
+      }
     }
     const result: CampaignResult = {
       kills,
@@ -252,6 +312,7 @@ export async function crashCampaign(options: {
       ).length,
       appliedTwice,
       lost,
+      sessionsDiffering,
       repeats,
       personAnswers,
       problems,

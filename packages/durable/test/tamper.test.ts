@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import { describe, expect, it } from "vitest";
+import { dbosDatabaseUrl } from "../src/database-url.js";
 import { DbosRunQueue } from "../src/index.js";
 import { databaseUrl, freshSchema, skipNote, skipReason } from "./database.js";
 import { readEffects } from "./fixtures/effect-tools.js";
@@ -77,7 +78,8 @@ describe.skipIf(skipReason !== "")(`runs edited in the database${skipNote}`, () 
       expect(listed?.tampered).toMatch(/what run .* waits on was changed in the database/);
       // A decision written without the key: the run refuses it rather than run anything.
       const client = await DBOSClient.create({
-        systemDatabaseUrl: databaseUrl,
+        // As the engine connects (one client never used concurrently: no pg deprecation in this process).
+        systemDatabaseUrl: dbosDatabaseUrl(databaseUrl),
         systemDatabaseSchemaName: t.schema,
       });
       try {

@@ -3,6 +3,7 @@ import { DbosRunQueue, type DurableRunRequest, launchDbosEngine } from "@bridle/
 import { PostgresSessionStore } from "@bridle/store-postgres";
 import { CliError } from "../cli-error.js";
 import { type DurableChoice, databaseUrlOf, durableComposer, recordedOptions } from "../run/durable.js";
+import { openTracing, splitTraceFlags } from "../run/tracing.js";
 import type { CliFlags } from "../settings/args.js";
 import { oneLine, visible } from "../terminal/display-text.js";
 
@@ -11,7 +12,12 @@ import { oneLine, visible } from "../terminal/display-text.js";
  * `bridle run --durable`: the run executes here as a durable run; if this process stops (Ctrl-C, a crash),
  * a worker on the same database finishes it. Its answer is printed when it ends.
  */
-export async function durableRun(prompt: string, choice: DurableChoice, flags: CliFlags): Promise<number> {
+export async function durableRun(
+  prompt: string,
+  choice: DurableChoice,
+  withTracing: CliFlags,
+): Promise<number> {
+  const { tracing: traceChoice, rest: flags } = splitTraceFlags(withTracing);
   const databaseUrl = databaseUrlOf(flags);
   const request: DurableRunRequest = {
     prompt,
@@ -19,6 +25,8 @@ export async function durableRun(prompt: string, choice: DurableChoice, flags: C
     options: recordedOptions(flags),
   };
   if (choice.enqueue) {
+    if (traceChoice.file || traceChoice.otlp)
+      throw new CliError("a queued run is not traced here: --trace and --otlp go with --durable", 2);
     const queue = await DbosRunQueue.open({ databaseUrl }).catch((error: Error) => {
       throw new CliError(`cannot reach the durable runs' database: ${error.message}`);
     });
@@ -34,15 +42,18 @@ export async function durableRun(prompt: string, choice: DurableChoice, flags: C
       throw new CliError(`cannot open the Postgres session store: ${error.message}`);
     },
   );
+  // Spans of what runs in this process: a run a worker finishes after this one stops is not traced here.
+  const tracing = await openTracing(traceChoice);
   // Says what the run waits on when it starts waiting: it is decided with `bridle runs approve` from anywhere.
   const engine = await launchDbosEngine({
     databaseUrl,
-    compose: durableComposer(flags, store),
+    compose: durableComposer(flags, store, tracing.observers),
     onWaiting: (runId, item) =>
       process.stderr.write(
         `bridle: waits on ${oneLine(item.toolName, 80)} (${oneLine(item.message, 300)}): bridle runs approve ${runId} ${oneLine(item.toolCallId, 200)}\n`,
       ),
   }).catch(async (error: Error) => {
+    await tracing.close();
     await store.close();
     throw new CliError(error.message);
   });
@@ -63,6 +74,7 @@ export async function durableRun(prompt: string, choice: DurableChoice, flags: C
     return outcome.stopReason === "completed" ? 0 : 1;
   } finally {
     await engine.close();
+    await tracing.close();
     await store.close();
   }
 }

@@ -3,7 +3,7 @@
 // commands/runs.ts and commands/durable-run.ts.
 import { resolve } from "node:path";
 import { createCodingAgent, DEFAULT_CODING } from "@bridle/coding-agent";
-import { BridleError, type SessionStore } from "@bridle/core";
+import { BridleError, type EventObserver, type SessionStore } from "@bridle/core";
 import type { ComposeAgent, DurableRunRequest, JsonValue } from "@bridle/durable";
 import { CliError } from "../cli-error.js";
 import type { CliFlags } from "../settings/args.js";
@@ -85,7 +85,11 @@ function optionsAsFlags(options: DurableRunRequest["options"]): CliFlags {
  * the run lacks), through the same recipe as `bridle run` (coding overlay included), so a queued run is the
  * agent its person would have run here. The durable engine supplies the store and answers approvals.
  */
-export function durableComposer(processFlags: CliFlags, store: SessionStore): ComposeAgent {
+export function durableComposer(
+  processFlags: CliFlags,
+  store: SessionStore,
+  observers: readonly EventObserver[] = [],
+): ComposeAgent {
   return async (request) => {
     const flags: CliFlags = { ...processFlags, ...optionsAsFlags(request.options) };
     const settings = await settleFlagsProvider(await loadSettings(flags), flags);
@@ -102,6 +106,7 @@ export function durableComposer(processFlags: CliFlags, store: SessionStore): Co
       // full-access asks nothing; --yes answers what the mode asks.
       autoApprove: settings.yes || settings.permissionMode === "full-access",
       harness,
+      ...(observers.length > 0 ? { observers } : {}),
       close: () => agent.close(),
     };
   };

@@ -84,8 +84,12 @@ export async function openTracing(
     onExportFailure: ({ error }) =>
       void process.stderr.write(`bridle: warning: traces are being lost: ${error.message.slice(0, 300)}\n`),
   });
+  // A subagent's events reach the run's stream inside its spawning call's progress: unwrapped, its spans
+  // nest under that call's.
+  const { withSubagentEvents } = await import("@bridle/agents");
+  const spans = withSubagentEvents({ write: (event) => tracing.tracer.observe(event) });
   return {
-    observers: [{ name: "tracing", write: (event) => tracing.tracer.observe(event) }],
+    observers: [{ name: "tracing", write: (event) => spans.write(event) }],
     close: async () => {
       try {
         await tracing.shutdown();
