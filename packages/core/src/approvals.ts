@@ -10,6 +10,8 @@ export interface PendingApproval {
   /** The arguments after validation and repair, as the tool would receive them. */
   readonly args: unknown;
   readonly annotations: ToolAnnotations;
+  /** Why the call asks, as its tool said (`ApprovalScope.why`), for whoever shows it to a person. */
+  readonly why?: string;
 }
 
 /** A decision given when resuming a paused run, keyed by tool call id. */
@@ -29,6 +31,8 @@ export interface ApprovalPhase {
   readonly pending: readonly PendingApproval[];
   /** Calls refused outright (approval needed, no approver configured): id → model-visible reason. */
   readonly refused: ReadonlyMap<string, string>;
+  /** Why each call that went to the approver asks, by call id, where its tool said (`ApprovalScope.why`). */
+  readonly why: ReadonlyMap<string, string>;
 }
 
 /** Whether a call needs approval before it runs, whatever the approver's scope. */
@@ -91,6 +95,7 @@ export async function settleApprovals(
   const decided = new Map<string, ApprovalDecision>();
   const pending: PendingApproval[] = [];
   const refused = new Map<string, string>();
+  const whys = new Map<string, string>();
   const { approver } = options;
   for (const { call, tool, args } of candidates) {
     const needed =
@@ -105,8 +110,13 @@ export async function settleApprovals(
     }
     options.requested(call);
     let answer: ApprovalAnswer;
+    let why: string | undefined;
     try {
-      const scope = await callScope(tool, args, options.runId, options.workspace, options.signal);
+      const scope = withBoundedWhy(
+        await callScope(tool, args, options.runId, options.workspace, options.signal),
+      );
+      why = scope?.why;
+      if (why !== undefined) whys.set(call.id, why);
       answer = await approver.decide(
         { runId: options.runId, toolCall: call, args, annotations, ...(scope ? { scope } : {}) },
         options.signal,
@@ -115,7 +125,7 @@ export async function settleApprovals(
       answer = { approved: false, reason: `approval could not be obtained: ${errorMessage(error)}` };
     }
     if (answer === "ask") {
-      pending.push({ toolCall: call, args, annotations });
+      pending.push({ toolCall: call, args, annotations, ...(why === undefined ? {} : { why }) });
     } else {
       const decision: ApprovalDecision =
         answer.reason === undefined
@@ -125,7 +135,20 @@ export async function settleApprovals(
       options.resolved(call, decision);
     }
   }
-  return { decided, pending, refused };
+  return { decided, pending, refused, why: whys };
+}
+
+// A tool's reason is one line for a person and the model: a longer one is cut, never carried whole.
+const MAX_WHY_CHARS = 300;
+
+/** The scope with its `why` on one bounded line, or without it when it says nothing. */
+function withBoundedWhy(scope: ApprovalScope | undefined): ApprovalScope | undefined {
+  if (scope?.why === undefined) return scope;
+  const { why: given, ...rest } = scope;
+  const line = given.replace(/\s+/g, " ").trim();
+  if (line === "") return rest;
+  const why = line.length <= MAX_WHY_CHARS ? line : `${line.slice(0, MAX_WHY_CHARS - 1)}…`;
+  return { ...rest, why };
 }
 
 /** An Approver that leaves every decision to a person: runs pause at calls that need approval. */

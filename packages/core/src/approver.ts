@@ -8,8 +8,9 @@ export interface ApprovalRequest {
   readonly args: unknown;
   readonly annotations: ToolAnnotations;
   /**
-   * What "always" may cover for this call, from the tool's `approvalScope`. Absent: the tool offers
-   * nothing narrower, and an approver that remembers answers remembers the whole tool.
+   * What the tool says about this call, from its `approvalScope`: what "always" may cover, and why the
+   * call asks (`why`). Absent: the tool offers nothing narrower, and an approver that remembers answers
+   * remembers the whole tool.
    */
   readonly scope?: ApprovalScope;
   /**
@@ -39,6 +40,12 @@ export interface ApprovalScope {
    * the model what it can do instead.
    */
   readonly escalation?: { readonly justification: string };
+  /**
+   * Why this call needs a person at all, in one short line (a command policy's reason: "sed -i modifies
+   * files"). An approver shows it with its question; a refusal carries it to the model, so the model knows
+   * what was refused and why. Not `ApprovalRequest.reason`, which is a hook's and also withholds "always".
+   */
+  readonly why?: string;
 }
 
 export interface ApprovalDecision {

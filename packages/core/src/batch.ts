@@ -30,6 +30,8 @@ export interface SettledApproval {
   readonly byHuman: boolean;
   /** The model-visible reason of a refusal made without asking anyone. */
   readonly refusal?: string;
+  /** Why the call asked (`ApprovalScope.why`): a refusal tells the model what was refused and why. */
+  readonly why?: string;
 }
 
 export interface BatchSetup {
@@ -112,7 +114,10 @@ export async function runBatch(
       return { paused: true, pending: phase.pending, decided: phase.decided };
     }
     const map = new Map<string, SettledApproval>();
-    for (const [id, decision] of phase.decided) map.set(id, { decision, byHuman: false });
+    for (const [id, decision] of phase.decided) {
+      const why = phase.why.get(id);
+      map.set(id, { decision, byHuman: false, ...(why === undefined ? {} : { why }) });
+    }
     for (const [id, refusal] of phase.refused) {
       map.set(id, { decision: { approved: false }, byHuman: false, refusal });
     }
@@ -301,13 +306,19 @@ async function afterToolCall(
 
 function rejectedResult(call: ToolCallPart, approval: SettledApproval): ToolResultMessage {
   if (approval.refusal) return failureResult(call, "Denied", failureText("Denied", approval.refusal));
-  const why = approval.decision.reason ? `: ${approval.decision.reason}` : "";
+  const said = approval.decision.reason ? `: ${approval.decision.reason}` : "";
+  // What the approval was about, so the model can do it another way rather than ask again.
+  const asked = approval.why ? ` (it asked because ${approval.why})` : "";
   if (approval.byHuman) {
     return failureResult(
       call,
       "ApprovalRejected",
-      failureText("ApprovalRejected", `the user rejected this call${why}`),
+      failureText("ApprovalRejected", `the user rejected this call${said}${asked}`),
     );
   }
-  return failureResult(call, "Denied", failureText("Denied", `the user did not approve this call${why}`));
+  return failureResult(
+    call,
+    "Denied",
+    failureText("Denied", `the user did not approve this call${said}${asked}`),
+  );
 }

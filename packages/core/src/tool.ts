@@ -113,8 +113,10 @@ export interface Tool<S extends z.ZodType = z.ZodType, D = unknown> {
    */
   needsApproval?(args: z.output<S>, env: ApprovalCheckEnv): boolean | Promise<boolean>;
   /**
-   * For a call that goes to the approver: how far "always" may reach (`ApprovalRequest.scope`). Without
-   * it "always" covers the whole tool. A throw offers no "always" for the call.
+   * For a call that goes to the approver: how far "always" may reach and why the call needs a person
+   * (`ApprovalRequest.scope`, its `why`). The one place a tool says why it asks: answer it from what
+   * `needsApproval` already worked out, never by judging the call again. Without it "always" covers the
+   * whole tool. A throw offers no "always" for the call.
    */
   approvalScope?(args: z.output<S>, env: ApprovalCheckEnv): ApprovalScope | Promise<ApprovalScope>;
   execute(args: z.output<S>, env: ToolCallEnv): Promise<ToolOutput<D>>;

@@ -41,6 +41,16 @@ export class AcpApprover implements Approver {
       : "";
     // A hook's reason for asking (alwaysKey offers no "always" for such a call).
     const asked = request.reason === undefined ? "" : `A hook asks: ${oneLine(request.reason, 200)}. `;
+    // The tool's reason goes in the call's content, which editors draw under the title in the permission
+    // card: nothing is there yet (a call's result replaces it when it ends).
+    const why = scope?.why
+      ? [
+          {
+            type: "content" as const,
+            content: { type: "text" as const, text: `Why it asks: ${oneLine(scope.why, 300)}` },
+          },
+        ]
+      : [];
     let response: RequestPermissionResponse;
     try {
       response = await this.#client.request(
@@ -54,6 +64,7 @@ export class AcpApprover implements Approver {
             status: "pending",
             locations: toolLocations(paths),
             rawInput: args,
+            ...(why.length > 0 ? { content: why } : {}),
           },
           options,
         },

@@ -10,6 +10,7 @@ import {
 } from "@agentclientprotocol/sdk";
 import { describeFailure } from "../cli-error.js";
 import type { CodingChoice } from "../run/coding.js";
+import { resumeInMode, storedSessionMode } from "../run/session-mode.js";
 import type { CliFlags } from "../settings/args.js";
 import { VERSION } from "../version.js";
 import { isAcpMode, modeState } from "./modes.js";
@@ -23,6 +24,8 @@ export interface AcpServerOptions {
   readonly coding: CodingChoice;
   /** Lines for the person (stderr: stdout carries the protocol). */
   readonly warn: (line: string) => void;
+  /** --plan: every new session starts in plan mode (the editor's mode picker leaves it). */
+  readonly plan?: boolean;
 }
 
 /** Serves one client over `stream` until it closes; then every session's agent is closed. */
@@ -39,26 +42,32 @@ export async function serveAcp(stream: Stream, options: AcpServerOptions): Promi
 
 function acpApp(sessions: Map<string, AcpSession>, options: AcpServerOptions): AgentApp {
   const { flags, coding, warn } = options;
+  // Said at initialize: whether the editor renders forms, where a question can take the person's own words.
+  let forms = false;
   const find = (id: string): AcpSession => {
     const session = sessions.get(id);
     if (!session) throw RequestError.resourceNotFound(`session ${id}`);
     return session;
   };
   return acpAgent({ name: "bridle" })
-    .onRequest("initialize", () => ({
-      protocolVersion: PROTOCOL_VERSION,
-      agentCapabilities: {
-        loadSession: true,
-        promptCapabilities: { ...PROMPT_CAPABILITIES },
-        mcpCapabilities: { http: true, sse: true },
-      },
-      agentInfo: { name: "bridle", title: "Bridle", version: VERSION },
-      authMethods: [],
-    }))
+    .onRequest("initialize", ({ params }) => {
+      forms = params.clientCapabilities?.elicitation?.form != null;
+      return {
+        protocolVersion: PROTOCOL_VERSION,
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { ...PROMPT_CAPABILITIES },
+          mcpCapabilities: { http: true, sse: true },
+        },
+        agentInfo: { name: "bridle", title: "Bridle", version: VERSION },
+        authMethods: [],
+      };
+    })
     .onRequest("session/new", ({ params, client }) =>
       said(async () => {
         const settings = await sessionSettings(flags, params.cwd, params.mcpServers, warn);
-        const session = await AcpSession.create(settings, coding, client);
+        const session = await AcpSession.create(settings, coding, client, forms);
+        if (options.plan) session.setMode("plan");
         sessions.set(session.id, session);
         return { sessionId: session.id, modes: modeState(session.mode) };
       }),
@@ -70,7 +79,14 @@ function acpApp(sessions: Map<string, AcpSession>, options: AcpServerOptions): A
         const settings = await sessionSettings(flags, params.cwd, params.mcpServers, warn);
         const send = (update: SessionUpdate) =>
           client.notify("session/update", { sessionId: params.sessionId, update });
-        const session = await AcpSession.load(params.sessionId, settings, coding, client, send);
+        const session = await AcpSession.load(params.sessionId, settings, coding, client, send, forms);
+        // The session comes back in the mode of its last turn, unless `bridle acp --permission-mode` chose.
+        if (flags.permissionMode === undefined) {
+          const recorded = await storedSessionMode(settings, params.sessionId);
+          const { settings: resumed, plan } = resumeInMode(settings, recorded, warn);
+          if (resumed.permissionMode !== settings.permissionMode) session.setMode(resumed.permissionMode);
+          if (plan) session.setMode("plan");
+        }
         sessions.set(session.id, session);
         return { modes: modeState(session.mode) };
       }),

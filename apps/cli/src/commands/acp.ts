@@ -16,12 +16,14 @@ export async function acpCommand(flags: CliFlags): Promise<number> {
       throw new CliError(`--${flag} is not an option of bridle acp: the editor opens and loads sessions`, 2);
     }
   }
-  const { coding, rest } = splitCodingFlags(flags);
+  // --plan is the mode new sessions start in, not a setting.
+  const { plan, ...settingFlags } = flags;
+  const { coding, rest } = splitCodingFlags(settingFlags);
   const { serveAcp } = await import("../acp/server.js");
   const stream = ndJsonStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
   );
-  await serveAcp(stream, { flags: rest, coding, warn: warnLine });
+  await serveAcp(stream, { flags: rest, coding, warn: warnLine, ...(plan ? { plan: true } : {}) });
   return 0;
 }

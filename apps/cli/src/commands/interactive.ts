@@ -17,7 +17,7 @@ import { type ImageAttachment, pastedImages, readImageFiles, withImages } from "
 import { initPrompt } from "../run/init-prompt.js";
 import { TurnCheckpoints } from "../run/rewind.js";
 import { type OpenedSession, openSession } from "../run/session.js";
-import { settleSessionChoice, splitSessionFlags } from "../run/session-choice.js";
+import { settleSession, splitSessionFlags } from "../run/session-choice.js";
 import { openTracing, splitTraceFlags, tracedEndpoints } from "../run/tracing.js";
 import type { CliFlags } from "../settings/args.js";
 import { loadSettings } from "../settings/config.js";
@@ -60,10 +60,12 @@ export async function interactive(flags: CliFlags): Promise<number> {
   const { coding, rest: flagsLeft } = splitCodingFlags(withoutImages);
   const { tracing: traceChoice, rest: traceLeft } = splitTraceFlags(flagsLeft);
   const { choice, rest } = splitSessionFlags(traceLeft);
-  // Picked before this session's line reader exists: the picker reads its own line.
-  const settings = await settleSessionChoice(
+  // Picked before this session's line reader exists: the picker reads its own line. A resumed session
+  // comes back in the mode of its last turn, planning included.
+  const { settings, plan: wasPlanning } = await settleSession(
     await settleFlagsProvider(await loadSettings(rest), rest),
     choice,
+    { say: (line) => void process.stderr.write(`${line}\n`) },
   );
   const rl = createInterface({
     input: process.stdin,
@@ -126,7 +128,7 @@ export async function interactive(flags: CliFlags): Promise<number> {
   let agent: Agent = await composeAgent(settings, approver, coding, "run", {
     switchModes: true,
     questions,
-    ...(plan ? { startMode: "plan" as const } : {}),
+    ...(plan || wasPlanning ? { startMode: "plan" as const } : {}),
   });
   // Shift-Tab cycles the mode (mode-key.ts); the prompt shows it.
   let atPrompt = false;

@@ -1,5 +1,7 @@
 // Which stored session a run continues when the person did not name one: -c/--continue takes this
-// workspace's latest, a bare --resume asks which on the terminal. Either settles into `resume: ID`.
+// workspace's latest, a bare --resume asks which on the terminal. Either settles into `resume: ID`. A
+// resumed session comes back in the mode its last turn was in (session-mode.ts) unless --permission-mode
+// says otherwise.
 import { createInterface } from "node:readline/promises";
 import { openStore, WorkspaceSessions, workspaceKey } from "@bridle/coding-agent";
 import type { SessionInfo } from "@bridle/core";
@@ -7,10 +9,13 @@ import { CliError } from "../cli-error.js";
 import type { CliFlags } from "../settings/args.js";
 import type { Settings } from "../settings/config.js";
 import { oneLine } from "../terminal/display-text.js";
+import { type ResumedMode, resumeInMode, storedSessionMode } from "./session-mode.js";
 
 export interface SessionChoice {
   readonly continue?: boolean;
   readonly pick?: boolean;
+  /** --permission-mode was given: a resumed session works in it, not in the mode it last had. */
+  readonly modeGiven?: boolean;
 }
 
 /** The picker shows this many of the latest sessions. */
@@ -25,14 +30,47 @@ export function splitSessionFlags(flags: CliFlags): { choice: SessionChoice; res
     );
   }
   if (latest && resumePick) throw new CliError("give --continue or --resume, not both", 2);
-  return { choice: { ...(latest ? { continue: true } : {}), ...(resumePick ? { pick: true } : {}) }, rest };
+  return {
+    choice: {
+      ...(latest ? { continue: true } : {}),
+      ...(resumePick ? { pick: true } : {}),
+      ...(rest.permissionMode !== undefined ? { modeGiven: true } : {}),
+    },
+    rest,
+  };
 }
 
-/** The settings with the chosen session to resume; unchanged when nothing was asked for. */
+/**
+ * The settings with the chosen session to resume, in the permission mode its last turn was in. A command
+ * that cannot start in plan mode from here (`bridle run`, which takes only --plan) is told, in one line,
+ * that the session was planning.
+ */
 export async function settleSessionChoice(
   settings: Settings,
   choice: SessionChoice,
   ask: (question: string) => Promise<string> = askOnStdin,
+): Promise<Settings> {
+  const say = (line: string) => void process.stderr.write(`${line}\n`);
+  const { settings: settled, plan } = await settleSession(settings, choice, { ask, say });
+  if (plan) say("bridle: the session was planning at its last turn; bridle run plans only with --plan");
+  return settled;
+}
+
+/** The session to resume and the mode to resume it in: plan is the caller's to start in. */
+export async function settleSession(
+  settings: Settings,
+  choice: SessionChoice,
+  options: { readonly ask?: (question: string) => Promise<string>; readonly say: (line: string) => void },
+): Promise<ResumedMode> {
+  const chosen = await chooseSession(settings, choice, options.ask ?? askOnStdin);
+  if (chosen.resume === undefined || choice.modeGiven) return { settings: chosen, plan: false };
+  return resumeInMode(chosen, await storedSessionMode(chosen, chosen.resume), options.say);
+}
+
+async function chooseSession(
+  settings: Settings,
+  choice: SessionChoice,
+  ask: (question: string) => Promise<string>,
 ): Promise<Settings> {
   if (!choice.continue && !choice.pick) return settings;
   if (choice.pick && !(process.stdin.isTTY && process.stderr.isTTY)) {

@@ -170,7 +170,8 @@ const RUN_OPTIONS = `Options:
                                                           read-only asks
                                               full-access no sandbox and no approvals
   --plan                                    start in plan mode: only reads until you accept the agent's plan
-                                            (interactive: Shift-Tab cycles plan and the permission modes)
+                                            (interactive: Shift-Tab cycles plan and the permission modes;
+                                            bridle acp: every new session; not with --durable/--enqueue)
   --mcp FILE                                MCP servers ({"mcpServers": {...}})
   --idle-timeout SECONDS                    longest silence from the provider before an attempt is abandoned
                                             and retried (default 120)
@@ -292,6 +293,15 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     if (values[coding] !== undefined && command !== "run" && command !== "interactive") {
       throw new CliError(`--${coding} is an option of bridle run and the interactive session`, 2);
     }
+  }
+  if (values.plan !== undefined && (values.durable || values.enqueue)) {
+    throw new CliError(
+      "--plan does not go with a durable run: it has nobody to accept the plan (a worker waits for approvals, not for a plan's acceptance); plan with bridle run --plan or in bridle, then run the accepted plan durably",
+      2,
+    );
+  }
+  if (values.plan !== undefined && command !== "run" && command !== "interactive" && command !== "acp") {
+    throw new CliError("--plan is an option of bridle run, the interactive session and bridle acp", 2);
   }
   if ((values.continue || values.resume === "") && (values.durable || values.enqueue)) {
     throw new CliError(

@@ -1,5 +1,5 @@
 import type { ApprovalDecision, ApprovalRequest, Approver } from "@bridle/core";
-import { displayText } from "./display-text.js";
+import { displayText, oneLine } from "./display-text.js";
 import { summarizeArguments } from "./render.js";
 
 /** Asks a question whose answer is one of `keys`, taken as soon as it is typed. */
@@ -61,7 +61,9 @@ export class TerminalApprover implements Approver {
         ? `[y]es / [n]o / [a]lways for ${displayText(label, 80)}`
         : `[y]es / [n]o${scope?.note ? ` (${displayText(scope.note, 120)})` : ""}`;
     const asked = request.reason === undefined ? "" : `A hook asks: ${displayText(request.reason, 200)}. `;
-    const question = `${asked}${escalation}${displayText(name, 80)} ${summarizeArguments(request.toolCall.arguments)}? ${choices}: `;
+    // The tool's reason (the command policy's verdict) on its own short line, so the keys stay on the last.
+    const why = scope?.why ? `Why it asks: ${oneLine(scope.why, 160)}\n` : "";
+    const question = `${why}${asked}${escalation}${displayText(name, 80)} ${summarizeArguments(request.toolCall.arguments)}? ${choices}: `;
     const keys = remembered !== undefined && label !== undefined ? ["y", "n", "a"] : ["y", "n"];
     const answer = (await (this.#choose ? this.#choose(question, keys, signal) : this.#ask(question, signal)))
       .trim()

@@ -274,14 +274,19 @@ export class ShellEnvironment {
     }
   }
 
-  /** How far "always" may reach for a call that asks (approval-scope.ts). */
+  /**
+   * How far "always" may reach for a call that asks (approval-scope.ts), and why it asks: the outcome
+   * `needsApproval` worked out, from the verdicts it left in the cache (nothing is judged again).
+   */
   async approvalScope(args: CommandArgs, workspace: Workspace): Promise<ApprovalScope> {
     const verdict = escalated(args) ? undefined : await this.verdict(args, workspace);
-    return commandScope(verdict, {
+    const outcome = await this.outcome(args, workspace);
+    const scope = commandScope(verdict, {
       sandboxed: this.sandboxed,
       escalated: escalated(args),
       ...(args.justification === undefined ? {} : { justification: args.justification }),
     });
+    return outcome.kind === "ask" ? { ...scope, why: outcome.reason } : scope;
   }
 
   /**

@@ -16,10 +16,13 @@ export const PERMISSION_MODES: readonly PermissionMode[] = ["read-only", "worksp
 /** A call's request to leave the sandbox, as Codex names it. */
 export type SandboxPermissions = "use_default" | "require_escalated";
 
-/** What happens to one command: it runs, it asks a person first, or it is refused with a reason the model can act on. */
+/**
+ * What happens to one command: it runs, it asks a person first (saying why, for the person and, if they
+ * refuse, the model), or it is refused with a reason the model can act on.
+ */
 export type CommandOutcome =
   | { readonly kind: "run" }
-  | { readonly kind: "ask" }
+  | { readonly kind: "ask"; readonly reason: string }
   | { readonly kind: "refuse"; readonly code: "Denied" | "InvalidInput"; readonly reason: string };
 
 export interface OutcomeInput {
@@ -37,7 +40,10 @@ export interface OutcomeInput {
 }
 
 const RUN: CommandOutcome = { kind: "run" };
-const ASK: CommandOutcome = { kind: "ask" };
+
+function ask(reason: string): CommandOutcome {
+  return { kind: "ask", reason };
+}
 
 function refuse(reason: string, code: "Denied" | "InvalidInput" = "Denied"): CommandOutcome {
   return { kind: "refuse", code, reason };
@@ -51,6 +57,11 @@ function reasons(verdict: PolicyResult): string {
 export function commandOutcome(input: OutcomeInput): CommandOutcome {
   const { mode, sandboxed, verdict, escalated } = input;
   const subject = input.subject ?? "this command";
+  // Why a person is asked: the policy's own words where it judged, else what made the mode ask.
+  const judged = (): string => {
+    const why = verdict ? reasons(verdict) : "no command policy judges commands here";
+    return input.subject ? `${input.subject}: ${why}` : why;
+  };
   if (escalated && !input.justification?.trim())
     return refuse(
       'sandbox_permissions "require_escalated" needs a justification: say in one sentence why the command must run outside the sandbox',
@@ -74,16 +85,16 @@ export function commandOutcome(input: OutcomeInput): CommandOutcome {
   if (escalated || !sandboxed) {
     if (verdict?.decision === "deny")
       return refuse(`the command policy denies ${subject}: ${reasons(verdict)}`);
-    if (escalated) return ASK;
-    return verdict?.decision === "allow" ? RUN : ASK;
+    if (escalated) return ask(`${subject} asks to run outside the sandbox`);
+    return verdict?.decision === "allow" ? RUN : ask(judged());
   }
   // Inside the sandbox: what it withholds fails in the command itself, so the policy only sorts asks.
-  if (rule?.decision === "ask") return ASK;
+  if (rule?.decision === "ask") return ask(`your ask rule "${rule.label}" matches ${subject}`);
   // The sandbox masks secret files, not git's object store: a command that can print a secret from
   // history asks, as a user's ask rule does.
-  if (verdict?.reads_secret_objects) return ASK;
+  if (verdict?.reads_secret_objects) return ask(judged());
   if (mode === "workspace") return RUN;
-  return verdict?.decision === "allow" ? RUN : ASK;
+  return verdict?.decision === "allow" ? RUN : ask(judged());
 }
 
 /** The one line a front door says at start: the mode, and what bounds the commands. */
