@@ -85,22 +85,35 @@ export async function runCrashTrials(options: CrashTrialsOptions): Promise<Crash
       stderr += chunk.toString();
     });
     const closed = new Promise<void>((resolve) => child.on("close", () => resolve()));
+    let seeReady = () => {};
+    let seeAck = () => {};
     const readySeen = new Promise<void>((resolve) => {
-      const lines = lineSplitter((line) => {
-        if (line === "ready") {
-          ready = true;
-          resolve();
-        } else if (line.startsWith("ack ")) {
-          acknowledged = Math.max(acknowledged, Number(line.slice(4)));
-        }
-        return "more";
-      });
-      child.stdout?.setEncoding("utf8");
-      child.stdout?.on("data", (chunk: string) => lines.push(chunk));
-      child.on("close", () => resolve());
+      seeReady = resolve;
     });
-    // Most kills land mid-append; some land while the child is still opening and recovering the store.
+    const ackSeen = new Promise<void>((resolve) => {
+      seeAck = resolve;
+    });
+    const lines = lineSplitter((line) => {
+      if (line === "ready") {
+        ready = true;
+        seeReady();
+      } else if (line.startsWith("ack ")) {
+        acknowledged = Math.max(acknowledged, Number(line.slice(4)));
+        seeAck();
+      }
+      return "more";
+    });
+    child.stdout?.setEncoding("utf8");
+    child.stdout?.on("data", (chunk: string) => lines.push(chunk));
+    child.on("close", () => {
+      seeReady();
+      seeAck();
+    });
+    // Most kills land mid-append; some land while the child is still opening and recovering the store; and
+    // every fourth waits for an acknowledged append first, so acknowledged batches are exercised however
+    // slow the machine is (on a loaded one, the delays alone can let every kill land before the first ack).
     if (trial % 7 === 3) await sleep(Math.random() * 30);
+    else if (trial % 4 === 1) await ackSeen;
     else await readySeen;
     await sleep(Math.random() * maxDelay);
     if (!ready) killedBeforeReady++;
