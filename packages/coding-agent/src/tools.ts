@@ -8,12 +8,14 @@ import type { McpServers, McpServersOptions } from "@bridle/tools-mcp";
 /** The MCP servers' prompts (a front door offers them as commands). */
 export type McpPromptSource = Pick<McpServers, "listPrompts" | "getPrompt">;
 
+import { withCommandDiffs } from "./command-diffs.js";
 import { CodingAgentError } from "./errors.js";
 import { markFollowsMode, modeBash } from "./mode-tools.js";
 import { shellRules, sourceForMode, toolsForMode } from "./permission-tools.js";
 import { profileToolset, readOnlyNames, type ToolChoice, toolChoice } from "./profile.js";
 import type { ModeSwitch } from "./session-mode.js";
 import { type CodingAgentSettings, DEFAULT_CODING } from "./settings.js";
+import { userDataDir, workspaceDataDir } from "./workspace-data.js";
 
 /** What MCP servers may ask of a person, and how a server asking for OAuth is signed in to. */
 export type McpClientOptions = Pick<McpServersOptions, "onElicitation" | "onSampling" | "oauth">;
@@ -59,12 +61,18 @@ export async function composeTools(settings: CodingAgentSettings, options: Tools
     const fs = createFsTools();
     const shell = await shellTools(settings, options.warn, options.modes);
     closers.push(() => shell.stopAll());
+    // The files each command changed, drawn as edits are (command-diffs.ts).
+    const bash = withCommandDiffs(shell.bash, async () => {
+      const { CommandWatch } = await import("@bridle/coding");
+      const dataDir = await workspaceDataDir(settings.dataDir ?? userDataDir(), settings.cwd);
+      return CommandWatch.open({ dataDir, root: settings.cwd });
+    });
     const choice = toolChoice(settings);
     const hooks: AnyHook[] = [...shell.hooks];
     let mcpPrompts: McpPromptSource | undefined;
     let catalog = "";
     // The overlay rescans the tree after any tool not known to only read: tell it the profile's readers.
-    const readers = readOnlyNames(profileToolset(choice, fs, shell.bash));
+    const readers = readOnlyNames(profileToolset(choice, fs, bash));
     const codingChoice = settings.coding ?? DEFAULT_CODING;
     const coding = codingChoice.enabled
       ? await (await import("@bridle/coding")).createCodingOverlay({
@@ -76,7 +84,7 @@ export async function composeTools(settings: CodingAgentSettings, options: Tools
       : undefined;
     // The profile names the plan tool (update_plan, or TodoWrite for Claude): the overlay's is the one it wraps.
     const plan = coding?.tools.find((tool) => tool.name === "update_plan");
-    const profiled = profileToolset(choice, fs, shell.bash, plan);
+    const profiled = profileToolset(choice, fs, bash, plan);
     // The shell tool under its profile name is the profile's one tool that judges its calls itself: with a
     // mode switch, it is the mode bash and follows the mode on its own.
     if (options.modes) for (const tool of profiled) if (tool.needsApproval) markFollowsMode(tool);

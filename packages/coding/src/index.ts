@@ -30,6 +30,10 @@ export { type CodingOverlay, type CodingOverlayOptions, createCodingOverlay } fr
 export {
   Checkpoints,
   type CheckpointsOptions,
+  COMMAND_CHANGE_LIMITS,
+  type CommandChanges,
+  type CommandSnapshot,
+  CommandWatch,
   type FileEntry,
   type FileState,
   MAX_SCANNED_FILES,
@@ -40,4 +44,5 @@ export {
   type RewindPlan,
   type RewindRestore,
   type RewindTurn,
+  type UnshownChange,
 } from "./rewind/index.js";

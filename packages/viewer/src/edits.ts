@@ -3,7 +3,7 @@
 // their diff. The result's details win when they carry the applied hunks (edit_file's, with line numbers).
 import { fileDiffsOf } from "@bridle/core";
 import { hashlineEditOf, ShownLines } from "./hashline-edits.js";
-import type { EditView } from "./view.js";
+import type { EditView, UnshownFile } from "./view.js";
 
 type Json = Record<string, unknown>;
 
@@ -31,6 +31,28 @@ function hunksOfDetails(details: unknown): { line?: number; old: string; new: st
   return out;
 }
 
+/**
+ * A command's `details.changed_files` beside its diffs (@bridle/coding's CommandChanges): the files named
+ * without their lines, and how many more changed than are drawn or named. Undefined when it has neither.
+ */
+function commandChanges(
+  details: unknown,
+  drawn: number,
+): { unshown?: UnshownFile[]; more?: number } | undefined {
+  if (details === null || typeof details !== "object") return undefined;
+  const changed = (details as { changed_files?: unknown }).changed_files;
+  if (changed === null || typeof changed !== "object") return undefined;
+  const { count, unshown } = changed as { count?: unknown; unshown?: unknown };
+  const named: UnshownFile[] = [];
+  for (const item of Array.isArray(unshown) ? unshown : []) {
+    const { path, change, reason } = (item ?? {}) as Record<string, unknown>;
+    if (str(path) && str(change) && str(reason)) named.push({ path, change, reason });
+  }
+  const more = typeof count === "number" ? Math.max(0, count - drawn - named.length) : 0;
+  if (named.length === 0 && more === 0) return undefined;
+  return { ...(named.length > 0 ? { unshown: named } : {}), ...(more > 0 ? { more } : {}) };
+}
+
 /** The path a call's result names (the tools' `details.path`, as they show it), else its arguments'. */
 export function resultPath(rawArguments: string, details: unknown): string {
   if (details !== null && typeof details === "object") {
@@ -56,7 +78,8 @@ export function editOf(
 ): EditView | undefined {
   // What the tool applied beats what the arguments asked for: every edit tool reports it the same way.
   const files = fileDiffsOf(details);
-  if (files.length > 0) return { kind: "files", files };
+  const command = commandChanges(details, files.length);
+  if (files.length > 0 || command) return { kind: "files", files, ...command };
   if (rawArguments.trimStart().startsWith("*** Begin Patch")) return { kind: "patch", text: rawArguments };
   let args: unknown;
   try {

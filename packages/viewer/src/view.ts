@@ -115,10 +115,26 @@ export type RowView = RowBase &
     | { readonly kind: "branch"; readonly text: string }
   );
 
+/** A file a command changed, named without its lines, and why (binary, secret, too large…). */
+export interface UnshownFile {
+  readonly path: string;
+  readonly change: string;
+  readonly reason: string;
+}
+
 /** What an edit changed, as the tool call and its result recorded it; the page draws the diff. */
 export type EditView =
-  /** The change as the tool applied it: its result's `details.diffs` (core's FileDiff). */
-  | { readonly kind: "files"; readonly files: readonly FileDiff[] }
+  /**
+   * The change as the tool applied it: its result's `details.diffs` (core's FileDiff). A command's result
+   * also names files it changed without their lines (binary, secret, too large) and how many more changed.
+   */
+  | {
+      readonly kind: "files";
+      readonly files: readonly FileDiff[];
+      readonly unshown?: readonly UnshownFile[];
+      /** Changed files neither drawn nor named (past the command's bounds). */
+      readonly more?: number;
+    }
   | {
       readonly kind: "replace";
       readonly path: string;

@@ -141,6 +141,31 @@ it("a damaged entry is shown where it was read, and a dangling call stays pendin
   expect(view.rows.some((r) => r.kind === "damage" && r.text.includes("blob gone"))).toBe(true);
 });
 
+it("draws a command's changes: its diffs, the files it named without lines, and the count past them", () => {
+  const diff = { path: "a.js", change: "update", added: 1, removed: 1, omittedLines: 0 };
+  const details = {
+    result: { exit_code: 0 },
+    diffs: [{ ...diff, hunks: [{ oldStart: 2, newStart: 2, removed: ["x"], added: ["y"] }] }],
+    changed_files: {
+      count: 5,
+      unshown: [{ path: "logo.png", change: "add", reason: "binary" }, { path: 3 }],
+    },
+  };
+  expect(editOf('{"command":"sed -i s/x/y/ a.js"}', details)).toEqual({
+    kind: "files",
+    files: details.diffs,
+    unshown: [{ path: "logo.png", change: "add", reason: "binary" }],
+    more: 3,
+  });
+  // Only named files (a secret): still drawn as a change, with nothing more to count.
+  expect(
+    editOf('{"command":"cp a .env"}', {
+      changed_files: { count: 1, unshown: [{ path: ".env", change: "add", reason: "secret" }] },
+    }),
+  ).toEqual({ kind: "files", files: [], unshown: [{ path: ".env", change: "add", reason: "secret" }] });
+  expect(editOf('{"command":"ls"}', { result: { exit_code: 0 } })).toBeUndefined();
+});
+
 it("recognises edits by their arguments' shape", () => {
   expect(editOf('{"path":"a.ts","old_string":"x","new_string":"y"}', undefined)).toEqual({
     kind: "replace",

@@ -1,7 +1,7 @@
 // Edits shown as diffs: the files an edit call names are read just before it runs and again once it has
 // run. "Just before" is exact: the harness awaits the run's sink before a call executes, and this reads
 // in the sink (see EditDiffs.sink), so no edit can land between the read and the call. A replayed session
-// has no before-images: its diffs come from what the edit result stored (`details.diffs`).
+// and a shell command have no before-images: their diffs come from what the result stored (`details.diffs`).
 import { readFile, stat } from "node:fs/promises";
 import { relative, resolve } from "node:path";
 import type { ToolCallContent } from "@agentclientprotocol/sdk";
@@ -46,11 +46,15 @@ export class EditDiffs {
     };
   }
 
-  /** The diffs of a completed call, for the files that changed. */
-  async after(toolCallId: string): Promise<ToolCallContent[]> {
-    const before = this.#before.get(toolCallId);
-    this.#before.delete(toolCallId);
-    if (!before) return [];
+  /**
+   * The diffs of a completed call, for the files that changed. A call with no before-images (a shell
+   * command, whose files are not known before it runs) shows what its result recorded: the recipe gives
+   * a command's result the diffs of the files it changed.
+   */
+  async after(result: ToolResultMessage): Promise<ToolCallContent[]> {
+    const before = this.#before.get(result.toolCallId);
+    this.#before.delete(result.toolCallId);
+    if (!before) return storedDiffs(result, this.#cwd);
     const diffs: ToolCallContent[] = [];
     for (const [path, oldText] of before) {
       const newText = await readSmall(path);

@@ -15,6 +15,7 @@ import { type Message, type QueuedMessage, type RunEvent, type RunResult, sessio
 import type { PermissionMode } from "@bridle/tools-shell";
 import { type Agent, composeAgent } from "../run/agent.js";
 import type { CodingChoice } from "../run/coding.js";
+import { TurnCheckpoints } from "../run/rewind.js";
 import { openSession } from "../run/session.js";
 import type { Settings } from "../settings/config.js";
 import { approveEverything } from "../terminal/approvers.js";
@@ -48,17 +49,25 @@ export class AcpSession {
   #history: readonly Message[] = [];
   #queued: readonly QueuedMessage[] = [];
   #turn: AbortController | undefined;
+  /** The files before and after each turn, for `bridle sessions rewind` (opened at the first prompt). */
+  #rewind: TurnCheckpoints | undefined;
   /** Dollars this process has spent in the session, while every turn's price was known. */
   #cost: number | undefined = 0;
 
-  private constructor(id: string, settings: Settings, coding: CodingChoice, client: AgentContext) {
+  private constructor(
+    id: string,
+    settings: Settings,
+    coding: CodingChoice,
+    client: AgentContext,
+    forms = false,
+  ) {
     this.id = id;
     this.#settings = settings;
     this.#coding = coding;
     this.#mode = settings.permissionMode;
     this.#working = settings.permissionMode;
     this.#approver = new AcpApprover(client, id, settings.cwd);
-    this.#questions = new AcpQuestions(client, id);
+    this.#questions = new AcpQuestions(client, id, forms);
   }
 
   get mode(): SessionMode {
@@ -66,8 +75,13 @@ export class AcpSession {
   }
 
   /** session/new: a new Bridle session in the store, recorded as runs go. */
-  static async create(settings: Settings, coding: CodingChoice, client: AgentContext): Promise<AcpSession> {
-    const session = new AcpSession(randomUUID(), settings, coding, client);
+  static async create(
+    settings: Settings,
+    coding: CodingChoice,
+    client: AgentContext,
+    forms = false,
+  ): Promise<AcpSession> {
+    const session = new AcpSession(randomUUID(), settings, coding, client, forms);
     const agent = await session.#current();
     await agent.store.createSession({ id: session.id, title: `ACP session in ${settings.cwd}` });
     return session;
@@ -80,8 +94,9 @@ export class AcpSession {
     coding: CodingChoice,
     client: AgentContext,
     send: Send,
+    forms = false,
   ): Promise<AcpSession> {
-    const session = new AcpSession(id, settings, coding, client);
+    const session = new AcpSession(id, settings, coding, client, forms);
     const agent = await session.#current();
     if (!(await agent.store.get(id))) {
       await session.close();
@@ -116,29 +131,49 @@ export class AcpSession {
     this.#send = send;
     try {
       const agent = await this.#current();
-      const diffs = new EditDiffs(this.#settings.cwd);
-      const window = contextWindowOf(agent.model, this.#settings.contextWindow).tokens;
-      const stream = agent.harness.stream({
-        prompt: promptMessage(blocks),
-        history: this.#history,
-        sessionId: this.id,
-        signal: turn.signal,
-        sink: diffs.sink(sessionSink(agent.store, this.id)),
-        // Hook scripts' observer (Notification, PostCompact), as bridle run gives it.
-        observers: agent.observers,
-        ...(this.#queued.length ? { queued: this.#queued } : {}),
-      });
-      const started = new Set<string>();
-      for await (const event of stream) {
-        for (const update of await this.#updates(event, agent, diffs, window, started)) await send(update);
+      // stdout is the protocol: a checkpoint's trouble is said on stderr, the editor's log.
+      this.#rewind ??= await TurnCheckpoints.open(this.#settings, agent.store, this.id, (text) =>
+        process.stderr.write(text),
+      );
+      const rewind = this.#rewind;
+      await rewind.before(promptTitle(blocks), (await agent.store.get(this.id))?.lastSeq ?? -1);
+      try {
+        return await this.#run(blocks, agent, turn, send);
+      } finally {
+        await rewind.after();
       }
-      const result = await stream.result;
-      this.#history = result.messages;
-      this.#queued = result.undelivered ?? [];
-      return stopReasonOf(result);
     } finally {
       this.#turn = undefined;
     }
+  }
+
+  /** One run on the session's history, streamed as updates. */
+  async #run(
+    blocks: readonly ContentBlock[],
+    agent: Agent,
+    turn: AbortController,
+    send: Send,
+  ): Promise<StopReason> {
+    const diffs = new EditDiffs(this.#settings.cwd);
+    const window = contextWindowOf(agent.model, this.#settings.contextWindow).tokens;
+    const stream = agent.harness.stream({
+      prompt: promptMessage(blocks),
+      history: this.#history,
+      sessionId: this.id,
+      signal: turn.signal,
+      sink: diffs.sink(sessionSink(agent.store, this.id)),
+      // Hook scripts' observer (Notification, PostCompact), as bridle run gives it.
+      observers: agent.observers,
+      ...(this.#queued.length ? { queued: this.#queued } : {}),
+    });
+    const started = new Set<string>();
+    for await (const event of stream) {
+      for (const update of await this.#updates(event, agent, diffs, window, started)) await send(update);
+    }
+    const result = await stream.result;
+    this.#history = result.messages;
+    this.#queued = result.undelivered ?? [];
+    return stopReasonOf(result);
   }
 
   async close(): Promise<void> {
@@ -174,7 +209,7 @@ export class AcpSession {
         started.add(event.toolCallId);
         return [{ sessionUpdate: "tool_call_update", toolCallId: event.toolCallId, status: "in_progress" }];
       case "tool_call_completed":
-        return [toolCallEnded(event.result, await diffs.after(event.result.toolCallId))];
+        return [toolCallEnded(event.result, await diffs.after(event.result))];
       case "model_response": {
         const price = agent.cost(event.usage);
         this.#cost = this.#cost === undefined || price === undefined ? undefined : this.#cost + price;
@@ -222,6 +257,12 @@ export class AcpSession {
     this.#agent = { agent, mode };
     return agent;
   }
+}
+
+/** The prompt's text as a checkpoint lists its turn. */
+function promptTitle(blocks: readonly ContentBlock[]): string {
+  const text = blocks.find((block) => block.type === "text");
+  return text?.type === "text" ? text.text : "(no text)";
 }
 
 /** A run's end as ACP says it; what ACP has no stop reason for is an error the client shows. */

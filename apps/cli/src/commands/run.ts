@@ -3,6 +3,7 @@ import { composeAgent } from "../run/agent.js";
 import { attachFiles } from "../run/attachments.js";
 import { type CodingChoice, DEFAULT_CODING, HandoffReporter, splitCodingFlags } from "../run/coding.js";
 import { pastedImages, readImageFiles, withImages } from "../run/images.js";
+import { TurnCheckpoints } from "../run/rewind.js";
 import { openSession } from "../run/session.js";
 import { settleSessionChoice, splitSessionFlags } from "../run/session-choice.js";
 import { openTracing, splitTraceFlags, type TraceChoice, tracedEndpoints } from "../run/tracing.js";
@@ -146,6 +147,11 @@ export async function runWithSettings(
       stderr: output.stderr,
       terminal: Boolean(process.stderr.isTTY),
     });
+    // The files as they were before the run: `bridle sessions rewind` puts them back (run/rewind.ts).
+    const rewind = await TurnCheckpoints.open(settings, agent.store, session.id, (text) =>
+      output.stderr.write(text),
+    );
+    await rewind.before(options.title ?? prompt, (await agent.store.get(session.id))?.lastSeq ?? -1);
     try {
       const stream = agent.harness.stream({
         prompt: sent,
@@ -180,6 +186,7 @@ export async function runWithSettings(
             : 1;
       return { exitCode, sessionId: session.id };
     } finally {
+      await rewind.after();
       view.close();
       renderer.close();
       process.off("SIGINT", onSigint);

@@ -1,5 +1,6 @@
 // An edit's change drawn as a unified diff under its tool line, for every edit tool that gives its result
-// core's `details.diffs` (edit_file, write_file, apply_patch, hashline edits, MultiEdit). Hunks hold changed
+// core's `details.diffs` (edit_file, write_file, apply_patch, hashline edits, MultiEdit), and a shell
+// command's changes, which the recipe gives its result in the same shape. Hunks hold changed
 // lines only, so the diff has no context lines (`diff -U0`). Bounded: a rewrite shows its first lines and
 // says how many it left out, rather than scrolling the rest of the run away.
 import type { FileDiff } from "@bridle/core";
@@ -61,4 +62,48 @@ export function diffView(diffs: readonly FileDiff[], colour: boolean): string {
   }
   if (left > 0) out.push(paint(colour, "2", `… ${left} more changed line${left === 1 ? "" : "s"} not shown`));
   return out.length === 0 ? "" : `${out.join("\n")}\n`;
+}
+
+const REASONS: Readonly<Record<string, string>> = {
+  binary: "binary, not shown",
+  secret: "may hold a secret, not shown",
+  "too large": "too large to show",
+  "not kept": "its earlier content was not kept",
+  link: "a link",
+  mode: "only its mode changed",
+};
+const CHANGES: Readonly<Record<string, string>> = { add: "added", update: "changed", delete: "removed" };
+
+/**
+ * What a command's `details.changed_files` (@bridle/coding's CommandChanges, beside its `details.diffs`)
+ * says beyond the diffs: the files named without their lines, and how many more changed than are shown.
+ * Empty when the result has none. Details are unknown data: read field by field.
+ */
+export function changedFilesView(details: unknown, diffsShown: number, colour: boolean): string {
+  const changed =
+    details !== null && typeof details === "object"
+      ? (details as { changed_files?: unknown }).changed_files
+      : undefined;
+  if (changed === null || typeof changed !== "object") return "";
+  const { count, unshown, truncated } = changed as {
+    count?: unknown;
+    unshown?: unknown;
+    truncated?: unknown;
+  };
+  const named = Array.isArray(unshown) ? unshown : [];
+  const out: string[] = [];
+  for (const item of named) {
+    const { path, change, reason } = (item ?? {}) as { path?: unknown; change?: unknown; reason?: unknown };
+    if (typeof path !== "string") continue;
+    const what = CHANGES[String(change)] ?? "changed";
+    out.push(`${what} ${shown(path)} (${REASONS[String(reason)] ?? "not shown"})`);
+  }
+  const left = typeof count === "number" ? count - diffsShown - out.length : 0;
+  if (left > 0) {
+    const all = typeof count === "number" ? count : left;
+    out.push(`… ${left} more file${left === 1 ? "" : "s"} changed (${all} in all)`);
+  }
+  if (truncated === true)
+    out.push("(the workspace has more files than one listing holds: not all were seen)");
+  return out.length === 0 ? "" : `${out.map((line) => paint(colour, "2", line)).join("\n")}\n`;
 }

@@ -6,12 +6,14 @@ import {
   type CompactionEvent,
   estimateMessagesTokens,
   estimateTextTokens,
+  fileDiffsOf,
   type Message,
   type RunEvent,
   TranscriptProjection,
   textOf,
 } from "@bridle/core";
 import type { Agent } from "../run/agent.js";
+import { changedFilesView } from "./diff-view.js";
 import { oneLine, visible } from "./display-text.js";
 import { counted, type HumanRenderer, jsonLine, type Output, summarizeArguments } from "./render.js";
 
@@ -86,6 +88,15 @@ export class RunView {
       }
     }
     renderer.render(event);
+    // A command's changes beyond its diffs (the renderer draws those): files named, and the count.
+    if (event.type === "tool_call_completed") {
+      const more = changedFilesView(
+        event.result.details,
+        fileDiffsOf(event.result.details).length,
+        this.#o.terminal,
+      );
+      if (more) this.#o.stderr.write(more);
+    }
   }
 
   close(): void {

@@ -4,7 +4,7 @@ import { assertSessionId } from "@bridle/core";
 import { isErrno, writeFileAtomic } from "@bridle/core/node";
 import { z } from "zod";
 import { BlobStore } from "./blobs.js";
-import { type FileState, sameState, WorkspaceScanner } from "./entries.js";
+import { type FileState, sameState, sharedScanner, type WorkspaceScanner } from "./entries.js";
 import { placeProblem, restoreFiles } from "./restore.js";
 
 /** One turn as a checkpoint recorded it: what its files were before and after, and what it found changed. */
@@ -88,7 +88,7 @@ export class Checkpoints {
     this.root = options.root;
     this.#dataDir = options.dataDir;
     this.#blobs = blobs;
-    this.#scanner = new WorkspaceScanner(options.root);
+    this.#scanner = sharedScanner(options.root);
     this.#turns = turns;
   }
 

@@ -116,6 +116,22 @@ export class WorkspaceScanner {
   }
 }
 
+const shared = new Map<string, WorkspaceScanner>();
+
+/**
+ * The process's one scanner of `root`: a turn's checkpoint and each command's watch then share its hashes,
+ * so a file is read once after it changes, not once per listing. Safe to share: a cached hash is used only
+ * while the file's size, times and inode are the ones it was read with.
+ */
+export function sharedScanner(root: string): WorkspaceScanner {
+  let scanner = shared.get(root);
+  if (!scanner) {
+    scanner = new WorkspaceScanner(root);
+    shared.set(root, scanner);
+  }
+  return scanner;
+}
+
 async function hashFile(absolute: string): Promise<string | undefined> {
   try {
     return sha256Of(await readFile(absolute));

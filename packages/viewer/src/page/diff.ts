@@ -5,6 +5,7 @@ import type { EditView } from "../view.js";
 import { h } from "./dom.js";
 
 const MAX_LINES = 2_000;
+const CHANGED: Readonly<Record<string, string>> = { add: "added", update: "changed", delete: "removed" };
 
 function line(kind: "add" | "del" | "ctx" | "hdr", text: string): HTMLElement {
   return h("div", { class: `dl ${kind}` }, text);
@@ -57,6 +58,10 @@ export function renderEdit(edit: EditView): HTMLElement {
   const out: HTMLElement[] = [];
   if (edit.kind === "files") {
     out.push(...fromFileDiffs(edit.files));
+    for (const file of edit.unshown ?? []) {
+      out.push(line("hdr", `${CHANGED[file.change] ?? "changed"} ${file.path} (${file.reason}, not shown)`));
+    }
+    if (edit.more) out.push(line("hdr", `… ${edit.more} more file${edit.more === 1 ? "" : "s"} changed`));
   } else if (edit.kind === "patch") {
     out.push(...fromPrefixed(edit.text.split("\n")));
   } else if (edit.kind === "write") {
