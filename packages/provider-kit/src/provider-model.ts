@@ -85,10 +85,19 @@ export abstract class ProviderModel<Raw> implements Model {
       signal: request.signal,
       policy: this.retry,
       idleTimeoutMs: this.idleTimeoutMs,
+      prepare: () => this.prepare(),
       attempt: (signal) => this.attempt(sent, signal),
       classify: (error, signal) => this.classify(error, signal),
     });
     return warnings.length === 0 ? events : warnedStream(warnings, events);
+  }
+
+  /**
+   * Waited for before each attempt, outside the idle clock: what the adapter needs before it can send (its
+   * SDK, imported on first use). Nothing by default.
+   */
+  protected prepare(): Promise<unknown> {
+    return Promise.resolve();
   }
 
   /** The options this model can honour, and a warning for each one dropped or each fact unknown. */

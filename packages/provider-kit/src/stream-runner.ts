@@ -30,6 +30,11 @@ export interface RetryingStreamOptions<Raw> {
    * (retryable while nothing reached the caller). A stalled connection otherwise waits forever.
    */
   readonly idleTimeoutMs?: number;
+  /**
+   * What must be ready before an attempt is sent and the idle clock starts (an SDK imported on first use):
+   * that wait is this process's, not the provider's silence, and on a loaded machine it can take seconds.
+   */
+  readonly prepare?: () => Promise<unknown>;
 }
 
 /**
@@ -54,6 +59,7 @@ export async function* retryingStream<Raw>(
         yield abortedEvent();
         return;
       }
+      if (options.prepare) await options.prepare();
       watchdog.arm();
       attempt = await options.attempt(watchdog.signal, retry);
       for await (const raw of attempt.events) {

@@ -193,6 +193,42 @@ describe("retryingStream", () => {
     expect(events.map((event) => event.type)).toEqual(["text_delta", "text_delta", "done"]);
   });
 
+  it("does not count what it prepares (an SDK imported on first use) against the idle timeout", async () => {
+    let attempts = 0;
+    let prepared = false;
+    const events = await collect(
+      retryingStream({
+        signal: new AbortController().signal,
+        policy,
+        idleTimeoutMs: 20,
+        prepare: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          prepared = true;
+        },
+        attempt: async () => {
+          attempts++;
+          if (!prepared) throw new Error("sent before the SDK was ready");
+          return attemptOf(list(done));
+        },
+      }),
+    );
+    expect(attempts).toBe(1);
+    expect(events).toEqual([done]);
+  });
+
+  it("ends as a failure, never a throw, when what it prepares fails", async () => {
+    const events = await collect(
+      retryingStream({
+        signal: new AbortController().signal,
+        policy: retryPolicy({ maxRetries: 0 }),
+        prepare: () => Promise.reject(new Error("Cannot find module 'openai'")),
+        attempt: async () => attemptOf(list(done)),
+      }),
+    );
+    expect(events).toHaveLength(1);
+    expect(events[0]?.type).toBe("error");
+  });
+
   it("drains the stream after the terminal event instead of breaking it off, ignoring what follows", async () => {
     let finished = false;
     async function* source(): AsyncGenerator<Raw> {

@@ -56,6 +56,11 @@ export class AnthropicModel extends ProviderModel<RawMessageStreamEvent> {
     ];
   }
 
+  /** The SDK, imported when the model was made: its loading is not the provider's silence. */
+  protected override prepare(): Promise<unknown> {
+    return this.#client;
+  }
+
   protected async attempt(
     request: ModelRequest,
     signal: AbortSignal,

@@ -34,6 +34,11 @@ export class OpenAIChatModel extends ProviderModel<ChatCompletionChunk> {
     this.#compat = options.compat ?? {};
   }
 
+  /** The SDK, imported when the model was made: its loading is not the provider's silence. */
+  protected override prepare(): Promise<unknown> {
+    return this.#client;
+  }
+
   protected async attempt(
     request: ModelRequest,
     signal: AbortSignal,

@@ -46,6 +46,11 @@ export class OpenAIResponsesModel extends ProviderModel<ResponseStreamEvent> {
     };
   }
 
+  /** The SDK, imported when the model was made: its loading is not the provider's silence. */
+  protected override prepare(): Promise<unknown> {
+    return this.#client;
+  }
+
   protected async attempt(
     request: ModelRequest,
     signal: AbortSignal,
