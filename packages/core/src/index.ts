@@ -119,6 +119,7 @@ export {
   storeDamageEvent,
   toEventRecord,
 } from "./store.js";
+export { isSubagentEventData, type SubagentEventData, subagentEventOf } from "./subagent-events.js";
 export { matchText, type TextMatch } from "./text-match.js";
 export { estimateMessagesTokens, estimateTextTokens, type TokenEstimator } from "./token-estimate.js";
 export {

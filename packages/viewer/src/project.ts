@@ -1,6 +1,13 @@
 // A session's stored events into the page's view: one pass, in sequence order. Deltas are skipped (the
 // complete turn follows them); everything the page shows folded is moved into `bodies`.
-import type { Message, RunEvent, SessionInfo, StoredEvent, Usage } from "@bridle/core";
+import {
+  type Message,
+  type RunEvent,
+  type SessionInfo,
+  type StoredEvent,
+  subagentEventOf,
+  type Usage,
+} from "@bridle/core";
 import { commandFailure } from "./command-result.js";
 import { editOf, resultPath } from "./edits.js";
 import { factFailed, factLines, factText } from "./facts.js";
@@ -122,7 +129,7 @@ export function projectSession(
     return depth;
   };
 
-  for (const { sessionSeq: seq, event, damage } of stored) {
+  for (const { sessionSeq: seq, event, damage } of withCarriedRuns(stored)) {
     events.push(event);
     if (event.time > 0) {
       first = Math.min(first, event.time);
@@ -217,7 +224,7 @@ export function projectSession(
       case "tool_call_requested": {
         toolCalls++;
         const call = event.toolCall;
-        calls.set(call.id, { row: rows.length, start: event.time, turn });
+        calls.set(callKey(event.runId, call.id, depth), { row: rows.length, start: event.time, turn });
         rows.push({
           ...base,
           kind: "call",
@@ -231,7 +238,7 @@ export function projectSession(
       }
       case "tool_call_completed": {
         const result = event.result;
-        const found = calls.get(result.toolCallId);
+        const found = calls.get(callKey(event.runId, result.toolCallId, depth));
         const text = textOfMessage(result);
         const ranAndFailed = result.isError ? undefined : commandFailure(text);
         if (result.isError || ranAndFailed) failedCalls++;
@@ -438,4 +445,26 @@ function markBranches(rows: RowView[], info: SessionInfo, branches: readonly Bra
     };
     rows.splice(after + 1, 0, row);
   }
+}
+
+/**
+ * The stored events with each subagent's run in place: a child's events are stored inside the progress of
+ * the call that started it (core's `subagentEventOf`, at any depth), and are shown as rows of their own,
+ * one level deeper, at the entry that carried them.
+ */
+function* withCarriedRuns(stored: readonly StoredEvent[]): Generator<StoredEvent> {
+  for (const entry of stored) {
+    yield entry;
+    for (let child = subagentEventOf(entry.event); child; child = subagentEventOf(child)) {
+      yield { sessionSeq: entry.sessionSeq, event: child };
+    }
+  }
+}
+
+/**
+ * A call's key: its id in the session's own runs (a run resumed after an approval is a new run finishing
+ * the same call), prefixed by its run in a subagent's, whose ids the model may repeat from the parent's.
+ */
+function callKey(runId: string, id: string, depth: number): string {
+  return depth > 0 ? `${runId}:${id}` : id;
 }

@@ -253,3 +253,79 @@ it("marks where branches fork off, and where a fork's own events begin", () => {
     expect.objectContaining({ seq: 2, text: expect.stringContaining("forked from p here") }),
   ]);
 });
+
+it("shows a subagent's run, stored inside its call's progress, as rows one level deeper under that call", () => {
+  const t = 1_700_000_000_000;
+  const child = { runId: "r/c1", parentRunId: "r", parentToolCallId: "c1", agentName: "helper" };
+  const carried = (seq: number, event: RunEvent): RunEvent => ({
+    type: "tool_progress",
+    runId: "r",
+    seq,
+    time: t + seq,
+    toolCallId: "c1",
+    toolName: "agent_spawn",
+    data: { type: "subagent_event", event },
+  });
+  const call = (id: string, name: string) => ({ type: "tool_call" as const, id, name, arguments: "{}" });
+  const result = (id: string, name: string, text: string) => ({
+    role: "tool" as const,
+    toolCallId: id,
+    toolName: name,
+    content: [{ type: "text" as const, text }],
+    isError: false,
+  });
+  const events: RunEvent[] = [
+    { ...base(0), type: "run_started", provider: "p", model: "m", messages: [], historyLength: 0 },
+    { ...base(1), type: "tool_call_requested", toolCall: call("c1", "agent_spawn"), repairs: [] },
+    carried(2, {
+      ...child,
+      seq: 0,
+      time: t + 2,
+      type: "run_started",
+      provider: "p",
+      model: "m",
+      messages: [],
+      historyLength: 0,
+    }),
+    // The child's model reused the parent's call id: the two calls must not be taken for one.
+    carried(3, {
+      ...child,
+      seq: 1,
+      time: t + 3,
+      type: "tool_call_requested",
+      toolCall: call("c1", "read_file"),
+      repairs: [],
+    }),
+    carried(4, {
+      ...child,
+      seq: 2,
+      time: t + 4,
+      type: "tool_call_completed",
+      result: result("c1", "read_file", "hello"),
+      durationMs: 1,
+    }),
+    {
+      ...base(5),
+      type: "tool_call_completed",
+      result: result("c1", "agent_spawn", "it said hello"),
+      durationMs: 4,
+    },
+  ];
+  const { view } = projectSession(info, stored(events), []);
+  const calls = view.rows.filter((row) => row.kind === "call");
+  expect(
+    calls.map((row) => [
+      row.kind === "call" ? row.name : "",
+      row.depth ?? 0,
+      row.kind === "call" ? row.status : "",
+    ]),
+  ).toEqual([
+    ["agent_spawn", 0, "ok"],
+    ["read_file", 1, "ok"],
+  ]);
+  const runs = view.rows.filter((row) => row.kind === "run");
+  expect(runs.map((row) => row.depth ?? 0)).toEqual([0, 1]);
+  expect(runs[1]?.kind === "run" ? runs[1].text : "").toMatch(/^helper: run started/);
+  // Carried rows keep the entry that carried them.
+  expect(calls[1]?.seq).toBe(3);
+});
