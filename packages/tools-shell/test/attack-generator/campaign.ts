@@ -67,7 +67,11 @@ export function generate(seed: number, index: number, profile: Profile): Step[] 
  * shrink each failure that no class found so far explains to its shortest failing sub-sequence.
  */
 export async function runCampaign(options: CampaignOptions): Promise<CampaignReport> {
-  const base = mkdtempSync(join(tmpdir(), "bridle-attack-gen-"));
+  // The campaign's folder sits in a private one: a `cd` that climbs out of a slot lands there, not in the
+  // shared temporary folder where another campaign (a second test run on the machine) would see it.
+  const outer = mkdtempSync(join(tmpdir(), "bridle-attack-gen-"));
+  const base = join(outer, "campaign");
+  mkdirSync(base);
   const slots: Slot[] = [];
   try {
     const template = buildTemplate(join(base, "template"));
@@ -82,7 +86,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRep
       escapes: escapeWatch(
         base,
         ["template", ...worlds.map((world) => basename(world.root))],
-        [dirname(base), "/"],
+        [outer, dirname(outer), "/"],
       ),
     };
     const stats = { judged: 0, ran: 0, completed: 0, resets: 0 };
@@ -177,7 +181,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRep
     };
   } finally {
     for (const slot of slots) slot.launcher.close();
-    rmSync(base, { recursive: true, force: true });
+    rmSync(outer, { recursive: true, force: true });
   }
 }
 

@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatReport, generate, runCampaign } from "./campaign.js";
 import { ESCAPE_MARK, escapeWatch, type HarmKind } from "./harm.js";
@@ -23,14 +23,18 @@ const WRITE_SEQUENCES = Math.ceil(SEQUENCES / 10);
 const allowAll: Judge = async () => ({ decision: "allow", reason: "test: everything allowed" });
 
 describe("the generator's harness", () => {
-  let base: string;
+  let outer: string;
   let template: World;
   let world: World;
   let slot: Slot;
   let bench: Bench;
 
   beforeAll(() => {
-    base = mkdtempSync(join(tmpdir(), "bridle-attack-gen-test-"));
+    // In a private folder: an escape above the campaign's folder lands there, where no other test run on
+    // the machine can remove or add what this one looks for.
+    outer = mkdtempSync(join(tmpdir(), "bridle-attack-gen-test-"));
+    const base = join(outer, "campaign");
+    mkdirSync(base);
     template = buildTemplate(join(base, "template"));
     world = worldAt(join(base, "slot"));
     copyWorld(template, world);
@@ -39,12 +43,12 @@ describe("the generator's harness", () => {
       judge: allowAll,
       template,
       templateEntries: manifest(template.root),
-      escapes: escapeWatch(base, ["template", "slot"], [dirname(base)]),
+      escapes: escapeWatch(base, ["template", "slot"], [outer]),
     };
   });
   afterAll(() => {
     slot.launcher.close();
-    rmSync(base, { recursive: true, force: true });
+    rmSync(outer, { recursive: true, force: true });
   });
 
   const run = async (...commands: string[]) => {
