@@ -5,6 +5,7 @@ import { failureText } from "./failure-text.js";
 import { HookApprovals } from "./hook-approval.js";
 import { CancelSwitch, type RunHooks } from "./hooks.js";
 import type { ToolCallPart, ToolFailureKind, ToolResultContent, ToolResultMessage } from "./messages.js";
+import { refusedCallResult, type SettledApproval } from "./refused-call.js";
 import { type ParsedArguments, parseToolArguments } from "./repair.js";
 import type { RunContext } from "./run-context.js";
 import type { AnyTool } from "./tool.js";
@@ -22,17 +23,6 @@ export const RETRYABLE_KINDS: ReadonlySet<ToolFailureKind> = new Set<ToolFailure
   "UnknownTool",
   "RetryRequested",
 ]);
-
-/** A call's approval, settled before the batch runs. */
-export interface SettledApproval {
-  readonly decision: ApprovalDecision;
-  /** Given on resume by a person (rejection: ApprovalRejected) rather than by the approver's policy. */
-  readonly byHuman: boolean;
-  /** The model-visible reason of a refusal made without asking anyone. */
-  readonly refusal?: string;
-  /** Why the call asked (`ApprovalScope.why`): a refusal tells the model what was refused and why. */
-  readonly why?: string;
-}
 
 export interface BatchSetup {
   readonly context: RunContext;
@@ -161,7 +151,7 @@ export async function runBatch(
       result = cancelledResult(call);
     } else if (approval && !approval.decision.approved) {
       // Rejected calls never reach the tool or its hooks.
-      result = rejectedResult(call, approval);
+      result = refusedCallResult(call, approval);
     } else if (tool && parsed?.ok) {
       const gate = new CancelSwitch();
       // Held in an object: hooks replace it from inside their handlers.
@@ -302,23 +292,4 @@ async function afterToolCall(
     { subject: call.name },
   );
   return current;
-}
-
-function rejectedResult(call: ToolCallPart, approval: SettledApproval): ToolResultMessage {
-  if (approval.refusal) return failureResult(call, "Denied", failureText("Denied", approval.refusal));
-  const said = approval.decision.reason ? `: ${approval.decision.reason}` : "";
-  // What the approval was about, so the model can do it another way rather than ask again.
-  const asked = approval.why ? ` (it asked because ${approval.why})` : "";
-  if (approval.byHuman) {
-    return failureResult(
-      call,
-      "ApprovalRejected",
-      failureText("ApprovalRejected", `the user rejected this call${said}${asked}`),
-    );
-  }
-  return failureResult(
-    call,
-    "Denied",
-    failureText("Denied", `the user did not approve this call${said}${asked}`),
-  );
 }

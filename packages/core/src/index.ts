@@ -89,6 +89,7 @@ export {
   protectedPathReason,
   userConfigFolder,
 } from "./protected-paths.js";
+export { refusedCallResult, type SettledApproval } from "./refused-call.js";
 export { argumentAliases, type ParsedArguments, parseToolArguments } from "./repair.js";
 export type { RequestSetup } from "./request-setup.js";
 export type { ApprovalEnvelope, OpenedEnvelope } from "./resume-envelope.js";

@@ -1,7 +1,7 @@
 import { type ApprovalPause, pauseMessage, sealPause } from "./approval-pause.js";
 import type { PendingApproval } from "./approvals.js";
 import type { ApprovalDecision, Approver } from "./approver.js";
-import { type BatchOutcome, type BatchSetup, runBatch, type SettledApproval } from "./batch.js";
+import { type BatchOutcome, type BatchSetup, runBatch } from "./batch.js";
 import { type ContextSettings, ContextTracker } from "./context.js";
 import type { DeferredTools } from "./deferred-tools.js";
 import { BridleError, errorMessage } from "./errors.js";
@@ -21,6 +21,7 @@ import {
 import type { Model, ModelError, ModelOptions, ToolSchema } from "./model.js";
 import { callModel, normalizeToolCalls } from "./model-call.js";
 import { FINAL_RESULT_TOOL, type OutputPlan, type TurnResolution } from "./output.js";
+import type { SettledApproval } from "./refused-call.js";
 import type { RequestSetupRecords } from "./request-setup.js";
 import { RunCompaction } from "./run-compaction.js";
 import type { RunContext } from "./run-context.js";

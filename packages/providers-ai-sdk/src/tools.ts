@@ -3,14 +3,14 @@ import type { Tool as AISDKTool } from "@ai-sdk/provider-utils";
 import { jsonSchema } from "@ai-sdk/provider-utils";
 import {
   type AnyTool,
-  type ApprovalDecision,
   type Approver,
   executeCall,
   limitsSchema,
   parseToolArguments,
+  refusedCallResult,
+  type SettledApproval,
   settleApprovals,
   type ToolCallPart,
-  ToolFailure,
   type ToolResultMessage,
   toolJsonSchema,
   type Workspace,
@@ -51,7 +51,7 @@ export function toAISDKTools(
   const set: Record<string, AISDKTool<unknown, ToolResultMessage>> = {};
   for (const tool of tools) {
     // Settled in needsApproval, read by execute: the AI SDK asks before it runs each call.
-    const decisions = new Map<string, { decision: ApprovalDecision; refusal?: string }>();
+    const decisions = new Map<string, SettledApproval>();
     set[tool.name] = {
       description: tool.description,
       // No validation here: the tool's own schema checks the call in execute, so an invalid call reaches
@@ -75,16 +75,19 @@ export function toAISDKTools(
           resolved: () => {},
         });
         const refusal = phase.refused.get(call.id);
-        if (refusal !== undefined) decisions.set(call.id, { decision: { approved: false }, refusal });
+        if (refusal !== undefined)
+          decisions.set(call.id, { decision: { approved: false }, byHuman: false, refusal });
         const decided = phase.decided.get(call.id);
-        if (decided) decisions.set(call.id, { decision: decided });
+        const why = phase.why.get(call.id);
+        if (decided) decisions.set(call.id, { decision: decided, byHuman: false, ...(why ? { why } : {}) });
         return phase.pending.length > 0;
       },
       execute: async (input, { toolCallId, abortSignal }) => {
         const call = callOf(tool, toolCallId, input);
         const settled = decisions.get(toolCallId);
         decisions.delete(toolCallId);
-        const runnable = settled && !settled.decision.approved ? refusedTool(tool, settled) : tool;
+        // Refused by the approver: answered in a Bridle run's own words, never reaching the tool.
+        if (settled && !settled.decision.approved) return refusedCallResult(call, settled);
         const parsed = parseToolArguments(
           tool.inputSchema,
           call.arguments,
@@ -92,7 +95,7 @@ export function toAISDKTools(
         );
         const outcome = await executeCall(
           call,
-          runnable,
+          tool,
           parsed,
           {
             runId,
@@ -115,17 +118,4 @@ export function toAISDKTools(
 
 function callOf(tool: AnyTool, id: string, input: unknown): ToolCallPart {
   return { type: "tool_call", id, name: tool.name, arguments: JSON.stringify(input ?? {}) };
-}
-
-/** The tool as the approver's refusal leaves it: running it says why it did not run. */
-function refusedTool(tool: AnyTool, settled: { decision: ApprovalDecision; refusal?: string }): AnyTool {
-  const why =
-    settled.refusal ??
-    `the user did not approve this call${settled.decision.reason ? `: ${settled.decision.reason}` : ""}`;
-  // The tool as prototype: inherited fields (an ask-first wrapper's) are kept, as a spread would not.
-  return Object.assign(Object.create(tool) as AnyTool, {
-    execute: async () => {
-      throw new ToolFailure("Denied", why);
-    },
-  });
 }

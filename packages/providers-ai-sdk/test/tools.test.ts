@@ -6,13 +6,14 @@ import {
   type ApprovalRequest,
   type Approver,
   defineTool,
+  Harness,
   Workspace,
 } from "@bridle/core";
 import { FakeProviderServer, openaiChatFormat, tempWorkspace } from "@bridle/testing";
 import { isStepCount, streamText } from "ai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { toAISDKTools } from "../src/index.js";
+import { createAISDKModel, toAISDKTools } from "../src/index.js";
 
 let server: FakeProviderServer;
 let dir: string;
@@ -38,6 +39,12 @@ const writeNote = defineTool({
   },
 });
 
+// The same tool, saying why each call needs a person (as a command policy does).
+const writeNoteWithWhy = defineTool({
+  ...writeNote,
+  approvalScope: (args) => ({ why: `${args.name} would be overwritten` }),
+});
+
 function approver(answer: ApprovalAnswer): Approver & { readonly asked: ApprovalRequest[] } {
   const asked: ApprovalRequest[] = [];
   return {
@@ -50,7 +57,7 @@ function approver(answer: ApprovalAnswer): Approver & { readonly asked: Approval
 }
 
 /** One step that calls write_note with `args`, then (if the call is answered) a closing text. */
-async function run(args: string, options: { approver?: Approver }) {
+async function run(args: string, options: { approver?: Approver; tool?: typeof writeNote }) {
   server.enqueue(
     {
       kind: "stream",
@@ -63,7 +70,8 @@ async function run(args: string, options: { approver?: Approver }) {
     baseURL: openaiChatFormat.baseUrl(server.url),
     apiKey: "k",
   }).chatModel("m");
-  const tools = toAISDKTools([writeNote], { workspace: new Workspace(dir), runId: "run-1", ...options });
+  const { tool = writeNote, ...rest } = options;
+  const tools = toAISDKTools([tool], { workspace: new Workspace(dir), runId: "run-1", ...rest });
   // streamText, as the fake server streams; its promises settle once the stream has been consumed.
   const errors: unknown[] = [];
   const stream = streamText({
@@ -83,10 +91,10 @@ async function run(args: string, options: { approver?: Approver }) {
 }
 
 /** What the model was sent as the tool result in request `index`. */
-function toolMessageSent(index: number): unknown {
+function toolMessageSent(index: number): { content?: unknown } | undefined {
   const messages =
     (server.requests[index]?.body as { messages: { role: string }[] } | undefined)?.messages ?? [];
-  return messages.find((message) => message.role === "tool");
+  return messages.find((message) => message.role === "tool") as { content?: unknown } | undefined;
 }
 
 const exists = (path: string) =>
@@ -124,6 +132,47 @@ describe("toAISDKTools", () => {
     expect(toolMessage()).toMatchObject({
       content: "Denied: the user did not approve this call: notes are read-only today",
     });
+  });
+
+  it("tells the model of a refusal in a Bridle run's words, with why the call asked", async () => {
+    const reason = "notes are read-only today";
+    const { toolMessage } = await run('{"name":"note.txt","text":"hello"}', {
+      approver: approver({ approved: false, reason }),
+      tool: writeNoteWithWhy,
+    });
+    expect(await exists(join(dir, "note.txt"))).toBe(false);
+    const sent = toolMessage()?.content;
+    expect(sent).toBe(
+      `Denied: the user did not approve this call: ${reason} (it asked because note.txt would be overwritten)`,
+    );
+
+    // The same call refused by the same approver in a Bridle run on the same model reaches the model
+    // in the same words.
+    server.enqueue(
+      {
+        kind: "stream",
+        events: openaiChatFormat.events({
+          toolCalls: [{ id: "call_2", name: "write_note", arguments: '{"name":"note.txt","text":"hello"}' }],
+        }),
+      },
+      { kind: "stream", events: openaiChatFormat.events({ text: "done" }) },
+    );
+    const model = createAISDKModel({
+      model: createOpenAICompatible({
+        name: "local",
+        baseURL: openaiChatFormat.baseUrl(server.url),
+      }).chatModel("m"),
+    });
+    const harness = new Harness({
+      model,
+      tools: [writeNoteWithWhy],
+      workspace: dir,
+      approver: approver({ approved: false, reason }),
+    });
+    const result = await harness.run({ prompt: "write a note" });
+    expect(result.stopReason).toBe("completed");
+    expect(await exists(join(dir, "note.txt"))).toBe(false);
+    expect(toolMessageSent(3)?.content).toBe(sent);
   });
 
   it("refuses a call that needs approval when no approver is given", async () => {

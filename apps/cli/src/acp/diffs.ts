@@ -2,7 +2,7 @@
 // run. "Just before" is exact: the harness awaits the run's sink before a call executes, and this reads
 // in the sink (see EditDiffs.sink), so no edit can land between the read and the call. A replayed session
 // and a shell command have no before-images: their diffs come from what the result stored (`details.diffs`).
-import { readFile, stat } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import { relative, resolve } from "node:path";
 import type { ToolCallContent } from "@agentclientprotocol/sdk";
 import {
@@ -13,6 +13,7 @@ import {
   type RunEvent,
   type ToolResultMessage,
 } from "@bridle/core";
+import { readRegularFile } from "@bridle/core/node";
 import { parsedArguments, toolKind, toolPaths } from "./tool-view.js";
 
 /** Files larger than this are not shown as diffs (an editor would not render them usefully either). */
@@ -103,12 +104,15 @@ export function storedDiffs(result: ToolResultMessage, cwd: string): ToolCallCon
   return diffs;
 }
 
-/** A text file's content; null when it does not exist, is not a regular file or is too large to show. */
+/**
+ * A text file's content; null when it does not exist, is a link, is not a regular file (a FIFO is never
+ * waited on) or is too large to show. Core's bounded read does the reading.
+ */
 async function readSmall(path: string): Promise<string | null> {
   try {
-    const info = await stat(path);
-    if (!info.isFile() || info.size > MAX_DIFF_BYTES) return null;
-    return await readFile(path, "utf8");
+    // A link is not followed: its target may lie outside the workspace, which the editor must not be sent.
+    if ((await lstat(path)).isSymbolicLink()) return null;
+    return (await readRegularFile(path, MAX_DIFF_BYTES)).bytes.toString("utf8");
   } catch {
     return null;
   }
