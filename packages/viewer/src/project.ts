@@ -108,6 +108,10 @@ export function projectSession(
   const calls = new Map<string, { row: number; start: number; turn: number }>();
   const shown = new ShownLines();
   let turn = 0;
+  // Shown numbers: the session's own turns in one count, each subagent run's turns in its own.
+  let ownTurns = 0;
+  const runTurns = new Map<string, number>();
+  const agentOf = new Map<string, string>();
   let runs = 0;
   let toolCalls = 0;
   let failedCalls = 0;
@@ -142,6 +146,7 @@ export function projectSession(
       case "run_started": {
         runs++;
         open.add(event.runId);
+        if (event.agentName) agentOf.set(event.runId, event.agentName);
         const who = event.agentName ? `${event.agentName}: ` : "";
         const resumed = event.resumed ? " (resumed after approval)" : "";
         rows.push({
@@ -172,6 +177,13 @@ export function projectSession(
         break;
       case "model_response": {
         turn++;
+        let label: string;
+        if (depth === 0) label = `Turn ${++ownTurns}`;
+        else {
+          const within = (runTurns.get(event.runId) ?? 0) + 1;
+          runTurns.set(event.runId, within);
+          label = `${agentOf.get(event.runId) ?? "subagent"} turn ${within}`;
+        }
         const u = usageView(event.usage);
         const model = event.message.model ?? "";
         const turnCost = options.cost?.(model, event.usage);
@@ -181,6 +193,7 @@ export function projectSession(
         const callsInTurn = event.message.content.filter((part) => part.type === "tool_call").length;
         turns.push({
           n: turn,
+          label,
           runId: event.runId,
           model,
           start: event.time - event.durationMs,
@@ -192,12 +205,12 @@ export function projectSession(
         });
         spans.push({
           kind: "model",
-          label: `turn ${turn} · ${model}`,
+          label: `${label.toLowerCase()} · ${model}`,
           turn,
           start: event.time - event.durationMs,
           durationMs: event.durationMs,
         });
-        rows.push({ ...base, turn, kind: "turn", n: turn });
+        rows.push({ ...base, turn, kind: "turn", n: turn, label });
         for (const part of event.message.content) {
           if (part.type === "reasoning") {
             const text = part.redacted ? "[redacted reasoning]" : part.text;

@@ -12,8 +12,10 @@ export interface UsageView {
 
 /** One model request and response: a turn. */
 export interface TurnView {
-  /** 1 for the session's first turn. */
+  /** 1 for the session's first turn: its place among every run's turns, subagents' included. */
   readonly n: number;
+  /** As shown: "Turn 3" counts the session's own turns; a subagent's are counted within its run. */
+  readonly label: string;
   readonly runId: string;
   readonly model: string;
   readonly start: number;
@@ -70,7 +72,7 @@ export type RowView = RowBase &
   (
     | { readonly kind: "run"; readonly text: string }
     | { readonly kind: "end"; readonly ok: boolean; readonly text: string }
-    | { readonly kind: "turn"; readonly n: number }
+    | { readonly kind: "turn"; readonly n: number; readonly label: string }
     | { readonly kind: "user"; readonly text: string; readonly body?: number }
     | { readonly kind: "assistant"; readonly text: string; readonly body?: number }
     | { readonly kind: "reasoning"; readonly preview: string; readonly body: number }

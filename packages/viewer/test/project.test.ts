@@ -329,3 +329,60 @@ it("shows a subagent's run, stored inside its call's progress, as rows one level
   // Carried rows keep the entry that carried them.
   expect(calls[1]?.seq).toBe(3);
 });
+
+it("numbers the session's own turns in one count and a subagent's turns within its run", () => {
+  const t = 1_700_000_000_000;
+  const child = { runId: "r/c1", parentRunId: "r", parentToolCallId: "c1", agentName: "helper" };
+  const usage = {
+    inputTokens: 1,
+    outputTokens: 1,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
+  };
+  const response = (seq: number, ids: object, text: string): RunEvent => ({
+    ...base(seq),
+    ...ids,
+    type: "model_response",
+    request: seq,
+    durationMs: 1,
+    usage,
+    stopReason: "end_turn",
+    message: { role: "assistant", content: [{ type: "text", text }] },
+  });
+  const carried = (seq: number, event: RunEvent): RunEvent => ({
+    type: "tool_progress",
+    runId: "r",
+    seq,
+    time: t + seq,
+    toolCallId: "c1",
+    toolName: "agent_spawn",
+    data: { type: "subagent_event", event },
+  });
+  const events: RunEvent[] = [
+    { ...base(0), type: "run_started", provider: "p", model: "m", messages: [], historyLength: 0 },
+    response(1, {}, "spawning"),
+    carried(2, {
+      ...base(0),
+      ...child,
+      type: "run_started",
+      provider: "p",
+      model: "m",
+      messages: [],
+      historyLength: 0,
+    }),
+    carried(3, response(1, child, "child one")),
+    carried(4, response(2, child, "child two")),
+    response(5, {}, "done"),
+  ];
+  const { view } = projectSession(info, stored(events), []);
+  const labels = view.rows.flatMap((row) => (row.kind === "turn" ? [row.label] : []));
+  expect(labels).toEqual(["Turn 1", "helper turn 1", "helper turn 2", "Turn 2"]);
+  // The waterfall's index still counts every turn, so each bar finds its row.
+  expect(view.turns.map((turn) => [turn.n, turn.label])).toEqual([
+    [1, "Turn 1"],
+    [2, "helper turn 1"],
+    [3, "helper turn 2"],
+    [4, "Turn 2"],
+  ]);
+});

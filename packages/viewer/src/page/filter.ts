@@ -12,7 +12,7 @@ function shownText(row: RowView): string {
     case "reasoning":
       return `reasoning ${row.preview}`;
     case "turn":
-      return `turn ${row.n}`;
+      return row.label;
     case "fact":
       return `${row.factKind} ${row.text}`;
     default:

@@ -22,7 +22,11 @@ export function renderSetup(view: SessionView): HTMLElement {
     const section = h(
       "section",
       { class: `setup-entry${setup.depth ? " nested" : ""}`, "data-seq": String(setup.seq) },
-      h("h2", {}, `${who}from turn ${setup.turn} (event ${setup.seq})`),
+      h(
+        "h2",
+        {},
+        `${who}from ${(view.turns[setup.turn - 1]?.label ?? `turn ${setup.turn}`).toLowerCase()} (event ${setup.seq})`,
+      ),
       h("h3", {}, "System prompt"),
     );
     const system = body(setup.system);

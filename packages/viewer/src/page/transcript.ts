@@ -30,9 +30,9 @@ function toggle(label: HTMLElement[], open: boolean, onToggle: () => void): HTML
   return button;
 }
 
-function turnHeader(view: SessionView, n: number): HTMLElement {
+function turnHeader(view: SessionView, n: number, label: string): HTMLElement {
   const turn = view.turns[n - 1];
-  if (!turn) return h("div", { class: "turn" }, `Turn ${n}`);
+  if (!turn) return h("div", { class: "turn" }, label);
   const tokens = `${formatCount(turn.usage.input)} in · ${formatCount(turn.usage.output)} out`;
   const parts = [
     turn.model,
@@ -40,7 +40,7 @@ function turnHeader(view: SessionView, n: number): HTMLElement {
     tokens,
     turn.cost === undefined ? "" : formatCost(turn.cost),
   ].filter(Boolean);
-  return h("div", { class: "turn" }, h("strong", {}, `Turn ${n}`), ` · ${parts.join(" · ")}`);
+  return h("div", { class: "turn" }, h("strong", {}, label), ` · ${parts.join(" · ")}`);
 }
 
 /** The model's JSON arguments indented for reading; any other text (a free-form patch) as it is. */
@@ -100,7 +100,7 @@ function rowElement(state: TranscriptState, index: number, onToggle: (index: num
   if (!row) return h("div", { class: "row" });
   switch (row.kind) {
     case "turn":
-      return turnHeader(state.view, row.n);
+      return turnHeader(state.view, row.n, row.label);
     case "run":
       return h("div", { class: "row run" }, row.text);
     case "end":
