@@ -97,3 +97,27 @@ describe("-c in a terminal", () => {
     expect(asking).toMatch(/^bridle: permission mode ask/m);
   }, 240_000);
 });
+
+describe("bridle run -c after bridle run --plan at a terminal", () => {
+  it("comes back in the working mode once the plan was accepted in that run", async () => {
+    server = await fakeOpenAI([
+      { toolCalls: [call("p1", "exit_plan_mode", { plan: "1. Write out.txt." })] },
+      { toolCalls: [call("w1", "write_file", { path: "out.txt", content: "planned\n" })] },
+      { text: "Wrote out.txt." },
+      { toolCalls: [call("w2", "write_file", { path: "more.txt", content: "more\n" })] },
+      { text: "Wrote more.txt." },
+    ]);
+    terminal.start(["run", "plan the change", "--plan", ...args(server.url)], env());
+    await terminal.waitFor(/Answer \(a number, ↑\/↓, or type; Enter\): $/m);
+    terminal.keys("1", "Enter");
+    await terminal.waitFor(/^session: \S+$/m);
+    expect(await readFile(join(dir, "out.txt"), "utf8")).toBe("planned\n");
+    terminal.kill();
+
+    terminal.start(["run", "-c", "write more", ...args(server.url)], env());
+    const working = await terminal.waitFor(/^session: \S+$/m);
+    expect(working).not.toContain("resumed in");
+    expect(working).toMatch(/^bridle: permission mode workspace/m);
+    expect(await readFile(join(dir, "more.txt"), "utf8")).toBe("more\n");
+  }, 240_000);
+});

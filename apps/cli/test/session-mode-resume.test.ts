@@ -105,18 +105,30 @@ it("never restores full-access without the flag, and says so", async () => {
   expect(again.stderr).toMatch(/^bridle: permission mode workspace/m);
 });
 
-it("bridle run -c after a planning turn says the session was planning and works in its working mode", async () => {
+it("bridle run -c and --resume ID after a planning turn plan again; --permission-mode given now works", async () => {
   server = await fakeOpenAI([
     { text: "1. Write planned.txt." },
     write("w1", "planned.txt"),
+    { text: "Still planning." },
+    write("w2", "planned.txt"),
     { text: "Wrote." },
   ]);
   const planning = await run(["plan it", "--plan"]);
   expect(planning.code, planning.stderr).toBe(0);
+  const id = /session: (\S+)/.exec(planning.stderr)?.[1] as string;
+
+  // Planning at its last turn: -c plans again, and the write is refused as any plan-mode write is.
   const resumed = await run(["-c", "do it", "--yes"]);
   expect(resumed.code, resumed.stderr).toBe(0);
   expect(resumed.stderr).toContain(
-    "bridle: the session was planning at its last turn; bridle run plans only with --plan",
+    "bridle: resumed in plan mode, as the session's last turn was (--permission-mode or --plan chooses another)",
   );
+  expect(existsSync(join(repo, "planned.txt"))).toBe(false);
+  expect(toolOutputsSent(server).join("\n")).toContain("write_file is not available in plan mode");
+
+  // The -c turn planned too, so the session is still planning; a mode given now is the one it works in.
+  const given = await run(["--resume", id, "do it now", "--permission-mode", "workspace", "--yes"]);
+  expect(given.code, given.stderr).toBe(0);
+  expect(given.stderr).not.toContain("resumed in");
   expect(existsSync(join(repo, "planned.txt"))).toBe(true);
 });

@@ -5,7 +5,14 @@
 //   commands go through a read-only shell (only what the strict policy proves read-only runs);
 // - ask: every such tool asks first, and commands go through a shell in ask mode;
 // - workspace, full-access: the tools as they were built.
-import type { AnyHook, AnyTool, ApprovalCheckEnv, ToolCallEnv, ToolSource } from "@bridle/core";
+import type {
+  AnyHook,
+  AnyTool,
+  ApprovalCheckEnv,
+  ApprovalScope,
+  ToolCallEnv,
+  ToolSource,
+} from "@bridle/core";
 import { defineHook, ToolFailure } from "@bridle/core";
 import type { PermissionMode } from "@bridle/tools-shell";
 import { originalOf } from "./permission-tools.js";
@@ -71,6 +78,26 @@ function refusal(name: string, mode: SessionMode, exitName: string): string {
     : `${name} is not available in read-only mode: the user switched the session to read-only. Read instead, or say what you would change.`;
 }
 
+/** Why ask mode asks: the rule the gate applies (every tool not known to only read asks first). */
+const ASK_MODE_REASON = "ask mode asks before every call that may write";
+
+/**
+ * The scope of a call that ask mode sends to the approver. The mode asks per tool, so "always" is per tool
+ * (named as the model called it), whatever narrower scope the tool offers for its own asks; the tool's own
+ * `why`, when it gives one, says what the call does ("writes src/a.ts"), and the mode's rule follows it.
+ */
+async function askModeScope(original: AnyTool, args: unknown, env: ApprovalCheckEnv): Promise<ApprovalScope> {
+  let what: string | undefined;
+  try {
+    what = (await original.approvalScope?.(args, env))?.why;
+  } catch {
+    // A scope that cannot be worked out says nothing of the call; the mode's reason still holds.
+  }
+  // Loaded already: the file tools are composed before any call is asked about.
+  const { wholeToolScope } = await import("@bridle/tools-fs");
+  return wholeToolScope(original.name, what ? `${what} (${ASK_MODE_REASON})` : ASK_MODE_REASON);
+}
+
 /** Tools gateTool made: gating one again returns it as it is. */
 const gated = new WeakSet<AnyTool>();
 
@@ -91,6 +118,16 @@ export function gateTool(tool: AnyTool, modes: ModeSwitch, exitName: string): An
         if (blocked()) return false; // refused when it executes: nothing to approve
         if (modes.mode === "ask" || asksItself) return true;
         return original.needsApproval ? (await original.needsApproval(args, env)) === true : false;
+      },
+      ...OWN,
+    },
+    // Asked by ask mode: the mode's scope. Otherwise the tool asked on its own: its scope as it gives it,
+    // or, without one, "always" for the whole tool (what a tool without a scope gets).
+    approvalScope: {
+      value: async (args: unknown, env: ApprovalCheckEnv): Promise<ApprovalScope> => {
+        if (modes.mode === "ask") return askModeScope(original, args, env);
+        if (original.approvalScope) return original.approvalScope(args, env);
+        return (await import("@bridle/tools-fs")).wholeToolScope(original.name);
       },
       ...OWN,
     },

@@ -2,6 +2,7 @@
 // runner, sandbox, permission mode and command policy, the coding overlay sharing bash's environment,
 // skills, and MCP servers. Each package is imported when first needed.
 import { resolve } from "node:path";
+import type { CommandWatch } from "@bridle/coding";
 import type { AnyHook, AnyTool, ToolSource } from "@bridle/core";
 import type { McpServers, McpServersOptions } from "@bridle/tools-mcp";
 
@@ -61,12 +62,20 @@ export async function composeTools(settings: CodingAgentSettings, options: Tools
     const fs = createFsTools();
     const shell = await shellTools(settings, options.warn, options.modes);
     closers.push(() => shell.stopAll());
-    // The files each command changed, drawn as edits are (command-diffs.ts).
-    const bash = withCommandDiffs(shell.bash, async () => {
-      const { CommandWatch } = await import("@bridle/coding");
-      const dataDir = await workspaceDataDir(settings.dataDir ?? userDataDir(), settings.cwd);
-      return CommandWatch.open({ dataDir, root: settings.cwd });
-    });
+    // The files each command changed, drawn as edits are (command-diffs.ts): one watch for every tool
+    // that runs a command.
+    let watching: Promise<CommandWatch> | undefined;
+    const watch = () => {
+      watching ??= (async () => {
+        const { CommandWatch } = await import("@bridle/coding");
+        const dataDir = await workspaceDataDir(settings.dataDir ?? userDataDir(), settings.cwd);
+        return CommandWatch.open({ dataDir, root: settings.cwd });
+      })();
+      return watching;
+    };
+    const withDiffs = (tool: AnyTool) =>
+      COMMAND_TOOLS.has(tool.name) ? withCommandDiffs(tool, watch) : tool;
+    const bash = withCommandDiffs(shell.bash, watch);
     const choice = toolChoice(settings);
     const hooks: AnyHook[] = [...shell.hooks];
     let mcpPrompts: McpPromptSource | undefined;
@@ -90,7 +99,7 @@ export async function composeTools(settings: CodingAgentSettings, options: Tools
     if (options.modes) for (const tool of profiled) if (tool.needsApproval) markFollowsMode(tool);
     tools.push(...profiled);
     if (coding) {
-      tools.push(...coding.tools.filter((tool) => tool !== plan));
+      tools.push(...coding.tools.filter((tool) => tool !== plan).map(withDiffs));
       hooks.push(...coding.hooks);
     }
     if (settings.skills) {
@@ -101,7 +110,7 @@ export async function composeTools(settings: CodingAgentSettings, options: Tools
       });
       // skill_run goes through the same runner and command policy as bash, so the sandbox covers skills too.
       const skills = await createSkillTools(registry, { shell: shell.environment });
-      tools.push(...skills.tools);
+      tools.push(...skills.tools.map(withDiffs));
       hooks.push(...skills.hooks);
       catalog = registry.catalog();
     }
@@ -146,6 +155,9 @@ export async function composeTools(settings: CodingAgentSettings, options: Tools
     throw error;
   }
 }
+
+/** The tools besides bash that run a command through bash's environment: their results show its diffs too. */
+const COMMAND_TOOLS: ReadonlySet<string> = new Set(["run_check", "skill_run"]);
 
 // The sandbox's warning (no bubblewrap under "auto") is said once per process, not once per agent.
 let sandboxWarned = false;

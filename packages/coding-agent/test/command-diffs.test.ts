@@ -44,6 +44,9 @@ const env = (): ToolCallEnv => ({
 it("adds the diffs of the files a call changed, keeping the tool's own details", async () => {
   const tool = withCommandDiffs(writer, () => CommandWatch.open({ dataDir: join(dir, "data"), root }));
   expect(tool.name).toBe("bash");
+  // Its listings bracket this call alone: a batch holding it runs one call at a time.
+  expect(writer.sequential).toBeUndefined();
+  expect(tool.sequential).toBe(true);
   const output = await tool.execute({ path: "a.txt", text: "one\nTWO\n" }, env());
   expect(output.content).toBe("ok");
   expect(output.details).toEqual({

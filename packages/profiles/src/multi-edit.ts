@@ -13,6 +13,7 @@ import {
   looksBinary,
   planTextEdit,
   updateFile,
+  wholeToolScope,
 } from "@bridle/tools-fs";
 import { z } from "zod";
 
@@ -55,6 +56,7 @@ export function createMultiEditTool(tracker: FileTracker): AnyTool {
     inputSchema: multiEditSchema,
     annotations: { destructive: true },
     sequential: true,
+    approvalScope: (args) => wholeToolScope("MultiEdit", `edits ${args.file_path}`),
     async execute(args, ctx): Promise<ToolOutput<MultiEditDetails>> {
       return updateFile(
         ctx.workspace,

@@ -1,8 +1,9 @@
 import { defineTool, type FileDiff, type Tool, type ToolOutput } from "@bridle/core";
-import { FileTracker } from "@bridle/tools-fs";
+import { FileTracker, wholeToolScope } from "@bridle/tools-fs";
 import { z } from "zod";
 import { DEFAULT_MAX_FILE_BYTES, type PatchedFile, runPatch } from "./engine.js";
 import { APPLY_PATCH_LARK_GRAMMAR } from "./grammar.js";
+import { type FileOperation, parsePatch } from "./parse.js";
 import type { Tolerance } from "./tolerance.js";
 
 export interface ApplyPatchToolOptions {
@@ -85,6 +86,7 @@ export function createApplyPatchTool(options: ApplyPatchToolOptions = {}): Apply
       : {}),
     annotations: { destructive: true },
     sequential: true,
+    approvalScope: (args) => wholeToolScope("apply_patch", patchWrites(args.input)),
     async execute(args, ctx): Promise<ToolOutput<ApplyPatchDetails>> {
       const result = await runPatch(args.input, {
         workspace: ctx.workspace,
@@ -98,4 +100,26 @@ export function createApplyPatchTool(options: ApplyPatchToolOptions = {}): Apply
       };
     },
   });
+}
+
+// Files a prompt names before it counts the rest: the question stays one short line.
+const NAMED_FILES = 3;
+
+/** What a patch writes, as an approval says it: "updates src/a.ts, adds b.ts and 2 more files". */
+function patchWrites(patch: string): string {
+  let operations: readonly FileOperation[];
+  try {
+    operations = parsePatch(patch).operations;
+  } catch {
+    // A patch that does not parse fails whole when it runs; nothing is written.
+    return "applies a patch that does not parse (it writes nothing)";
+  }
+  if (operations.length === 0) return "applies an empty patch";
+  const said = operations.slice(0, NAMED_FILES).map((operation) => {
+    if (operation.kind === "add") return `adds ${operation.path}`;
+    if (operation.kind === "delete") return `deletes ${operation.path}`;
+    return operation.moveTo ? `moves ${operation.path} to ${operation.moveTo}` : `updates ${operation.path}`;
+  });
+  const more = operations.length - said.length;
+  return `${said.join(", ")}${more > 0 ? ` and ${more} more file${more === 1 ? "" : "s"}` : ""}`;
 }

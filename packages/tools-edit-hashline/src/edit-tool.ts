@@ -1,5 +1,5 @@
 import { argumentAliases, defineTool, type FileDiff, fileDiff, ToolFailure } from "@bridle/core";
-import { decodeText, sameContent, updateFile } from "@bridle/tools-fs";
+import { decodeText, sameContent, updateFile, wholeToolScope } from "@bridle/tools-fs";
 import { applyChanges, assertEncodable, duplicatedNeighbours, planEdits } from "./apply-edits.js";
 import { type LineSource, serializeDocument } from "./document.js";
 import { type EditFileArgs, editFileSchema } from "./edit-schema.js";
@@ -32,12 +32,13 @@ export function createEditTool(options: ResolvedOptions) {
   return defineTool<typeof editFileSchema, HashlineEditDetails>({
     name: "edit_file",
     description:
-      "Edit a file read in this run by line tags from your latest read or edit (replace_range: start_tag..end_tag inclusive). " +
+      "Edit a file read in this run by the tags of your latest read or edit (replace_range includes end_tag). " +
       'new_text may span lines; "" deletes. ' +
-      "A stale tag writes nothing and shows fresh tags.",
+      "A stale tag writes nothing, shows fresh tags.",
     inputSchema: editFileSchema,
     prepareArguments: argumentAliases({ filePath: "path" }),
     annotations: { destructive: true },
+    approvalScope: (args) => wholeToolScope("edit_file", `edits ${args.path}`),
     async execute(args, ctx) {
       const outcome = await updateFile(
         ctx.workspace,

@@ -13,6 +13,7 @@ import type { FsSettings } from "./options.js";
 import { sameContent } from "./snapshot.js";
 import { decodeText, encodeText, looksBinary } from "./text-format.js";
 import { updateFile } from "./update-file.js";
+import { wholeToolScope } from "./whole-tool-scope.js";
 
 export interface EditHunk {
   /** 1-based line in the new file where the replacement starts. */
@@ -61,6 +62,7 @@ export function createEditFileTool(settings: FsSettings) {
     // A repeated attempt (the first may have landed before its process stopped) looks before editing.
     annotations: { destructive: true, repeat_safe: true },
     sequential: true,
+    approvalScope: (args) => wholeToolScope("edit_file", `edits ${args.path}`),
     async execute(args, ctx): Promise<ToolOutput<EditFileDetails>> {
       return updateFile(
         ctx.workspace,

@@ -30,4 +30,5 @@ export {
   type UpdateTarget,
   updateFile,
 } from "./update-file.js";
+export { wholeToolScope } from "./whole-tool-scope.js";
 export type { WriteFileDetails } from "./write-file.js";

@@ -11,6 +11,7 @@ import type { FsSettings } from "./options.js";
 import { formatCount } from "./paths.js";
 import { decodeText, encodeText, looksBinary, type TextFormat, withLineEndings } from "./text-format.js";
 import { updateFile } from "./update-file.js";
+import { wholeToolScope } from "./whole-tool-scope.js";
 
 export interface WriteFileDetails {
   readonly path: string;
@@ -23,7 +24,7 @@ export interface WriteFileDetails {
 
 const inputSchema = z.object({
   path: z.string().min(1).describe("folders are made"),
-  content: z.string().describe("the whole file"),
+  content: z.string().describe("text"),
 });
 
 const PLAIN_UTF8: TextFormat = { encoding: "utf8", bom: false, eol: "lf", finalNewline: false };
@@ -32,13 +33,13 @@ export function createWriteFileTool(settings: FsSettings) {
   return defineTool({
     name: "write_file",
     description:
-      "Create or replace a whole file; an existing one must be read in this run first, unchanged since. " +
-      "Prefer edits for small changes.",
+      "Write a whole file, new or read in this run and unchanged since; prefer edits for small changes.",
     inputSchema,
     // Spellings other agents' tools taught models (OpenCode's filePath).
     prepareArguments: argumentAliases({ filePath: "path" }),
     annotations: { destructive: true, idempotent: true },
     sequential: true,
+    approvalScope: (args) => wholeToolScope("write_file", `writes ${args.path}`),
     async execute(args, ctx): Promise<ToolOutput<WriteFileDetails>> {
       if (args.content.length > settings.maxEditBytes) {
         throw new ToolFailure(

@@ -5,7 +5,7 @@ import { type CodingChoice, DEFAULT_CODING, HandoffReporter, splitCodingFlags } 
 import { pastedImages, readImageFiles, withImages } from "../run/images.js";
 import { TurnCheckpoints } from "../run/rewind.js";
 import { openSession } from "../run/session.js";
-import { settleSessionChoice, splitSessionFlags } from "../run/session-choice.js";
+import { settleSession, splitSessionFlags } from "../run/session-choice.js";
 import { openTracing, splitTraceFlags, type TraceChoice, tracedEndpoints } from "../run/tracing.js";
 import type { CliFlags } from "../settings/args.js";
 import { loadSettings, type Settings } from "../settings/config.js";
@@ -25,9 +25,11 @@ export async function runOnce(prompt: string, flags: CliFlags): Promise<number> 
   const { coding, rest: flagsLeft } = splitCodingFlags(withoutImages);
   const { tracing, rest: traceLeft } = splitTraceFlags(flagsLeft);
   const { choice, rest } = splitSessionFlags(traceLeft);
-  const settings = await settleSessionChoice(
+  // A resumed session comes back in the mode of its last turn, planning included (session-mode.ts).
+  const { settings, plan: wasPlanning } = await settleSession(
     await settleFlagsProvider(await loadSettings(rest), rest),
     choice,
+    { say: (line) => void process.stderr.write(`${line}\n`) },
   );
   // @path attachments are said before the run's own lines.
   const attached = await attachFiles(prompt, settings.cwd, (line) => process.stderr.write(`${line}\n`));
@@ -36,7 +38,7 @@ export async function runOnce(prompt: string, flags: CliFlags): Promise<number> 
     coding,
     tracing,
     images: { files: imageFiles, typed: prompt },
-    ...(plan ? { plan: true } : {}),
+    ...(plan || wasPlanning ? { plan: true } : {}),
   });
   return outcome.exitCode;
 }

@@ -40,22 +40,6 @@ export function splitSessionFlags(flags: CliFlags): { choice: SessionChoice; res
   };
 }
 
-/**
- * The settings with the chosen session to resume, in the permission mode its last turn was in. A command
- * that cannot start in plan mode from here (`bridle run`, which takes only --plan) is told, in one line,
- * that the session was planning.
- */
-export async function settleSessionChoice(
-  settings: Settings,
-  choice: SessionChoice,
-  ask: (question: string) => Promise<string> = askOnStdin,
-): Promise<Settings> {
-  const say = (line: string) => void process.stderr.write(`${line}\n`);
-  const { settings: settled, plan } = await settleSession(settings, choice, { ask, say });
-  if (plan) say("bridle: the session was planning at its last turn; bridle run plans only with --plan");
-  return settled;
-}
-
 /** The session to resume and the mode to resume it in: plan is the caller's to start in. */
 export async function settleSession(
   settings: Settings,

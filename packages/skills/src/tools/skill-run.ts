@@ -88,6 +88,22 @@ export function createSkillRunTool(
         return false;
       }
     },
+    // Why a call asks: what the command policy said of the script's command (the shell tools' scope, from
+    // the verdict needsApproval left), the script named inside its skill rather than by its real path;
+    // when the policy did not ask (the session's mode did), which script it runs.
+    approvalScope: async (args, call) => {
+      const named = `${args.skill}/${args.script}`;
+      const runs = `runs the skill script ${named}`;
+      let plan: ScriptPlan;
+      try {
+        plan = await planOf(args, call.workspace);
+      } catch {
+        // Refused when it executes, with a clear failure: nothing more to say of it here.
+        return { why: runs };
+      }
+      const scope = await env.approvalScope({ command: plan.command }, call.workspace);
+      return { ...scope, why: scope.why ? scope.why.replaceAll(plan.scriptPath, named) : runs };
+    },
     execute: async (args, ctx) => {
       const skill = registry.get(args.skill);
       const plan = await planOf(args, ctx.workspace);
