@@ -199,3 +199,20 @@ it("in workspace mode the file tools write unasked", async () => {
   expect(requests).toEqual([]);
   expect(await readFile(join(work, "new.txt"), "utf8")).toBe("n\n");
 });
+
+it("run_check gives the command policy's reason for its check's command", async () => {
+  await writeFile(join(work, "Makefile"), "test:\n\tprintf 'snapshot\\n' > snap.txt\n");
+  // No sandbox: the policy cannot see what a project's make target runs, so it asks.
+  const { requests, told } = await asked(
+    settings({
+      permissionMode: "workspace",
+      coding: { enabled: true, repairAttempts: 0 },
+      skills: undefined,
+    }),
+    [{ id: "c", name: "run_check", arguments: { kind: "test" } }],
+  );
+  const reason = why(requests).c ?? "";
+  expect(reason).toMatch(/^make test: /);
+  expect(told.get("c")).toContain(`(it asked because ${reason})`);
+  expect(existsSync(join(work, "snap.txt"))).toBe(false);
+});

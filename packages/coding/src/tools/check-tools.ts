@@ -118,6 +118,12 @@ export function createRunCheckTool(runs: RunRegistry, options: RunCheckOptions):
       if (typeof plan === "string") return false;
       return env.needsApproval(plan.request, call.workspace);
     },
+    // Why a call asks, and what "always" covers: the shell tools' scope of the check's command.
+    approvalScope: async (args, call) => {
+      const plan = await planFor(runs, call.runId, call.workspace.root, args);
+      if (typeof plan === "string") return { why: `runs the ${args.kind} check` };
+      return env.approvalScope(plan.request, call.workspace);
+    },
     execute: async (args, ctx): Promise<ToolOutput<{ status: string; exitCode?: number }>> => {
       const state = await runs.get(ctx.runId, ctx.workspace.root).state;
       const plan = await planFor(runs, ctx.runId, ctx.workspace.root, args);
