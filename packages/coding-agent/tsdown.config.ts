@@ -1,3 +1,5 @@
 import { packageBuild } from "@bridle/tooling/tsdown";
 
-export default packageBuild();
+// Two entries: the recipe, and `@bridle/coding-agent/providers` (the provider names and descriptors alone),
+// which a CLI's `--help` reads without loading the recipe's packages.
+export default packageBuild({ entry: { index: "src/index.ts", providers: "src/providers.ts" } });

@@ -1,4 +1,6 @@
 import { parseArgs } from "node:util";
+// The names alone, not the recipe: `--help` and `--version` start without loading its packages.
+import { PROVIDER_NAMES } from "@bridle/coding-agent/providers";
 import { CliError } from "../cli-error.js";
 
 /** Flags as typed on the command line; the config file uses the same keys in camelCase. */
@@ -144,8 +146,9 @@ const OPTIONS = {
 } as const;
 
 const RUN_OPTIONS = `Options:
-  --provider openai|openai-chat|anthropic   model API (default: from config, else openai; anthropic when
-                                            ANTHROPIC_API_KEY is the only key set)
+  --provider NAME                           model API: ${PROVIDER_NAMES.join(", ")}, or one that a module
+                                            in your config's "providers" adds (default: from config, else
+                                            ${PROVIDER_NAMES[0]}; anthropic when ANTHROPIC_API_KEY is the only key set)
   --model NAME                              model name
   --base-url URL                            API base URL (OpenAI-compatible servers, proxies)
   --cwd DIR                                 workspace root (default: current directory)
@@ -222,7 +225,7 @@ Usage:
 Run \`bridle <command> --help\` for a command's options.
 `,
   run: `Usage: bridle run "<prompt>" [options]\n\nRuns the agent once. Exit code 0 when the run completes, 1 when it ends otherwise, 2 on bad usage.\n\n${RUN_OPTIONS}`,
-  interactive: `Usage: bridle [options]\n\nAn interactive session on a terminal. Slash commands: /model NAME, /sessions, /fork [SEQ], /compact, /cost, /init, /exit, /help; your own from\n~/.config/bridle/commands/*.md and .bridle/commands/*.md. @path in a prompt attaches that file.\nCtrl-C aborts the current turn; at the prompt it asks, and a second Ctrl-C (or /exit, or Ctrl-D) leaves.\n\n${RUN_OPTIONS}`,
+  interactive: `Usage: bridle [options]\n\nAn interactive session on a terminal. Slash commands: /model NAME, /mode NAME, /sessions, /fork [SEQ], /compact [TEXT],\n/cost, /init [TEXT], /undo, /rewind [N], /prompts, /exit, /help; your own from ~/.config/bridle/commands/*.md\nand .bridle/commands/*.md. @path in a prompt attaches that file.\nCtrl-C aborts the current turn; at the prompt it asks, and a second Ctrl-C (or /exit, or Ctrl-D) leaves.\n\n${RUN_OPTIONS}`,
   sessions: `Usage:
   bridle sessions list [--store jsonl|sqlite|postgres] [--json]
   bridle sessions show ID [--json]
@@ -235,7 +238,7 @@ Run \`bridle <command> --help\` for a command's options.
   skills: `Usage: bridle skills validate DIR...\n\nChecks each skill folder (or its SKILL.md) against the Agent Skills specification, as its reference\nvalidator skills-ref reads it. One line per problem; exit code 0 when every skill is valid (warnings\nallowed), 1 when one is not, 2 on bad usage.\n`,
   tools: `Usage: bridle tools list [--json] [--profile generic|openai|anthropic] [--edit-format replace|hashline|apply_patch] [--provider P] [--model M] [--mcp FILE] [--skills DIR]\n\nPrints the profile and edit format chosen (and why), then the tools with the JSON Schema the model is shown;\n--json prints only the tools, as JSON.\n`,
   policy: `Usage: bridle policy check "<command>" [--json] [--cwd DIR]\n\nJudges a shell command with the bash tool's policy: allow, ask or deny, with the sub-commands and reasons.\nExit code: 0 allow, 1 ask, 2 deny (with --json too), so scripts can branch on it; bad usage is 2 as\nwell, so 2 always means: do not run it.\n`,
-  worker: `Usage: bridle worker [--concurrency N] [--database-url URL] [run options]\n\nPulls queued durable runs from Postgres and runs them, N at a time (default 4; the queue keeps one\nper-worker limit: the last worker started sets it). A run's own recorded options (provider, model,\nworkspace, edit format, sandbox, --yes…) win; this worker's fill in what a run lacks. API keys come from\nthis worker's environment. On start, and every few seconds, it recovers unfinished runs of processes that\nare gone. A durable run is the agent bridle run builds, coding overlay included. SIGINT/SIGTERM stops it;\nits runs are finished by another worker.\n`,
+  worker: `Usage: bridle worker [--concurrency N] [--database-url URL] [--trace FILE] [--otlp URL] [run options]\n\nPulls queued durable runs from Postgres and runs them, N at a time (default 4; the queue keeps one\nper-worker limit: the last worker started sets it). A run's own recorded options (provider, model,\nworkspace, edit format, sandbox, --yes…) win; this worker's fill in what a run lacks. API keys come from\nthis worker's environment. On start, and every few seconds, it recovers unfinished runs of processes that\nare gone. A durable run is the agent bridle run builds, coding overlay included. SIGINT/SIGTERM stops it;\nits runs are finished by another worker. --trace FILE and --otlp URL trace the runs this worker\nexecutes (a run another process finishes is traced there).\n`,
   runs: `Usage:\n  bridle runs list [--json]\n  bridle runs show ID [--json]      status, options, what it waits on, its answer\n  bridle runs wait ID [--json]      until it ends; exit 0 when it completed\n  bridle runs approve ID CALL       let a call it waits on run (from any machine)\n  bridle runs reject ID CALL [--reason TEXT]\nPostgres from --database-url or BRIDLE_DATABASE_URL.\n`,
   acp: `Usage: bridle acp [options]\n\nAn Agent Client Protocol (ACP) agent on stdin/stdout: an editor starts it and drives sessions.\nEach session works in the folder the editor names, with the editor's MCP servers beside the configured\nones; the editor's mode picker switches the permission mode (from the next turn) and approvals are asked\nin the editor. Files are read and written, and commands run, here in Bridle's sandbox, not through the\neditor. Messages for a person go to stderr. Sessions are stored as bridle run's are (session/load). The\noptions are bridle run's, less --session, --resume, --json and those only bridle run takes.\n\n${RUN_OPTIONS}`,
   demo: `Usage: bridle demo [--keep] [--json]\n\nCopies an example repository to a temporary folder and runs the agent on it with no API key: the\nmodel's turns are a recorded script, served by a loopback server in the OpenAI Responses wire format;\nthe provider adapter, the tools, the file edits, the test run and the session store are real.\n  --keep    leave the repository and the session in place, and print how to look at them\n  --json    write the run's events as JSON lines on stdout\n`,
@@ -281,15 +284,20 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
       throw new CliError(`--${flag} is an option of bridle ${owner}`, 2);
     }
   }
-  for (const coding of [
-    "no-coding",
-    "evidence",
-    "repair-attempts",
-    "trace",
-    "otlp",
-    "continue",
-    "image",
-  ] as const) {
+  for (const traced of ["trace", "otlp"] as const) {
+    if (
+      values[traced] !== undefined &&
+      command !== "run" &&
+      command !== "interactive" &&
+      command !== "worker"
+    ) {
+      throw new CliError(
+        `--${traced} is an option of bridle run, bridle worker and the interactive session`,
+        2,
+      );
+    }
+  }
+  for (const coding of ["no-coding", "evidence", "repair-attempts", "continue", "image"] as const) {
     if (values[coding] !== undefined && command !== "run" && command !== "interactive") {
       throw new CliError(`--${coding} is an option of bridle run and the interactive session`, 2);
     }
