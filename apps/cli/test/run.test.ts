@@ -214,6 +214,10 @@ describe("the other commands", () => {
     const help = await runCli(["run", "--help"], { cwd: dir, env });
     expect(help.stdout).toContain("--edit-format replace|hashline|apply_patch");
     expect(help.stdout).toContain("--profile generic|openai|anthropic");
+    // The interactive session has no command word: the main help says what it takes.
+    const main = await runCli(["--help"], { cwd: dir, env });
+    expect(main.stdout).toContain("bridle run \"<prompt>\"");
+    expect(main.stdout).toMatch(/Slash commands: \/model NAME[^]*\/rewind \[N\]/);
     const bad = await runCli(["run", "x", "--frobnicate"], { cwd: dir, env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/frobnicate/);

@@ -203,7 +203,7 @@ const RUN_OPTIONS = `Options:
 API keys come from OPENAI_API_KEY / ANTHROPIC_API_KEY; base URLs also from OPENAI_BASE_URL / ANTHROPIC_BASE_URL.
 `;
 
-const HELP: Record<CommandName | "main", string> = {
+const HELP: Record<Exclude<CommandName, "interactive"> | "main", string> = {
   main: `bridle: a coding agent built from Bridle's packages
 
 Usage:
@@ -222,10 +222,14 @@ Usage:
   bridle skills validate DIR...   check skill folders against the Agent Skills spec
   bridle --version
 
+The interactive session takes \`bridle run\`'s options. Slash commands: /model NAME, /mode NAME, /sessions,
+/fork [SEQ], /compact [TEXT], /cost, /init [TEXT], /undo, /rewind [N], /prompts, /exit, /help; your own from
+~/.config/bridle/commands/*.md and .bridle/commands/*.md. @path in a prompt attaches that file. Ctrl-C aborts
+the current turn; at the prompt it asks, and a second Ctrl-C (or /exit, or Ctrl-D) leaves.
+
 Run \`bridle <command> --help\` for a command's options.
 `,
   run: `Usage: bridle run "<prompt>" [options]\n\nRuns the agent once. Exit code 0 when the run completes, 1 when it ends otherwise, 2 on bad usage.\n\n${RUN_OPTIONS}`,
-  interactive: `Usage: bridle [options]\n\nAn interactive session on a terminal. Slash commands: /model NAME, /mode NAME, /sessions, /fork [SEQ], /compact [TEXT],\n/cost, /init [TEXT], /undo, /rewind [N], /prompts, /exit, /help; your own from ~/.config/bridle/commands/*.md\nand .bridle/commands/*.md. @path in a prompt attaches that file.\nCtrl-C aborts the current turn; at the prompt it asks, and a second Ctrl-C (or /exit, or Ctrl-D) leaves.\n\n${RUN_OPTIONS}`,
   sessions: `Usage:
   bridle sessions list [--store jsonl|sqlite|postgres] [--json]
   bridle sessions show ID [--json]
@@ -272,7 +276,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     throw new CliError(`unknown command "${first}" (did you mean: bridle run "${first}"?)`, 2);
   }
   if (values.version && first === undefined) return { kind: "version" };
-  if (values.help) return { kind: "help", text: HELP[first === undefined ? "main" : command] };
+  // Bare `bridle --help` is the main help, which says what the interactive session takes.
+  if (values.help) return { kind: "help", text: HELP[command === "interactive" ? "main" : command] };
   if (values.keep && command !== "demo") throw new CliError("--keep is an option of bridle demo", 2);
   for (const [flag, owner] of [
     ["durable", "run"],
@@ -383,10 +388,6 @@ function shortParseError(error: Error & { code?: string }): string {
   if (option && /argument missing/.test(error.message)) return `${option} needs a value`;
   if (option && /does not take an argument/.test(error.message)) return `${option} takes no value`;
   return error.message.split("\n")[0] ?? "bad arguments";
-}
-
-export function helpFor(command: CommandName): string {
-  return HELP[command];
 }
 
 function compact<T extends Record<string, unknown>>(value: T): T {
