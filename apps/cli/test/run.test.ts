@@ -216,8 +216,8 @@ describe("the other commands", () => {
     expect(help.stdout).toContain("--profile generic|openai|anthropic");
     // The interactive session has no command word: the main help says what it takes.
     const main = await runCli(["--help"], { cwd: dir, env });
-    expect(main.stdout).toContain("bridle run \"<prompt>\"");
-    expect(main.stdout).toMatch(/Slash commands: \/model NAME[^]*\/rewind \[N\]/);
+    expect(main.stdout).toContain('bridle run "<prompt>"');
+    expect(main.stdout).toMatch(/Slash commands: \/model NAME[\s\S]*\/rewind \[N\]/);
     const bad = await runCli(["run", "x", "--frobnicate"], { cwd: dir, env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/frobnicate/);
