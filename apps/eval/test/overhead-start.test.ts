@@ -51,6 +51,33 @@ describe("the start measurement", () => {
     180_000,
   );
 
+  it.skipIf(!existsSync(script) || !existsSync(BIN))(
+    "`--sandbox` starts Bridle with the sandbox chosen, and refuses a mode it does not know",
+    async () => {
+      const { dir, cleanup } = await tempWorkspace("bridle-start-sandbox-");
+      try {
+        await mkdir(join(dir, "home"));
+        const env = { HOME: join(dir, "home") };
+        const run = await runBin(
+          ["overhead", "--start", "1", "--no-install", "--bridle", script, "--sandbox", "auto"],
+          { cwd: dir, env },
+        );
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.stdout).toMatch(/\| bridle \| [^|]+ \| 1 \| \d+ \|/);
+        expect(run.stdout).toMatch(/overhead --start 1 --sandbox auto \(load average/);
+        const bad = await runBin(["overhead", "--start", "1", "--sandbox", "nope"], { cwd: dir, env });
+        expect(bad.code).toBe(2);
+        expect(bad.stderr).toMatch(/--sandbox takes auto, bwrap, off/);
+        const alone = await runBin(["overhead", "--request-sizes", "--sandbox", "auto"], { cwd: dir, env });
+        expect(alone.code).toBe(2);
+        expect(alone.stderr).toMatch(/--sandbox goes with --start/);
+      } finally {
+        await cleanup();
+      }
+    },
+    180_000,
+  );
+
   it("reports an agent that never asks the model as a problem, not a figure", async () => {
     const silent: AgentSpec = {
       name: "silent",

@@ -1,15 +1,9 @@
 // The first request's budget: every profile's default first request, as `bridle run` sends it (coding
-// overlay on), at most 6 KB. A byte count, not a timing: the machine's load cannot move it.
+// overlay on) and as the interactive session does (the plan tool too), at most 6 KB. A byte count, not a timing: the machine's load cannot move it.
 import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { bridleAgent } from "../src/overhead/agents.js";
-import {
-  FIRST_REQUEST_BUDGET,
-  firstRequestSize,
-  PLAN_TOOL_ALLOWANCE,
-  PROFILES,
-  SCRIPT,
-} from "../src/overhead/request-size.js";
+import { FIRST_REQUEST_BUDGET, firstRequestSize, PROFILES, SCRIPT } from "../src/overhead/request-size.js";
 import { defaultBridleScript } from "../src/overhead/suite.js";
 
 /** The plan tool an interactive session offers (it can switch to plan mode at any turn). */
@@ -42,14 +36,14 @@ describe("Bridle's first request", () => {
     );
     // The interactive session types its prompt at a terminal: `script` gives it one.
     it.skipIf(!existsSync(script) || !existsSync(SCRIPT))(
-      `fits in ${FIRST_REQUEST_BUDGET} + ${PLAN_TOOL_ALLOWANCE} bytes in the interactive session with the ${profile} profile, plan tool included`,
+      `fits in ${FIRST_REQUEST_BUDGET} bytes in the interactive session with the ${profile} profile, plan tool included`,
       async () => {
         const size = await firstRequestSize(bridleAgent(script), profile, { interactive: true });
         expect(size.problems).toEqual([]);
         expect(size.tools.map((tool) => tool.name).sort()).toEqual(
           [...LOADED[profile], PLAN_TOOL[profile]].sort(),
         );
-        expect(size.totalBytes).toBeLessThanOrEqual(FIRST_REQUEST_BUDGET + PLAN_TOOL_ALLOWANCE);
+        expect(size.totalBytes).toBeLessThanOrEqual(FIRST_REQUEST_BUDGET);
       },
     );
   }

@@ -7,7 +7,7 @@ import type { ModeSwitch } from "./session-mode.js";
 import type { ProfileChoice } from "./settings.js";
 import type { UserQuestions } from "./user-questions.js";
 
-const schema = z.object({ plan: z.string().min(1).max(20_000).describe("The plan, in markdown") });
+const schema = z.object({ plan: z.string().min(1).max(20_000).describe("markdown") });
 
 /** What the tool's details say: whether the plan was accepted and the mode the session is in after it. */
 export interface PlanDecision {
@@ -27,7 +27,7 @@ export function createExitPlanTool(
 ): AnyTool {
   return defineTool({
     name: exitPlanToolName(profile),
-    description: "Plan mode: present your finished plan for the user to accept.",
+    description: "Plan mode: submit your finished plan for approval.",
     inputSchema: schema,
     // It changes no file: plan mode offers it, and the coding overlay need not rescan after it.
     annotations: { read_only: true },

@@ -3,6 +3,7 @@
 // each sends the model the same system prompt and the same tools. Front doors differ only in what the
 // mode says: who answers approvals, whether MCP servers are waited for, and whether a model or store is real.
 import {
+  type AnyHook,
   type AnyTool,
   type Approver,
   type EventObserver,
@@ -61,6 +62,8 @@ export interface CodingAgentOptions {
   readonly switchModes?: boolean;
   /** Who answers the ask-the-user tool and the plan's acceptance; without it those are refused, said why. */
   readonly questions?: UserQuestions;
+  /** The front door's own hooks, run before the recipe's (a CLI holds tool calls until its checkpoint is taken). */
+  readonly hooks?: readonly AnyHook[];
 }
 
 export interface CodingAgent {
@@ -169,8 +172,14 @@ export async function createCodingAgent(
         tools: [...toolset.tools, ...modeTools].map(gate),
         toolSources: toolset.toolSources,
         system: toolset.instructions ? `${SYSTEM_PROMPT}\n\n${toolset.instructions}` : SYSTEM_PROMPT,
-        // Hook scripts first: a PreToolUse that denies stops a call before any other hook sees it.
-        hooks: [...(scripts?.hooks ?? []), ...toolset.hooks, modeHook(modes, exitName, askName)],
+        // The front door's first (a wait: it judges nothing), then hook scripts: a PreToolUse that denies
+        // stops a call before any other hook sees it.
+        hooks: [
+          ...(options.hooks ?? []),
+          ...(scripts?.hooks ?? []),
+          ...toolset.hooks,
+          modeHook(modes, exitName, askName),
+        ],
         ...(options.approver ? { approver: options.approver } : {}),
         // maxTurns bounds model requests; tool calls get room for several per turn.
         limits: {

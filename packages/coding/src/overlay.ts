@@ -127,24 +127,37 @@ export async function createCodingOverlay(options: CodingOverlayOptions): Promis
     record?.(FACT.changes, toolCallId === undefined ? fact : { ...fact, toolCallId });
   };
 
+  // The baseline's facts, once per run: at its first tool call, or at its end when it made none.
+  const recordBaseline = (
+    state: CodingRunState,
+    record: ((kind: string, data: unknown) => void) | undefined,
+  ) => {
+    if (state.baselineRecorded) return;
+    state.baselineRecorded = true;
+    record?.(FACT.baseline, state.repo.fact());
+    record?.(FACT.checksDetected, state.detected);
+  };
+
   const hooks: AnyHook[] = [
     defineHook({
       event: "run_start",
       name: "coding: baseline",
-      handler: async (input) => {
+      handler: (input) => {
         // A run resumed after an approval pause keeps the baseline it took when it started.
         if (input.resumed && runs.has(input.runId)) return;
-        const state = await runs.get(input.runId).state;
-        input.record?.(FACT.baseline, state.repo.fact());
-        input.record?.(FACT.checksDetected, state.detected);
+        // Taken while the first model request is in flight (nothing in it depends on the baseline): the
+        // first tool call waits for it below, so no tool changes a file before it is taken. A failed
+        // capture is not kept, and that call tries again.
+        runs.get(input.runId);
       },
     }),
     defineHook({
       event: "before_tool_call",
       name: "coding: snapshot before writes",
       handler: async (input) => {
-        if (readOnly.has(input.toolCall.name)) return;
         const state = await runs.get(input.runId).state;
+        recordBaseline(state, input.record);
+        if (readOnly.has(input.toolCall.name)) return;
         const paths = namedPaths(input.args).map(relativePath);
         for (const path of paths) state.touched.add(path);
         await state.repo.beforeWrite(paths);
@@ -189,6 +202,7 @@ export async function createCodingOverlay(options: CodingOverlayOptions): Promis
       handler: async (input) => {
         if (!runs.has(input.runId)) return;
         const state = await runs.get(input.runId).state;
+        recordBaseline(state, input.record);
         // A background command or a tool outside the hooks may have written since the last scan.
         await rescan(state, input.record);
         // Commits, mode changes and writes git does not show: looked for once, when the run ends.

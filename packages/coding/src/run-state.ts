@@ -16,6 +16,8 @@ export class CodingRunState {
   readonly touched = new Set<string>();
   scope: readonly string[] | undefined;
   checkFailures = 0;
+  /** Whether the baseline's facts are on the run's record yet (the overlay's hooks record them once). */
+  baselineRecorded = false;
   /** The last change set recorded, as JSON, so an unchanged scan records nothing. */
   lastChanges = JSON.stringify({ files: [], flags: [] });
   readonly #pending = new Map<string, PendingFact[]>();

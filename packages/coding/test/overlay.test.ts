@@ -57,12 +57,29 @@ describe("baseline and the agent's own diff", () => {
       { command: "echo fresh > new.txt", exitCode: 0 },
     ]);
     expect((await readFile(join(dir, "a.txt"))).equals(userBytes)).toBe(true);
-    // The baseline is the first fact, right after run_started.
-    expect(events[1]).toMatchObject({ type: "fact", kind: FACT.baseline });
+    // The baseline is taken while the first request is in flight, and recorded once the first tool
+    // call has waited for it: after that request, before any tool ran.
+    const at = (found: number) => (found < 0 ? Number.NaN : found);
+    const baseline = at(events.findIndex((e) => e.type === "fact" && e.kind === FACT.baseline));
+    const firstRequest = at(events.findIndex((e) => e.type === "model_request"));
+    const firstTool = at(events.findIndex((e) => e.type === "tool_call_completed"));
+    expect(firstRequest).toBeLessThan(baseline);
+    expect(baseline).toBeLessThan(firstTool);
+    expect(facts(events, FACT.baseline)).toHaveLength(1);
     expect(facts(events, FACT.baseline)[0]).toMatchObject({ repository: "git", branch: "main" });
     // git_status told the model whose changes are whose.
     const status = events.find((e) => e.type === "tool_call_completed" && e.result.toolName === "git_status");
     expect(JSON.stringify(status)).toContain("user's changes before this run (3)");
+  });
+
+  it("records the baseline of a run that calls no tool, once, when it ends", async () => {
+    const dir = await setup({ "a.txt": "a\n" });
+    await writeFiles(dir, { "a.txt": "a (user)\n" });
+    const agent = await agentIn(dir, [{ text: "nothing to do" }]);
+    const { events, result } = await agent.run("look");
+    expect(result.stopReason).toBe("completed");
+    expect(facts(events, FACT.baseline)).toHaveLength(1);
+    expect(buildEvidence(events).preexistingChanges).toEqual(["a.txt"]);
   });
 
   it("counts only the agent's hunks in a file the user had already modified", async () => {

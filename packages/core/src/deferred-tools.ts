@@ -97,7 +97,7 @@ export class DeferredTools {
     const names = this.names.join(", ");
     return defineTool({
       name: this.searchName,
-      description: `Offers more tools from your next step: ${names}. Query by names or keywords.`,
+      description: `Adds tools from your next step: ${names}. Query names or keywords.`,
       inputSchema: z.object({ query: z.string().min(1).max(500) }),
       annotations: { read_only: true, idempotent: true },
       execute: async ({ query }) => {

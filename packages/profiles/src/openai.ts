@@ -39,8 +39,8 @@ export function codexShell(bash: AnyTool): AnyTool {
   return adaptTool(bash, {
     name: "shell",
     description:
-      'Run a command in the workspace as argv, usually ["bash", "-lc", "<script>"]. Returns the exit code (non-zero is normal), ' +
-      "wall time and output (stdout, then stderr). The command policy and sandbox apply.",
+      'Run argv in the workspace, usually ["bash", "-lc", "<script>"]; returns the exit code (non-zero is normal), ' +
+      "wall time, stdout then stderr. The command policy and sandbox apply.",
     inputSchema: shellSchemaFor(bash),
     toArgs: (args) => ({
       command: argvToCommand(args.command),
@@ -65,7 +65,7 @@ export function codexShell(bash: AnyTool): AnyTool {
 }
 
 const readSchema = z.object({
-  file_path: z.string().min(1).describe("relative to the workspace root"),
+  file_path: z.string().min(1).describe("workspace-relative"),
   offset: z.number().int().min(1).optional().describe("1-based first line"),
   limit: z.number().int().min(1).optional().describe("default 2000"),
 });
@@ -97,7 +97,7 @@ export function codexNamedRead(readFile: AnyTool): AnyTool {
 const grepFilesSchema = z.object({
   pattern: z.string().min(1).describe("Rust regex"),
   include: z.string().optional().describe('glob, e.g. "*.rs"'),
-  path: z.string().optional().describe("folder or file (default: the root)"),
+  path: z.string().optional().describe("folder or file (default root)"),
   limit: z.number().int().min(1).max(2_000).optional().describe("default 100"),
 });
 
@@ -105,7 +105,7 @@ const grepFilesSchema = z.object({
 export function codexGrepFiles(grep: AnyTool): AnyTool {
   return adaptTool(grep, {
     name: "grep_files",
-    description: "Find files whose contents match a regex (ripgrep; honours .gitignore); one path per line.",
+    description: "Files whose contents match a regex (ripgrep; honours .gitignore), one path per line.",
     inputSchema: grepFilesSchema,
     toArgs: (args) => ({
       pattern: args.pattern,

@@ -7,7 +7,7 @@ import { renderLines } from "./render.js";
 export const readFileSchema = z.strictObject({
   path: z.string().min(1).describe("file"),
   offset: z.number().int().min(1).optional().describe("1-based first line"),
-  limit: z.number().int().min(1).optional().describe("lines (default 2000)"),
+  limit: z.number().int().min(1).optional().describe("default 2000"),
 });
 
 export interface HashlineReadDetails {
@@ -26,7 +26,7 @@ export interface HashlineReadDetails {
 export function createReadTool(options: ResolvedOptions) {
   return defineTool<typeof readFileSchema, HashlineReadDetails>({
     name: "read_file",
-    description: "Read a text file as `<line> <tag> | <text>` lines; edits name lines by these tags.",
+    description: "Read a text file as `<line> <tag> | <text>` lines; edits cite these tags.",
     inputSchema: readFileSchema,
     prepareArguments: argumentAliases({ filePath: "path" }),
     annotations: { read_only: true, idempotent: true },

@@ -38,13 +38,13 @@ export function createGrepTool(settings: FsSettings) {
       .max(settings.grepMaxMatches)
       .optional()
       .describe(`default ${settings.grepDefaultMatches}`),
-    context: z.number().int().min(0).max(MAX_CONTEXT).optional().describe("lines around matches"),
+    context: z.number().int().min(0).max(MAX_CONTEXT).optional().describe("lines"),
   });
   return defineTool({
     name: "grep",
     description:
-      "Search file contents by regex (ripgrep); returns path:line:text. " +
-      `Skips .gitignored and binary files, .git and files over ${byteSize(settings.grepMaxFileBytes)}.`,
+      "Search files by regex: path:line:text. " +
+      `Skips .git, .gitignored, binary and >${byteSize(settings.grepMaxFileBytes)} files.`,
     inputSchema,
     annotations: { read_only: true, idempotent: true },
     timeoutMs: settings.grepTimeoutMs + 10_000,

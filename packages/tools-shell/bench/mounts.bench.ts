@@ -83,9 +83,9 @@ function checkAfter(
 const checkScanner = mountScanner();
 let created = 0;
 
-function timed(name: string, run: () => unknown): void {
+async function timed(name: string, run: () => unknown): Promise<void> {
   const start = performance.now();
-  run();
+  await run();
   samples[name]?.push(performance.now() - start);
 }
 
@@ -95,29 +95,29 @@ function percentile(values: readonly number[], p: number): number {
 }
 
 test(`mounts of a workspace of ${files} files (per command)`, async ({ bench }) => {
-  await bench("interleaved: kept listings, after one new file, cold walk, bwrap true", () => {
-    timed("kept", () => runner.args(request, policy));
+  await bench("interleaved: kept listings, after one new file, cold walk, bwrap true", async () => {
+    await timed("kept", () => runner.args(request, policy));
     const before = mountsAndEntries(checkScanner, mountsRequest);
-    timed("check after, kept", () => checkAfter(checkScanner, [dir], before));
+    await timed("check after, kept", () => checkAfter(checkScanner, [dir], before));
     writeFileSync(join(dir, "src", `area${created % 6}`, `mod${created % 32}`, `new${created++}.ts`), "\n");
-    timed("one new file", () => runner.args(request, policy));
-    timed("cold", () => treeMounts(mountScanner(), mountsRequest));
+    await timed("one new file", () => runner.args(request, policy));
+    await timed("cold", () => treeMounts(mountScanner(), mountsRequest));
     if (probe.available) {
-      const args = runner.args(request, policy);
-      timed("bwrap true", () => execFileSync(runner.bwrap, [...args, "--", "/bin/true"]));
+      const args = await runner.args(request, policy);
+      await timed("bwrap true", () => execFileSync(runner.bwrap, [...args, "--", "/bin/true"]));
     }
   }).run({ time: 8_000, warmupIterations: 2 });
-  await bench("this repository: kept listings, check after, cold walk, lstat per folder", () => {
+  await bench("this repository: kept listings, check after, cold walk, lstat per folder", async () => {
     let before: ReturnType<typeof mountsAndEntries> | undefined;
-    timed("this repository, kept", () => {
+    await timed("this repository, kept", () => {
       before = mountsAndEntries(repositoryScanner, repositoryRequest);
     });
     if (before) {
       const view = before;
-      timed("this repository, check after", () => checkAfter(repositoryScanner, [repository], view));
+      await timed("this repository, check after", () => checkAfter(repositoryScanner, [repository], view));
     }
-    timed("this repository, cold", () => treeMounts(mountScanner(10_000_000), repositoryRequest));
-    timed("this repository, lstat per folder", () => {
+    await timed("this repository, cold", () => treeMounts(mountScanner(10_000_000), repositoryRequest));
+    await timed("this repository, lstat per folder", () => {
       for (const folder of repositoryFolders) lstatSync(folder);
     });
   }).run({ time: 8_000, warmupIterations: 2 });

@@ -44,7 +44,7 @@ const localShared = new LocalRunner({ pidNamespace: false });
 const probe = await BubblewrapRunner.probe();
 const bwrapRunner = new BubblewrapRunner();
 const sandboxed = probe.available ? await createShellTools({ runner: bwrapRunner }) : undefined;
-const bwrapArgs = bwrapRunner.args({ cwd: dir, writableRoots: [dir] }, sandboxPolicy());
+const bwrapArgs = await bwrapRunner.args({ cwd: dir, writableRoots: [dir] }, sandboxPolicy());
 
 const direct = {
   // stdin ignored as the tool does: with execa's default stdin pipe, a spawn takes hundreds of ms longer here.

@@ -202,7 +202,7 @@ describe("bash", () => {
 
   it("names the limits the local runner cannot enforce", async () => {
     const limited = await createShellTools({ sandbox: { network: "disabled" } });
-    expect(limited.bash.description).toMatch(/Not enforced by the local runner: filesystem, network\.$/);
+    expect(limited.bash.description).toMatch(/Not enforced: filesystem, network\.$/);
     await expect(createShellTools({ requireEnforced: true })).rejects.toThrow(/cannot enforce/);
   });
 });

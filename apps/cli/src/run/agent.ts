@@ -16,6 +16,7 @@ import { mcpInteraction } from "../mcp/mcp-interactive.js";
 import type { Settings } from "../settings/config.js";
 import { approveEverything, TerminalApprover, YesAtTerminal } from "../terminal/approvers.js";
 import { oneLine, visible } from "../terminal/display-text.js";
+import { toolGateHook } from "./tool-gate.js";
 
 export type Agent = CodingAgent;
 
@@ -50,6 +51,8 @@ export async function composeAgent(
       ...modes,
       providers: settings.providerPlugins,
       ...(approver ? { approver } : {}),
+      // A turn's rewind checkpoint is taken while its first request is in flight (run/rewind.ts).
+      hooks: [toolGateHook(settings.cwd)],
       warn: warnLine,
       mcpClient: (model) => ({ ...terminalMcpClient(approver, model), ...(oauth ? { oauth } : {}) }),
     },

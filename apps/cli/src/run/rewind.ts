@@ -7,6 +7,7 @@ import { userDataDir, workspaceDataDir } from "@bridle/coding-agent";
 import { errorMessage, type Message, type SessionStore, sessionTranscript } from "@bridle/core";
 import { CliError } from "../cli-error.js";
 import { oneLine } from "../terminal/display-text.js";
+import { holdToolsUntil } from "./tool-gate.js";
 
 export interface RewindPlace {
   readonly cwd: string;
@@ -81,6 +82,8 @@ export async function rewindSession(
 export class TurnCheckpoints {
   #checkpoints: Checkpoints | undefined;
   #turns: number;
+  /** The current turn's checkpoint, being taken (see `before`). */
+  #begun: Promise<void> | undefined;
   readonly #place: RewindPlace;
   readonly #say: (text: string) => void;
 
@@ -111,18 +114,27 @@ export class TurnCheckpoints {
     }
   }
 
-  /** Before a turn: the files as they are now. `forkSeq` is the session's last sequence number. */
+  /**
+   * Before a turn: the files as they are now. `forkSeq` is the session's last sequence number. The listing
+   * runs while the turn's first model request is in flight (nothing in it depends on the checkpoint): the
+   * turn's first tool call waits for it (tool-gate.ts), and so do `after` and a rewind.
+   */
   async before(prompt: string, forkSeq: number): Promise<void> {
     this.#turns++;
-    await this.#guard(() => this.#checkpoints?.begin({ turn: this.#turns, forkSeq, prompt }));
+    const turn = this.#turns;
+    const begun = this.#guard(() => this.#checkpoints?.begin({ turn, forkSeq, prompt }));
+    this.#begun = begun;
+    holdToolsUntil(this.#place.cwd, begun);
   }
 
   async after(): Promise<void> {
+    await this.#begun;
     await this.#guard(() => this.#checkpoints?.end());
   }
 
   /** `/undo` (the last turn) or `/rewind [N]`; the new session when it rewound. */
   async command(command: string, arg: string | undefined, store: SessionStore): Promise<Rewound | undefined> {
+    await this.#begun;
     const checkpoints = this.#checkpoints;
     if (checkpoints === undefined) {
       this.#say("rewind is off for this session\n");

@@ -18,7 +18,13 @@ export interface AgentRunPlace {
   readonly bridleArgs?: readonly string[];
   /** Bridle's interactive session (no `run`, no prompt: it is typed at the terminal) instead of a one-shot. */
   readonly interactive?: boolean;
+  /** Bridle's `--sandbox` (default off: pi runs its commands unsandboxed); other agents have none. */
+  readonly sandbox?: SandboxChoice;
 }
+
+/** Bridle's `--sandbox` values. */
+export const SANDBOX_CHOICES = ["auto", "bwrap", "off"] as const;
+export type SandboxChoice = (typeof SANDBOX_CHOICES)[number];
 
 /** A command line to spawn: the node binary runs `script`, so the spawned pid is the agent itself. */
 export interface AgentLaunch {
@@ -61,7 +67,7 @@ export function bridleAgent(script: string): AgentSpec {
         "--max-turns",
         "10000",
         "--sandbox",
-        "off",
+        place.sandbox ?? "off",
         "--yes",
         ...(place.contextWindow ? ["--context-window", String(place.contextWindow)] : []),
         ...(place.bridleArgs ?? []),

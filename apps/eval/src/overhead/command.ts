@@ -2,7 +2,7 @@
 // memory, first-request bytes and cold start, for Bridle and the peer agents installed beside it.
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import { bridleAgent } from "./agents.js";
+import { bridleAgent, SANDBOX_CHOICES, type SandboxChoice } from "./agents.js";
 import type { TurnTool } from "./loopback.js";
 import { firstRequestSize, formatRequestSizes, PROFILES } from "./request-size.js";
 import { formatStarts, measureStarts } from "./start.js";
@@ -40,6 +40,8 @@ Options:
   --start N         measure only start-up: N starts of each agent (11 is the usual), spawn to the
                     first request, in one workspace and home (caches warm after the first), the agents
                     interleaved, with \`node -e 0\` timed in the same run
+  --sandbox MODE    with --start: Bridle's --sandbox, auto, bwrap or off (default off, as pi runs
+                    commands unsandboxed); auto and bwrap include the sandbox's probe in the start
   -h, --help        this help`;
 
 /** Runs the command; returns the exit code (2 on bad usage). */
@@ -55,6 +57,16 @@ export async function overheadCommand(argv: readonly string[]): Promise<number> 
     process.stdout.write(`${OVERHEAD_USAGE}\n`);
     return 0;
   }
+  const sandbox = values.sandbox ?? "off";
+  if (!isSandboxChoice(sandbox)) {
+    process.stderr.write(`bridle-eval overhead: --sandbox takes ${SANDBOX_CHOICES.join(", ")}\n`);
+    return 2;
+  }
+  // The request sizes and the turn tables are measured as pi runs commands: without a sandbox.
+  if (values.sandbox !== undefined && values.start === undefined) {
+    process.stderr.write(`bridle-eval overhead: --sandbox goes with --start\n`);
+    return 2;
+  }
   if (values["request-sizes"]) {
     const bridle = bridleAgent(values.bridle ?? defaultBridleScript());
     const sizes = [];
@@ -67,7 +79,7 @@ export async function overheadCommand(argv: readonly string[]): Promise<number> 
     return sizes.some((size) => size.problems.length > 0) ? 1 : 0;
   }
   if (values.start !== undefined)
-    return startCommand(values.start, values.bridle, !values["no-install"], values["cpu-prof"]);
+    return startCommand(values.start, values.bridle, !values["no-install"], values["cpu-prof"], sandbox);
   const turns = Number(values.turns);
   const rounds = Number(values.rounds);
   if (!(Number.isInteger(turns) && turns > 0 && Number.isInteger(rounds) && rounds > 0)) {
@@ -125,6 +137,7 @@ async function startCommand(
   bridle: string | undefined,
   install: boolean,
   profile: string | undefined,
+  sandbox: SandboxChoice,
 ): Promise<number> {
   const count = Number(spawns);
   if (!(Number.isInteger(count) && count > 0)) {
@@ -141,6 +154,7 @@ async function startCommand(
   }
   const result = await measureStarts(agents, {
     spawns: count,
+    sandbox,
     ...(profile ? { nodeFlags: ["--cpu-prof", `--cpu-prof-dir=${profile}`] } : {}),
   });
   // Wall times move with the machine's load: the table is read with the load it was measured under.
@@ -148,11 +162,15 @@ async function startCommand(
     .map((average) => average.toFixed(1))
     .join(", ");
   process.stdout.write(
-    `\n${formatStarts(result, count)}\n\nbridle-eval overhead --start ${count} (load average ${load} over 1, 5 and 15 minutes as it ended)\n`,
+    `\n${formatStarts(result, count)}\n\nbridle-eval overhead --start ${count} --sandbox ${sandbox} (load average ${load} over 1, 5 and 15 minutes as it ended)\n`,
   );
   const problems = result.rows.flatMap((row) => row.problems);
   for (const problem of problems) process.stderr.write(`${problem}\n`);
   return problems.length === 0 ? 0 : 1;
+}
+
+function isSandboxChoice(value: string): value is SandboxChoice {
+  return (SANDBOX_CHOICES as readonly string[]).includes(value);
 }
 
 const SESSION_KINDS: readonly string[] = ["shell", "read", "compaction"];
@@ -180,6 +198,7 @@ function parse(argv: readonly string[]) {
       json: { type: "boolean" },
       "request-sizes": { type: "boolean" },
       start: { type: "string" },
+      sandbox: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,

@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import type { AgentSpec } from "./agents.js";
+import type { AgentSpec, SandboxChoice } from "./agents.js";
 import { LoopbackModel } from "./loopback.js";
 import { median, writeWorkspace } from "./measure.js";
 
@@ -28,6 +28,8 @@ export interface StartOptions {
   readonly node?: string;
   /** Extra node flags for the agents (a CPU profile, say). */
   readonly nodeFlags?: readonly string[];
+  /** Bridle's sandbox (default off, as the other measurements run it). */
+  readonly sandbox?: SandboxChoice;
 }
 
 /** `node -e 0`'s median and each agent's row, the spawns interleaved so load weighs on all alike. */
@@ -51,7 +53,7 @@ export async function measureStarts(
       bare.push(await exitTime(node, ["-e", "0"]));
       for (const [i, agent] of present.entries()) {
         const row = rows[i] as (typeof rows)[number];
-        const start = await oneStart(agent, places[i] as Place, node, options.nodeFlags);
+        const start = await oneStart(agent, places[i] as Place, node, options);
         if (start.problem) row.problems.push(start.problem);
         else {
           row.startsMs.push(start.ms);
@@ -103,7 +105,7 @@ async function oneStart(
   agent: AgentSpec,
   place: Place,
   node: string,
-  nodeFlags: readonly string[] | undefined,
+  options: Pick<StartOptions, "nodeFlags" | "sandbox">,
 ): Promise<{ ms: number; cpuMs: number; problem?: string }> {
   const model = await LoopbackModel.start({ toolTurns: 0 });
   try {
@@ -112,7 +114,8 @@ async function oneStart(
       workspace: place.workspace,
       home: place.home,
       prompt: "Say done.",
-      ...(nodeFlags ? { nodeFlags } : {}),
+      ...(options.nodeFlags ? { nodeFlags: options.nodeFlags } : {}),
+      ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     });
     const started = performance.now();
     const child = spawn(node, launch.args, {

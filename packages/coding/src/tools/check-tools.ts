@@ -33,8 +33,8 @@ export function createDetectChecksTool(runs: RunRegistry): AnyTool {
 }
 
 const runCheckSchema = z.object({
-  kind: z.enum(["test", "lint", "typecheck", "build"]).describe("which check"),
-  target: z.string().min(1).max(300).optional().describe("a test file or package"),
+  kind: z.enum(["test", "lint", "typecheck", "build"]).describe("check"),
+  target: z.string().min(1).max(300).optional().describe("test file or package"),
 });
 
 type RunCheckArgs = z.output<typeof runCheckSchema>;
@@ -107,7 +107,7 @@ export function createRunCheckTool(runs: RunRegistry, options: RunCheckOptions):
   const maxFailures = options.repairAttempts + 1;
   return defineTool({
     name: "run_check",
-    description: `Run the project's detected check. After a failure, at most ${options.repairAttempts} repairs and reruns; then the run stops.`,
+    description: `Run a detected check. After a failure: at most ${options.repairAttempts} repairs and reruns, then the run stops.`,
     inputSchema: runCheckSchema,
     // Tests may write (snapshots, caches): the overlay rescans after every check.
     annotations: { open_world: true },

@@ -1,13 +1,14 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isWithin } from "@bridle/core";
+import { errorMessage, isWithin, ToolFailure } from "@bridle/core";
 import { type CommandView, mountScanner, mountsAndEntries } from "../sandbox/agent-config.js";
 import { type LimitEnforcement, type SandboxPolicy, sandboxPolicy } from "../sandbox/policy.js";
 import { defaultQuarantineFolder, quarantineCreated } from "../sandbox/quarantine.js";
+import { RootOnlyListing } from "../sandbox/root-only.js";
 import type { TreeScanner } from "../sandbox/tree-scan.js";
-import { type SandboxView, SYSTEM_TREES, shownTrees, unreadableByOthers, viewArgs } from "../sandbox/view.js";
+import { type SandboxView, SYSTEM_TREES, shownTrees, viewArgs } from "../sandbox/view.js";
 import { processLimits, setupLimits } from "./limits.js";
 import { programOnPath } from "./pid-namespace.js";
 import { probeRun } from "./probe-run.js";
@@ -15,9 +16,12 @@ import { launch, SHELL } from "./process-tree.js";
 import type { CommandExit, CommandRequest, CommandRunner, RunningCommand } from "./runner.js";
 
 const IS_ROOT = process.getuid?.() === 0;
-// System trees an administrator edits by hand, where new root-only files (keys, passwords) appear.
+// System trees an administrator edits by hand, where new root-only files (keys, passwords) appear: listed
+// once per runner (tens of ms). The package-managed trees are listed once per process (about a second of
+// lstat calls for a large /usr).
 const ADMIN_TREES = ["/etc", "/opt"];
-let packageTreesMasked: string[] | undefined;
+const PACKAGE_TREES = SYSTEM_TREES.filter((tree) => !ADMIN_TREES.includes(tree));
+let packageTreesListing: RootOnlyListing | undefined;
 
 export interface BubblewrapOptions extends SandboxView {
   /** The bwrap binary (default: "bwrap" from the absolute folders of PATH). */
@@ -39,6 +43,12 @@ export interface BubblewrapOptions extends SandboxView {
    * `$XDG_STATE_HOME/bridle/quarantine`, else `~/.local/state/bridle/quarantine`).
    */
   readonly quarantine?: string;
+  /**
+   * When the agent runs as root: the trees whose root-only files and folders (and sockets) are masked
+   * (default: the system trees). Listed in the background from the probe on; the first command waits
+   * for the list, and does not run if it cannot be made.
+   */
+  readonly rootOnlyTrees?: readonly string[];
 }
 
 export interface SandboxProbe {
@@ -62,16 +72,19 @@ export class BubblewrapRunner implements CommandRunner {
   readonly #maskSecrets: boolean;
   readonly #scanner: TreeScanner;
   readonly #quarantine: string;
-  #masked: string[] | undefined;
+  readonly #rootOnlyTrees: readonly string[] | undefined;
+  #ownTrees: RootOnlyListing | undefined;
+  #adminTrees: RootOnlyListing | undefined;
   #probe: Promise<SandboxProbe> | undefined;
 
   constructor(options: BubblewrapOptions = {}) {
-    const { bwrap, maskSecrets, maxScanEntries, quarantine, ...view } = options;
+    const { bwrap, maskSecrets, maxScanEntries, quarantine, rootOnlyTrees, ...view } = options;
     this.#bwrap = bwrap ?? programOnPath("bwrap");
     this.#view = view;
     this.#maskSecrets = maskSecrets ?? true;
     this.#scanner = mountScanner(maxScanEntries);
     this.#quarantine = quarantine ?? defaultQuarantineFolder();
+    this.#rootOnlyTrees = rootOnlyTrees;
   }
 
   /** Whether a default bubblewrap sandbox runs here (it needs user namespaces, or root). */
@@ -80,11 +93,15 @@ export class BubblewrapRunner implements CommandRunner {
   }
 
   /**
-   * Whether this runner works here: bwrap runs `true` with exactly the flags a command gets (namespaces,
-   * mounts, the dropped capabilities), in a throwaway workspace. Cached per runner.
+   * Whether this runner works here: bwrap runs `echo` with the flags a command gets (namespaces, mounts,
+   * a masked file and folder, the dropped capabilities), in a throwaway workspace. Cached per runner.
+   * Where it works, the root-only files to mask start being listed, for the first command.
    */
   probe(): Promise<SandboxProbe> {
-    this.#probe ??= runProbe(this);
+    this.#probe ??= this.#runProbe().then((probe) => {
+      if (probe.available) this.#rootOnlyListings();
+      return probe;
+    });
     return this.#probe;
   }
 
@@ -141,8 +158,9 @@ export class BubblewrapRunner implements CommandRunner {
 
   async start(request: CommandRequest, policy: SandboxPolicy): Promise<RunningCommand> {
     // The pid namespace already holds every process of the command: no tracking cgroup needed.
+    const masked = await this.#rootOnlyForCommand();
     const limits = await setupLimits(policy, { track: false });
-    const { args, view } = this.#prepare(request, policy);
+    const { args, view } = this.#prepare(request, policy, masked);
     const argv = [this.#bwrap, ...args, "--", SHELL, "-c", request.command];
     const running = launch(request, policy, { argv: closingInherited(argv), ...limits });
     // The command is over only once what it created where no mount could stop it is out of the workspace.
@@ -157,9 +175,56 @@ export class BubblewrapRunner implements CommandRunner {
     };
   }
 
-  /** The bwrap arguments for one command (exposed for inspection and tests). */
-  args(request: Pick<CommandRequest, "cwd" | "writableRoots">, policy: SandboxPolicy): string[] {
-    return this.#prepare(request, policy).args;
+  /**
+   * The bwrap arguments for one command (exposed for inspection and tests): once the root-only files
+   * are listed, when the agent runs as root.
+   */
+  async args(
+    request: Pick<CommandRequest, "cwd" | "writableRoots">,
+    policy: SandboxPolicy,
+  ): Promise<string[]> {
+    return this.#prepare(request, policy, await this.#rootOnlyForCommand()).args;
+  }
+
+  /**
+   * The listings of the root-only files to mask (none unless root), started once per runner (the
+   * package trees' once per process) and not waited for here, so starting them holds nothing up.
+   */
+  #rootOnlyListings(): readonly RootOnlyListing[] {
+    if (!IS_ROOT) return [];
+    if (this.#rootOnlyTrees !== undefined) {
+      this.#ownTrees ??= RootOnlyListing.start(this.#rootOnlyTrees);
+      return [this.#ownTrees];
+    }
+    this.#adminTrees ??= RootOnlyListing.start(ADMIN_TREES);
+    packageTreesListing ??= RootOnlyListing.start(PACKAGE_TREES);
+    return [this.#adminTrees, packageTreesListing];
+  }
+
+  /** The root-only files; a listing that failed is forgotten, so the next command lists again. */
+  async #rootOnlyFiles(): Promise<string[]> {
+    const listings = this.#rootOnlyListings();
+    try {
+      return (await Promise.all(listings.map((listing) => listing.wait()))).flat();
+    } catch (error) {
+      this.#ownTrees = undefined;
+      this.#adminTrees = undefined;
+      if (packageTreesListing !== undefined && listings.includes(packageTreesListing))
+        packageTreesListing = undefined;
+      throw error;
+    }
+  }
+
+  // What was not listed cannot be masked: without the list, the command does not run.
+  async #rootOnlyForCommand(): Promise<string[]> {
+    try {
+      return await this.#rootOnlyFiles();
+    } catch (error) {
+      throw new ToolFailure(
+        "ToolError",
+        `the sandbox could not list the root-only files it masks (${errorMessage(error).slice(0, 200)}), so the command did not run; run it again to retry`,
+      );
+    }
   }
 
   #afterCommand(exit: CommandExit, writableRoots: readonly string[], view: CommandView): CommandExit {
@@ -186,6 +251,7 @@ export class BubblewrapRunner implements CommandRunner {
   #prepare(
     request: Pick<CommandRequest, "cwd" | "writableRoots">,
     policy: SandboxPolicy,
+    masked: readonly string[],
   ): { args: string[]; view: CommandView } {
     const args = [
       "--die-with-parent",
@@ -197,12 +263,7 @@ export class BubblewrapRunner implements CommandRunner {
     ];
     if (policy.network !== "enabled") args.push("--unshare-net");
     // Owning a file needs no capability: a sandbox running as root still opens root's 0600 files, so
-    // those are masked. /etc and /opt are listed once per runner (tens of ms); the package-managed trees
-    // once per process (about a second for a large /usr).
-    if (IS_ROOT) {
-      packageTreesMasked ??= unreadableByOthers(SYSTEM_TREES.filter((tree) => !ADMIN_TREES.includes(tree)));
-      this.#masked ??= [...unreadableByOthers(ADMIN_TREES), ...packageTreesMasked];
-    }
+    // those (`masked`) are mounted over.
     // Walked for each command: a `.env` or `.git` made by the previous command is mounted over by this one.
     const view = mountsAndEntries(this.#scanner, {
       writableRoots: request.writableRoots,
@@ -218,12 +279,46 @@ export class BubblewrapRunner implements CommandRunner {
       ...viewArgs(this.#view, {
         writableRoots: request.writableRoots,
         network: policy.network === "enabled",
-        masked: [...(this.#masked ?? []), ...quarantine],
+        masked: [...masked, ...quarantine],
         found: view.mounts,
       }),
     );
     args.push("--cap-drop", "ALL", "--chdir", request.cwd);
     return { args, view };
+  }
+
+  // The probe proves what every command needs (namespaces, the view's mounts, masking a file and a
+  // folder) without waiting for the root-only files: their list is not needed to know bwrap runs here.
+  async #runProbe(): Promise<SandboxProbe> {
+    const version = await probeRun(this.#bwrap, ["--version"], { timeoutMs: 5_000 });
+    if (version.failed)
+      return {
+        available: false,
+        reason: `${this.#bwrap} is not installed or not runnable (${version.message})`,
+      };
+    const workspace = await mkdtemp(join(tmpdir(), "bridle-probe-"));
+    try {
+      const folder = join(workspace, "masked-folder");
+      const file = join(workspace, "masked-file");
+      await mkdir(folder);
+      await writeFile(file, "");
+      const request = { cwd: workspace, writableRoots: [workspace] };
+      const { args } = this.#prepare(request, sandboxPolicy(), [folder, file]);
+      const run = await probeRun(this.#bwrap, [...args, "--", SHELL, "-c", "echo ok"], {
+        timeoutMs: 10_000,
+        env: { PATH: "/usr/bin:/bin" },
+      });
+      if (run.failed || run.stdout.trim() !== "ok") {
+        return {
+          available: false,
+          reason: `${this.#bwrap} cannot create its sandbox here (user namespaces disabled or restricted?): ${(run.stderr || run.message).trim().slice(0, 300)}`,
+          version: version.stdout.trim(),
+        };
+      }
+      return { available: true, version: version.stdout.trim() };
+    } finally {
+      await rm(workspace, { recursive: true, force: true });
+    }
   }
 }
 
@@ -264,31 +359,4 @@ function closingInherited(argv: readonly string[]): string[] {
   if (fds.length === 0) return [...argv];
   const closes = fds.map((fd) => `${fd}>&-`).join(" ");
   return [shell ?? "/bin/sh", "-c", `exec ${closes}; exec "$@"`, "close-fds", ...argv];
-}
-
-async function runProbe(runner: BubblewrapRunner): Promise<SandboxProbe> {
-  const version = await probeRun(runner.bwrap, ["--version"], { timeoutMs: 5_000 });
-  if (version.failed)
-    return {
-      available: false,
-      reason: `${runner.bwrap} is not installed or not runnable (${version.message})`,
-    };
-  const workspace = await mkdtemp(join(tmpdir(), "bridle-probe-"));
-  try {
-    const args = runner.args({ cwd: workspace, writableRoots: [workspace] }, sandboxPolicy());
-    const trial = await probeRun(runner.bwrap, [...args, "--", SHELL, "-c", "echo ok"], {
-      timeoutMs: 10_000,
-      env: { PATH: "/usr/bin:/bin" },
-    });
-    if (trial.failed || trial.stdout.trim() !== "ok") {
-      return {
-        available: false,
-        reason: `${runner.bwrap} cannot create its sandbox here (user namespaces disabled or restricted?): ${(trial.stderr || trial.message).trim().slice(0, 300)}`,
-        version: version.stdout.trim(),
-      };
-    }
-    return { available: true, version: version.stdout.trim() };
-  } finally {
-    await rm(workspace, { recursive: true, force: true });
-  }
 }

@@ -1,12 +1,4 @@
-import {
-  existsSync,
-  lstatSync,
-  readdirSync,
-  readlinkSync,
-  realpathSync,
-  type Stats,
-  statSync,
-} from "node:fs";
+import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { isWithin } from "@bridle/core";
@@ -48,7 +40,7 @@ export const SYSTEM_TREES = [
 export interface ViewRequest {
   readonly writableRoots: readonly string[];
   readonly network: boolean;
-  /** Paths (files or folders) to replace with something empty: computed by `unreadableByOthers`. */
+  /** Paths (files or folders) to replace with something empty (the root-only files of root-only.ts). */
   readonly masked?: readonly string[];
   /** Mounts over what the trees hold (protected paths, secrets): computed by `treeMounts`, by depth. */
   readonly found?: readonly FoundMount[];
@@ -199,38 +191,4 @@ function resolverArgs(): string[] {
   } catch {
     return [];
   }
-}
-
-/**
- * Files and folders under `trees` that only their owner (or group) may read, plus any Unix socket: for a
- * sandbox that runs as root, these are the root-only files its own uid would still open (owning a file
- * needs no capability), so they are masked. Symbolic links are not followed.
- */
-export function unreadableByOthers(trees: readonly string[]): string[] {
-  const found: string[] = [];
-  const walk = (folder: string) => {
-    let entries: string[];
-    try {
-      entries = readdirSync(folder);
-    } catch {
-      return;
-    }
-    for (const name of entries) {
-      const path = join(folder, name);
-      let stat: Stats;
-      try {
-        stat = lstatSync(path);
-      } catch {
-        continue;
-      }
-      if (stat.isSymbolicLink()) continue;
-      const othersRead = (stat.mode & 0o004) !== 0;
-      if (stat.isDirectory()) {
-        if (!othersRead || (stat.mode & 0o001) === 0) found.push(path);
-        else walk(path);
-      } else if (stat.isSocket() || (stat.isFile() && !othersRead)) found.push(path);
-    }
-  };
-  for (const tree of trees) if (kindOf(tree) === "dir") walk(tree);
-  return found;
 }

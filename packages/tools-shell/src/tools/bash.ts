@@ -55,8 +55,8 @@ export function createBashTool(env: ShellEnvironment): AnyTool {
   return defineTool({
     name: "bash",
     description:
-      "Run a command with bash -c in the workspace; returns JSON stdout, stderr, exit_code (non-zero is normal). " +
-      `Timeout ${maxMs} ms at most. No credentials in env. ` +
+      "Runs bash -c in the workspace; returns JSON stdout, stderr, exit_code (non-zero is normal). " +
+      `Max timeout ${maxMs} ms; no credentials in env. ` +
       modeNote(env) +
       env.unenforcedNote(),
     inputSchema: bashInputSchema,
@@ -122,6 +122,6 @@ export function modeNote(env: ShellEnvironment): string {
     case "workspace":
       return env.sandboxed
         ? `Sandboxed, no approval needed: no network, writes only in the workspace and temp, .git and agent config read-only, secrets masked.${escalate}`
-        : "Commands not proven read-only need approval; writes outside the workspace and secrets are denied.";
+        : "Asks approval unless proven read-only; denies writes outside the workspace and secrets.";
   }
 }

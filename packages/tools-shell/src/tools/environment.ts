@@ -176,7 +176,7 @@ export class ShellEnvironment {
     const missing = this.enforcement.filter((limit) => !limit.enforced);
     if (missing.length === 0) return "";
     // The names only: how each falls short is for the person (the run's limits), not worth request bytes.
-    return ` Not enforced by the ${this.runner.name} runner: ${missing.map((l) => l.limit).join(", ")}.`;
+    return ` Not enforced: ${missing.map((l) => l.limit).join(", ")}.`;
   }
 
   /**
