@@ -2,11 +2,14 @@
 // ordinary run and in a durable one: recorded in the session store under the call that started it, and
 // traced with its spans under that call's.
 import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type FakeProviderServer, openaiResponsesFormat, tempWorkspace } from "@bridle/testing";
 import { readTraceFile, type TraceRecord } from "@bridle/tracing-otel";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { call, fakeOpenAI, runCli } from "./cli-harness.js";
+import { startCli } from "./durable-process.js";
 import { usePostgres } from "./postgres.js";
 
 const postgres = usePostgres();
@@ -65,11 +68,30 @@ describe("a subagent's run, stored and traced under the call that started it", (
     await mkdir(repo, { recursive: true });
     await writeFile(join(repo, "count.txt"), "one\ntwo\nthree\n");
   });
+  const stops: (() => Promise<unknown>)[] = [];
   afterEach(async () => {
+    for (const stop of stops.splice(0)) await stop();
     await server?.close();
     server = undefined;
   });
   afterAll(() => cleanup());
+
+  /** A loopback OTLP/HTTP collector keeping each request's path and raw body. */
+  async function collector(): Promise<{ origin: string; received: { path: string; body: Buffer }[] }> {
+    const received: { path: string; body: Buffer }[] = [];
+    const receiver: Server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => {
+        received.push({ path: request.url ?? "", body: Buffer.concat(chunks) });
+        response.writeHead(200, { "content-type": "application/x-protobuf" });
+        response.end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    stops.push(() => new Promise((resolve) => receiver.close(resolve)));
+    return { origin: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`, received };
+  }
 
   /** What `bridle sessions show ID --json` prints: the stored entries, in order. */
   async function stored(sessionId: string, extraEnv: Record<string, string>, store: string[] = []) {
@@ -166,5 +188,52 @@ describe("a subagent's run, stored and traced under the call that started it", (
     expect(queued.code).toBe(2);
     expect(queued.stderr).toContain("--trace and --otlp go with --durable");
     await expect(readFile(join(dir, "never.jsonl"))).rejects.toThrow();
+  });
+
+  it("a queued run traced by the worker that runs it: --trace and --otlp of bridle worker", async (context) => {
+    if (postgres.skip) context.skip(postgres.skip);
+    server = await fakeOpenAI(turns());
+    const trace = join(dir, "worker-spans.jsonl");
+    const database = { BRIDLE_DATABASE_URL: postgres.url };
+    const { origin, received } = await collector();
+    const queued = await runCli(
+      ["run", "count the lines", "--enqueue", "--session", "worker-sub", ...runArgs(server)],
+      { cwd: repo, env: env(database) },
+    );
+    expect(queued.code, queued.stderr).toBe(0);
+    const runId = queued.stdout.trim();
+    const endpoint = runArgs(server).slice(0, 4);
+    const worker = startCli(
+      ["worker", "--concurrency", "1", "--trace", trace, "--otlp", origin, ...endpoint],
+      { ...env(database), PATH: process.env.PATH ?? "" },
+      dir,
+    );
+    stops.push(async () => {
+      worker.child.kill("SIGKILL");
+      return worker.exited;
+    });
+    await worker.waitFor(/pulling runs, 1 at a time/);
+    const waited = await runCli(["runs", "wait", runId], { cwd: repo, env: env(database) });
+    expect(waited.code, waited.stderr + worker.output.stderr).toBe(0);
+    expect(waited.stdout).toContain("The helper counted 3 lines.");
+    // Spans are flushed when the worker stops.
+    worker.child.kill("SIGTERM");
+    expect(await worker.exited).toBe(0);
+    expect(worker.output.stderr).not.toContain("traces are being lost");
+    const parentRun = expectNestedInSession(await stored("worker-sub", database, ["--store", "postgres"]));
+    expect(parentRun).toBe(runId);
+    expectNestedSpans(await readTraceFile(trace), parentRun);
+    expect(received.length).toBeGreaterThan(0);
+    expect(received.every((request) => request.path === "/v1/traces")).toBe(true);
+    const body = Buffer.concat(received.map((request) => request.body)).toString("latin1");
+    expect(body).toContain("execute_tool agent_spawn");
+    expect(body).toContain(runId);
+    // A bad collector URL is a usage error before any process starts, not a restart loop.
+    const bad = await runCli(["worker", "--otlp", "localhost:4318", ...endpoint], {
+      cwd: repo,
+      env: env(database),
+    });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--otlp needs an http(s) URL");
   });
 });

@@ -158,7 +158,7 @@ describe("durable runs from the command line", () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it("runs list says a run waits for a person, on what, its last step and its worker; the worker says it in one line", async (context) => {
+  it("runs list says a run waits for a person, on what, and its last step, held by no worker; the worker says it in one line", async (context) => {
     if (postgres.skip) context.skip(postgres.skip);
     server = await fakeOpenAI([
       { toolCalls: [call("c9", "bash", { command: "rm -rf build" })] },
@@ -175,17 +175,36 @@ describe("durable runs from the command line", () => {
       new RegExp(`run ${runId} waits for a person: approval of bash \\(call c9\\).*\\n`),
     );
     expect(line.trim().split("\n")).toHaveLength(1);
-    const listed = await runCli(["runs", "list"], { cwd: repo, env: env() });
-    const row = listed.stdout.split("\n").find((text) => text.startsWith(runId)) ?? "";
+    // The waiting run holds no slot of the worker (it parked): no process holds it until someone decides.
+    const row = await waitForRow(runId, (text) => !text.includes("held by"));
     expect(row).toMatch(/waiting for a person: approval of bash \(call c9\)/);
     expect(row).toMatch(/last step model:0 at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d/);
-    expect(row).toMatch(/held by bridle-\S+/);
     expect(worker.output.stderr).not.toContain("already executing a query");
-    const rejected = await runCli(["runs", "reject", runId, "c9"], { cwd: repo, env: env() });
+    const rejected = await runCli(
+      ["runs", "reject", runId, "c9", "--reason", "use the clean script instead"],
+      { cwd: repo, env: env() },
+    );
     expect(rejected.code, rejected.stderr).toBe(0);
     const waited = await runCli(["runs", "wait", runId], { cwd: repo, env: env() });
     expect(waited.code, waited.stderr + worker.output.stderr).toBe(0);
+    // The person's reason reaches the model in the refused call's result, worded as any refusal is.
+    expect(server.requests).toHaveLength(2);
+    expect(JSON.stringify(server.requests[1])).toContain(
+      "the user did not approve this call: use the clean script instead",
+    );
   });
+
+  /** The `bridle runs list` row of `runId`, once `ready` says it is as expected (the run parks just after its line). */
+  async function waitForRow(runId: string, ready: (row: string) => boolean): Promise<string> {
+    let row = "";
+    for (let i = 0; i < 60; i++) {
+      const listed = await runCli(["runs", "list"], { cwd: repo, env: env() });
+      row = listed.stdout.split("\n").find((text) => text.startsWith(runId)) ?? "";
+      if (ready(row)) return row;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    throw new Error(`runs list never showed ${runId} as expected; last: ${row}`);
+  }
 
   it("refuses durable flags without a database and outside their command", async () => {
     const noDb = await runCli(["run", "x", "--enqueue"], {

@@ -2,6 +2,7 @@
 // steps, approvals are DBOS messages, and the queue is a DBOS queue. DBOS keeps one engine per process.
 import { randomBytes, randomUUID } from "node:crypto";
 import { hostname } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
 import { BridleError, errorMessage } from "@bridle/core";
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import { dbosDatabaseUrl } from "./database-url.js";
@@ -18,6 +19,7 @@ import {
   requestScope,
   WORKFLOW_NAME,
 } from "./dbos-queue.js";
+import { DecisionBox } from "./decision-box.js";
 import type { OnWaiting } from "./durable-approver.js";
 import type { DurableContext } from "./durable-context.js";
 import type {
@@ -28,6 +30,7 @@ import type {
   DurableRunRequest,
 } from "./engine.js";
 import { ExecutorLease } from "./lease.js";
+import { isParked, type ParkedRun, RunParked } from "./parked.js";
 import { runDurableBody } from "./run-body.js";
 import { DEFAULT_MIGRATE_TIMEOUT_MS, migrateSchema } from "./schema-migration.js";
 import type { RunSeal, Sealed } from "./seal.js";
@@ -57,6 +60,14 @@ interface ActiveEngine {
   readonly compose: ComposeAgent;
   readonly seal: RunSeal;
   readonly onWaiting?: OnWaiting;
+  readonly decisions: DecisionBox;
+  /**
+   * Runs started here (`start`) while this process lives: they hold no queue slot, so they wait for a
+   * person where they run. A run executing from the queue (pulled, recovered, continued) parks instead.
+   */
+  readonly startedHere: Set<string>;
+  /** Set when the engine closes: a run waiting here stops looking for its decision. */
+  closed: boolean;
 }
 let active: ActiveEngine | undefined;
 let runWorkflow: ((input: Sealed) => Promise<Sealed>) | undefined;
@@ -66,7 +77,7 @@ function registeredWorkflow(): (input: Sealed) => Promise<Sealed> {
     async (input: Sealed): Promise<Sealed> => {
       if (!active) throw new BridleError("invalid_config", "no durable engine is launched in this process");
       const { seal, compose, onWaiting } = active;
-      const context = dbosContext(seal);
+      const context = dbosContext(active);
       // A request edited in the database (its prompt, its options) is refused before anything runs.
       const request = context.open<DurableRunRequest>(
         requestScope(context.runId),
@@ -82,13 +93,19 @@ function registeredWorkflow(): (input: Sealed) => Promise<Sealed> {
   return runWorkflow;
 }
 
-function dbosContext(seal: RunSeal): DurableContext {
+/** How often a run waiting where it runs looks for its decision. */
+const DECISION_POLL_MS = 250;
+
+function dbosContext(engine: ActiveEngine): DurableContext {
+  const { seal, decisions } = engine;
   const runId = DBOS.workflowID;
   if (runId === undefined) throw new Error("a durable run body ran outside its workflow");
   // Steps come in the same order on every execution, so a step's place names it in its seal: a checkpoint
   // moved to another step or run is refused like an edited one.
   let steps = 0;
   let refused: Error | undefined;
+  let parked: ParkedRun | undefined;
+  const controller = new AbortController();
   const refuse = (error: Error): Error => {
     refused ??= error;
     return error;
@@ -100,29 +117,54 @@ function dbosContext(seal: RunSeal): DurableContext {
       throw refuse(error as Error);
     }
   };
+  const step = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
+    // A parked run records nothing more: its continuation runs this step, at this place.
+    if (parked) throw new RunParked();
+    const scope = `step:${runId}:${steps++}:${name}`;
+    const stored = await DBOS.runStep(
+      async () => {
+        await noLaterSteps(runId, name, refuse);
+        return seal.seal(scope, await work());
+      },
+      { name },
+    );
+    return open<T>(scope, stored, `the checkpoint of step ${name} of run ${runId}`);
+  };
   return {
     runId,
     seal,
     open,
     refuse,
     refusal: () => refused,
-    step: async <T>(name: string, work: () => Promise<T>): Promise<T> => {
-      const scope = `step:${runId}:${steps++}:${name}`;
-      const stored = await DBOS.runStep(
-        async () => {
-          await noLaterSteps(runId, name, refuse);
-          return seal.seal(scope, await work());
-        },
-        { name },
-      );
-      return open<T>(scope, stored, `the checkpoint of step ${name} of run ${runId}`);
+    parked: () => parked,
+    signal: controller.signal,
+    step,
+    publish: async (key, value) => {
+      if (parked) throw new RunParked();
+      await DBOS.setEvent(key, value);
     },
-    publish: (key, value) => DBOS.setEvent(key, value),
-    receive: async <T>(topic: string): Promise<T> => {
-      for (;;) {
-        const message = await DBOS.recv<T>(topic, 86_400);
-        if (message !== null) return message;
-      }
+    awaitDecision: async (topic, pending, waiting) => {
+      type Taken = { readonly decision: unknown } | { readonly none: true; readonly place: number };
+      // One step takes the decision, so it is recorded with the run; a run that parks records "none" here
+      // and its continuation starts at this step (its place), which then finds the decision.
+      const taken = await step<Taken>(`answer:${topic.replace(/^bridle\.decision:/, "")}`, async () => {
+        const given = await decisions.take(runId, topic);
+        if (given !== undefined) return { decision: given };
+        waiting();
+        const place = DBOS.stepID;
+        if (!engine.startedHere.has(runId) && place !== undefined) return { none: true, place };
+        for (;;) {
+          await sleep(DECISION_POLL_MS);
+          // The process is stopping: the run stays unfinished, and another process continues it.
+          if (engine.closed) await new Promise<never>(() => {});
+          const later = await decisions.take(runId, topic);
+          if (later !== undefined) return { decision: later };
+        }
+      });
+      if ("decision" in taken) return taken.decision;
+      parked = { parked: { pending, topic, resumeAt: taken.place } };
+      controller.abort(new RunParked());
+      throw new RunParked();
     },
   };
 }
@@ -170,9 +212,17 @@ export async function launchDbosEngine(options: DbosEngineOptions): Promise<Dura
       process.exit(70);
     }
   });
-  active = { compose: options.compose, seal, ...(options.onWaiting ? { onWaiting: options.onWaiting } : {}) };
-  let queue: DbosRunQueue | undefined;
   const schema = options.schema ?? DEFAULT_SCHEMA;
+  const engine: ActiveEngine = {
+    compose: options.compose,
+    seal,
+    ...(options.onWaiting ? { onWaiting: options.onWaiting } : {}),
+    decisions: new DecisionBox(options.databaseUrl, schema),
+    startedHere: new Set(),
+    closed: false,
+  };
+  active = engine;
+  let queue: DbosRunQueue | undefined;
   try {
     // DBOS's own migrations in launch do not wait for each other: run them here, one process at a time.
     await migrateSchema(options.databaseUrl, schema, {
@@ -201,6 +251,7 @@ export async function launchDbosEngine(options: DbosEngineOptions): Promise<Dura
   } catch (error) {
     active = undefined;
     await DBOS.shutdown().catch(() => {});
+    await engine.decisions.close();
     await lease.release();
     throw new BridleError("invalid_config", `cannot start the durable engine: ${errorMessage(error)}`, {
       cause: error,
@@ -222,6 +273,11 @@ export async function launchDbosEngine(options: DbosEngineOptions): Promise<Dura
       const owners = new Set(
         pending.flatMap((row) => (row.executorId && row.executorId !== executorId ? [row.executorId] : [])),
       );
+      // Parked runs whose decision was given while they were parking (the person saw them waiting, the
+      // run had not ended yet) go back on the queue here; a failure there does not hold up recovery.
+      await runs.resumeAnswered().catch((error: unknown) => {
+        process.stderr.write(`bridle durable: continuing answered runs failed: ${errorMessage(error)}\n`);
+      });
       for (const owner of owners) {
         await lease.whileDead(owner, async () => {
           // Read again under the lock: another process may have recovered them in between.
@@ -268,14 +324,25 @@ export async function launchDbosEngine(options: DbosEngineOptions): Promise<Dura
     recoverOrphans,
     async start(request, startOptions = {}): Promise<DurableHandle> {
       const runId = checkedRunId(startOptions.runId ?? randomUUID());
+      engine.startedHere.add(runId);
       const handle = await DBOS.startWorkflow(workflow, { workflowID: runId })(
         seal.seal(requestScope(runId), request),
       );
       const outcome = handle
         .getResult()
-        .then((sealed) =>
-          seal.open<DurableRunOutcome>(outcomeScope(runId), sealed, `the outcome of run ${runId}`),
-        );
+        .then(async (sealed) => {
+          const ended = seal.open<DurableRunOutcome | ParkedRun>(
+            outcomeScope(runId),
+            sealed,
+            `the outcome of run ${runId}`,
+          );
+          if (!isParked(ended)) return ended;
+          // Parked after all (not by this process's execution): it ends when a worker finishes it.
+          const info = await runs.wait(runId);
+          if (info.outcome) return info.outcome;
+          throw new BridleError("invalid_config", `durable run ${runId} ${info.status}: ${info.error ?? ""}`);
+        })
+        .finally(() => engine.startedHere.delete(runId));
       return { runId, outcome };
     },
     async close(): Promise<void> {
@@ -285,8 +352,10 @@ export async function launchDbosEngine(options: DbosEngineOptions): Promise<Dura
       await sweeping?.catch(() => {});
       await runs.close();
       // Runs still going here stay unfinished in the database: another process recovers them.
+      engine.closed = true;
       await DBOS.shutdown();
       active = undefined;
+      await engine.decisions.close();
       await lease.release();
     },
   };

@@ -2,9 +2,11 @@
 // Nothing executes here, so no DBOS launch is needed.
 
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { type ApprovalDecision, BridleError, errorMessage, loadOrCreateApprovalSecret } from "@bridle/core";
 import { DBOSClient, type WorkflowStatus } from "@dbos-inc/dbos-sdk";
 import { dbosDatabaseUrl } from "./database-url.js";
+import { DecisionBox } from "./decision-box.js";
 import {
   type DecisionBody,
   decisionScope,
@@ -20,6 +22,7 @@ import type {
   PendingDurableApproval,
   RunQueue,
 } from "./engine.js";
+import { isParked, type ParkedRun } from "./parked.js";
 import { DEFAULT_MIGRATE_TIMEOUT_MS, migrateSchema } from "./schema-migration.js";
 import { argsDigest, RunSeal } from "./seal.js";
 
@@ -30,10 +33,10 @@ export const QUEUE_NAME = "bridle_runs";
 export const DEFAULT_SCHEMA = "bridle_durable";
 /**
  * The version of the run's step layout. Recovery only resumes a run in a process of the same version
- * (DBOS's application version): raise it when run-body.ts, durable-model.ts or durable-tool.ts change
- * the steps a run records.
+ * (DBOS's application version): raise it when run-body.ts, durable-model.ts, durable-tool.ts or the
+ * way a run waits for a person (durable-approver.ts, parked.ts) change the steps a run records.
  */
-export const RUN_FORMAT_VERSION = "bridle-run-3";
+export const RUN_FORMAT_VERSION = "bridle-run-4";
 
 export interface DbosConnection {
   /** Postgres connection string; DBOS keeps its tables in `schema` there. */
@@ -70,11 +73,13 @@ export class DbosRunQueue implements RunQueue {
   readonly #client: DBOSClient;
   readonly #appVersion: string;
   readonly #seal: RunSeal;
+  readonly #decisions: DecisionBox;
 
-  private constructor(client: DBOSClient, appVersion: string, seal: RunSeal) {
+  private constructor(client: DBOSClient, appVersion: string, seal: RunSeal, decisions: DecisionBox) {
     this.#client = client;
     this.#appVersion = appVersion;
     this.#seal = seal;
+    this.#decisions = decisions;
   }
 
   /** Connects, creating DBOS's tables first if no engine has yet (a run may be queued before any worker starts). */
@@ -90,7 +95,12 @@ export class DbosRunQueue implements RunQueue {
       applicationName: APP_NAME,
       systemDatabasePoolSize: 4,
     });
-    return new DbosRunQueue(client, connection.appVersion ?? RUN_FORMAT_VERSION, seal);
+    return new DbosRunQueue(
+      client,
+      connection.appVersion ?? RUN_FORMAT_VERSION,
+      seal,
+      new DecisionBox(connection.databaseUrl, connection.schema ?? DEFAULT_SCHEMA),
+    );
   }
 
   async enqueue(request: DurableRunRequest, options: { readonly runId?: string } = {}): Promise<string> {
@@ -121,11 +131,14 @@ export class DbosRunQueue implements RunQueue {
 
   /** A run as stored, its request checked against its seal, with what it waits on and its last step. */
   async #described(row: WorkflowStatus): Promise<DurableRunInfo> {
-    const info = runInfo(row, this.#seal);
+    const info = runInfo(row, this.#seal, this.#parkedOf(row) !== undefined);
     if (info.status !== "running" && info.status !== "queued") return info;
     const steps = (await this.#client.listWorkflowSteps(row.workflowID)) ?? [];
-    // DBOS's own operations (events, messages, sleeps) are steps too; the run's own say where it is.
-    const last = steps.filter((step) => !step.name.startsWith("DBOS.")).at(-1);
+    // DBOS's own operations (events, messages, sleeps) are steps too, and taking a person's decision is
+    // the wait itself; the run's own work says where it is.
+    const last = steps
+      .filter((step) => !step.name.startsWith("DBOS.") && !step.name.startsWith("answer:"))
+      .at(-1);
     const lastStep = last
       ? { name: last.name, ...(last.completedAtEpochMs === undefined ? {} : { at: last.completedAtEpochMs }) }
       : undefined;
@@ -149,26 +162,83 @@ export class DbosRunQueue implements RunQueue {
   async wait(runId: string): Promise<DurableRunInfo> {
     const known = await this.get(runId);
     if (!known) throw new BridleError("not_found", `no durable run ${runId}`);
-    // getResult rethrows a failed run's error; the run's record says what happened either way.
-    await this.#client
-      .retrieveWorkflow(runId)
-      .getResult()
-      .catch(() => {});
-    const info = await this.get(runId);
-    if (!info) throw new BridleError("not_found", `durable run ${runId} disappeared while waiting`);
-    return info;
+    for (;;) {
+      // getResult rethrows a failed run's error; the run's record says what happened either way.
+      await this.#client
+        .retrieveWorkflow(runId)
+        .getResult()
+        .catch(() => {});
+      // A parked run ended its workflow, not the run: wait for its continuation, and its end.
+      let row = await this.#row(runId);
+      while (row && this.#parkedOf(row)) {
+        await sleep(PARKED_POLL_MS);
+        row = await this.#row(runId);
+      }
+      if (!row) throw new BridleError("not_found", `durable run ${runId} disappeared while waiting`);
+      if (!(row.status in ENDED)) continue;
+      return this.#described(row);
+    }
   }
 
   /** What the run waits on; `envelope_tampered` when that was changed in the database. */
   async pendingApprovals(runId: string): Promise<readonly PendingDurableApproval[]> {
+    const row = await this.#row(runId);
+    if (!row || (row.status !== "PENDING" && !this.#parkedOf(row))) return [];
+    return this.#pending(runId);
+  }
+
+  /**
+   * Puts parked runs whose decision is kept back on the queue (their continuation). `decide` does it for
+   * the run it answers; workers call this on their sweep, for a decision given while its run was parking.
+   * Returns the ids of the runs continued.
+   */
+  async resumeAnswered(): Promise<readonly string[]> {
+    const continued: string[] = [];
+    for (const { runId, topic } of await this.#decisions.untaken()) {
+      if (await this.#continue(runId, topic)) continued.push(runId);
+    }
+    return continued;
+  }
+
+  /** The run's status row with its output, or undefined. */
+  async #row(runId: string): Promise<WorkflowStatus | undefined> {
     const [row] = await this.#client.listWorkflows({
       workflowName: WORKFLOW_NAME,
       workflowIDs: [runId],
       loadInput: false,
-      loadOutput: false,
     });
-    if (row?.status !== "PENDING") return [];
-    return this.#pending(runId);
+    return row;
+  }
+
+  /** What a parked run waits on, when its workflow ended parked (and its output is what it sealed). */
+  #parkedOf(row: WorkflowStatus): ParkedRun | undefined {
+    if (row.status !== "SUCCESS" || row.output === undefined || row.output === null) return undefined;
+    try {
+      const output = this.#seal.open<unknown>(
+        outcomeScope(row.workflowID),
+        row.output,
+        `the outcome of run ${row.workflowID}`,
+      );
+      return isParked(output) ? output : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Rewinds a run parked on `topic` to the step that takes its decision and queues it: a worker replays
+   * what it had done from its checkpoints and goes on from there. False when it is not parked there (not
+   * yet, or another process continued it first). Done under the run's lock, so where it waits is read
+   * and acted on as one: a rewind to an earlier wait would drop the steps done since.
+   */
+  async #continue(runId: string, topic: string): Promise<boolean> {
+    return this.#decisions.exclusive(runId, async () => {
+      const row = await this.#row(runId);
+      const parked = row ? this.#parkedOf(row) : undefined;
+      if (parked?.parked.topic !== topic) return false;
+      await this.#client.rewindWorkflow(runId, { startStep: parked.parked.resumeAt, queueName: QUEUE_NAME });
+      return true;
+    });
   }
 
   async #pending(runId: string): Promise<readonly PendingDurableApproval[]> {
@@ -182,6 +252,13 @@ export class DbosRunQueue implements RunQueue {
   }
 
   async decide(runId: string, toolCallId: string, decision: ApprovalDecision): Promise<void> {
+    const row = await this.#row(runId);
+    if (row?.applicationVersion && row.applicationVersion !== this.#appVersion) {
+      throw new BridleError(
+        "invalid_argument",
+        `durable run ${runId} was recorded by run format ${row.applicationVersion}, and this is ${this.#appVersion}: answer it with the Bridle that started it, or start the run again`,
+      );
+    }
     const pending = await this.pendingApprovals(runId);
     const item = pending.find((candidate) => candidate.toolCallId === toolCallId);
     if (!item) {
@@ -201,17 +278,16 @@ export class DbosRunQueue implements RunQueue {
       ...(decision.reason === undefined ? {} : { reason: decision.reason }),
     };
     const topic = decisionTopic(item);
-    // One decision per wait: a second send with the same key is dropped.
-    await this.#client.send(
-      runId,
-      this.#seal.seal(decisionScope(runId, topic), body),
-      topic,
-      `${runId}:${topic}`,
-    );
+    // One decision per wait: the first one kept stands.
+    await this.#decisions.put(runId, topic, this.#seal.seal(decisionScope(runId, topic), body));
+    // A parked run holds no process: its continuation goes on the queue now. A run that is still parking
+    // is continued by a worker's next sweep (resumeAnswered); one waiting where it runs takes it there.
+    await this.#continue(runId, topic);
   }
 
   async close(): Promise<void> {
     await this.#client.destroy();
+    await this.#decisions.close();
   }
 }
 
@@ -235,7 +311,19 @@ const STATUS: Record<string, DurableRunStatus> = {
   CANCELLED: "cancelled",
 };
 
-function runInfo(row: WorkflowStatus, seal: RunSeal): DurableRunInfo {
+/** How often `wait` looks whether a parked run was continued. */
+const PARKED_POLL_MS = 500;
+
+/** DBOS statuses a run does not leave by itself (a parked run's SUCCESS aside). */
+const ENDED: Record<string, true> = {
+  SUCCESS: true,
+  ERROR: true,
+  MAX_RECOVERY_ATTEMPTS_EXCEEDED: true,
+  CANCELLED: true,
+};
+
+/** A run as stored; a parked one (`parked`) is running as far as anyone is concerned, held by no process. */
+function runInfo(row: WorkflowStatus, seal: RunSeal, parked: boolean): DurableRunInfo {
   let request: DurableRunRequest | undefined;
   let tampered: string | undefined;
   if (Array.isArray(row.input) && row.input.length > 0) {
@@ -250,7 +338,7 @@ function runInfo(row: WorkflowStatus, seal: RunSeal): DurableRunInfo {
     }
   }
   let outcome: DurableRunOutcome | undefined;
-  if (row.status === "SUCCESS" && row.output) {
+  if (row.status === "SUCCESS" && row.output && !parked) {
     try {
       outcome = seal.open<DurableRunOutcome>(
         outcomeScope(row.workflowID),
@@ -263,13 +351,13 @@ function runInfo(row: WorkflowStatus, seal: RunSeal): DurableRunInfo {
   }
   return {
     runId: row.workflowID,
-    status: STATUS[row.status] ?? "failed",
+    status: parked ? "running" : (STATUS[row.status] ?? "failed"),
     createdAt: row.createdAt,
     ...(row.updatedAt === undefined ? {} : { updatedAt: row.updatedAt }),
     ...(request ? { request } : {}),
     ...(outcome ? { outcome } : {}),
     ...(row.error === undefined || row.error === null ? {} : { error: errorText(row.error) }),
-    ...(row.executorId ? { executor: row.executorId } : {}),
+    ...(row.executorId && !parked ? { executor: row.executorId } : {}),
     ...(tampered === undefined ? {} : { tampered }),
   };
 }

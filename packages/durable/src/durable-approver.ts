@@ -1,7 +1,7 @@
-// Approvals of a durable run are durable waits: the run publishes what it waits on and receives the
-// decision as a message, so a run paused in one process is decided, and finished, from another. Both are
-// sealed (seal.ts): what a person is shown is what the run recorded, and a decision names the exact
-// arguments it approves, so a call edited in the database is never the one that runs.
+// Approvals of a durable run are durable waits: the run publishes what it waits on and takes the
+// decision kept for it (decision-box.ts), so a run paused in one process is decided, and finished, from
+// another. Both are sealed (seal.ts): what a person is shown is what the run recorded, and a decision
+// names the exact arguments it approves, so a call edited in the database is never the one that runs.
 import { type AnyTool, type ApprovalDecision, type Approver, BridleError } from "@bridle/core";
 import type { DurableContext } from "./durable-context.js";
 import type { AskRepeat } from "./durable-tool.js";
@@ -83,8 +83,8 @@ export class DurableApprovals {
     toolCallId: string,
     attempt: number,
   ) => {
-    if (this.#autoApproveRepeats) return true;
-    const decision = await this.#wait({
+    if (this.#autoApproveRepeats) return { approved: true };
+    return this.#wait({
       toolCallId,
       toolName: tool.name,
       args: json(args),
@@ -92,17 +92,17 @@ export class DurableApprovals {
       attempt,
       message: `${tool.name} had started when the process running it stopped and may have taken effect; it cannot tell. Run it again?`,
     });
-    return decision.approved;
   };
 
   async #wait(pending: PendingDurableApproval): Promise<ApprovalDecision> {
     const { runId, seal } = this.#context;
     await this.#context.publish(PENDING_KEY, seal.seal(pendingScope(runId), [pending]));
-    this.#onWaiting?.(runId, pending);
     const topic = decisionTopic(pending);
+    // A run on a worker's queue parks here (its slot goes to other runs) and continues once decided.
+    const given = await this.#context.awaitDecision(topic, pending, () => this.#onWaiting?.(runId, pending));
     const decision = this.#context.open<DecisionBody>(
       decisionScope(runId, topic),
-      await this.#context.receive<unknown>(topic),
+      given,
       `the decision on call ${pending.toolCallId}`,
     );
     if (

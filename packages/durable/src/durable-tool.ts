@@ -4,6 +4,7 @@
 import { createHash } from "node:crypto";
 import {
   type AnyTool,
+  type ApprovalDecision,
   BridleError,
   type BridleErrorCode,
   type ChildRuns,
@@ -35,14 +36,14 @@ type CallRecord =
 
 /**
  * Asks a person whether a call that may already have run should run again, as attempt `attempt`
- * (durable-approver.ts). Resolves with the decision.
+ * (durable-approver.ts). Resolves with the decision (a refusal's reason is told to the model).
  */
 export type AskRepeat = (
   tool: AnyTool,
   args: unknown,
   toolCallId: string,
   attempt: number,
-) => Promise<boolean>;
+) => Promise<ApprovalDecision>;
 
 /** What a run's session records of each repeat (a `tool_progress` event of the call, before its result). */
 export interface DurableRepeatNote {
@@ -130,13 +131,22 @@ export function durableTool(tool: AnyTool, context: DurableContext, options: Dur
         );
         if (!("interrupted" in record)) return settle(record);
         const byTool = repeatable(tool);
-        const again = byTool || (await options.askRepeat(tool, args, `${prefix}${id}`, attempt + 1));
-        note({ durable: "repeat", attempt: attempt + 1, ran: again, decidedBy: byTool ? "tool" : "person" });
-        if (!again) {
+        const decision: ApprovalDecision = byTool
+          ? { approved: true }
+          : await options.askRepeat(tool, args, `${prefix}${id}`, attempt + 1);
+        note({
+          durable: "repeat",
+          attempt: attempt + 1,
+          ran: decision.approved,
+          decidedBy: byTool ? "tool" : "person",
+        });
+        if (!decision.approved) {
+          // The person's reason, as a refused approval carries it (core's rejected result: "…: reason").
+          const said = decision.reason ? `: ${decision.reason}` : "";
           return settle({
             failure: {
               kind: "Denied",
-              message: `not run again: ${tool.name} had started when the process running it stopped and may have taken effect; the user declined to run it a second time. Check its effect before retrying.`,
+              message: `not run again: ${tool.name} had started when the process running it stopped and may have taken effect; the user declined to run it a second time${said}. Check its effect before retrying.`,
             },
           });
         }

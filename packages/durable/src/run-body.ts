@@ -5,6 +5,7 @@ import {
   type AnyTool,
   BridleError,
   closeDanglingCalls,
+  type EventObserver,
   Harness,
   projectTranscript,
   type RunEvent,
@@ -16,13 +17,14 @@ import type { DurableContext } from "./durable-context.js";
 import { durableModel } from "./durable-model.js";
 import { durableTool } from "./durable-tool.js";
 import type { ComposeAgent, DurableRunOutcome, DurableRunRequest } from "./engine.js";
+import type { ParkedRun } from "./parked.js";
 
 export async function runDurableBody(
   context: DurableContext,
   request: DurableRunRequest,
   compose: ComposeAgent,
   onWaiting?: OnWaiting,
-): Promise<DurableRunOutcome> {
+): Promise<DurableRunOutcome | ParkedRun> {
   const agent = await compose(request);
   try {
     const { store } = agent;
@@ -50,22 +52,44 @@ export async function runDurableBody(
       approver: approvals.approver,
     });
     const sink = sessionSink(store, request.sessionId);
-    const result = await harness.run({
-      prompt: request.prompt,
-      history: before.history,
-      runId: context.runId,
-      sessionId: request.sessionId,
-      sink: {
-        // Events an earlier execution stored are stored once: this execution emits them again, the same.
-        write: (event: RunEvent) => (event.seq <= before.lastSeq ? undefined : sink.write(event)),
-      },
-      ...(agent.observers ? { observers: agent.observers } : {}),
-    });
-    await sink.flush();
+    // Once the run parks, the harness winds down (its signal is aborted): what it says then (the call
+    // refused, the run aborted) is not what happened, so neither the session nor an observer sees it.
+    // The continuation emits the run's events again from its steps, and goes on from the wait.
+    const observers = agent.observers?.map(
+      (observer): EventObserver => ({
+        ...(observer.name === undefined ? {} : { name: observer.name }),
+        write: (event) => (context.parked() ? undefined : observer.write(event)),
+      }),
+    );
+    let result: Awaited<ReturnType<Harness["run"]>> | undefined;
+    try {
+      result = await harness.run({
+        prompt: request.prompt,
+        history: before.history,
+        runId: context.runId,
+        sessionId: request.sessionId,
+        signal: context.signal,
+        sink: {
+          // Events an earlier execution stored are stored once: this execution emits them again, the same.
+          write: (event: RunEvent) =>
+            context.parked() || event.seq <= before.lastSeq ? undefined : sink.write(event),
+        },
+        ...(observers ? { observers } : {}),
+      });
+    } catch (error) {
+      // Parking ends the harness however it ends; anything else is the run's failure.
+      if (!context.parked() || context.refusal()) throw error;
+    } finally {
+      await sink.flush();
+    }
     // Something the database returned was not what the run recorded: whatever the harness made of the
     // throw, the run ends failed with the refusal (nothing past it ran).
     const refusal = context.refusal();
     if (refusal) throw refusal;
+    const parked = context.parked();
+    if (parked) return parked;
+    // A throw without parking was rethrown above.
+    if (result === undefined) throw new Error("the harness ended without a result");
     return {
       sessionId: request.sessionId,
       stopReason: result.stopReason,

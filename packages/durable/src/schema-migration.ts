@@ -7,6 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { BridleError, errorMessage } from "@bridle/core";
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import pg from "pg";
+import { createDecisionsTableSql } from "./decision-box.js";
 import { advisoryLockKey } from "./lease.js";
 
 /** How long a process waits for another one creating or migrating the same schema, by default. */
@@ -21,7 +22,7 @@ export interface MigrateOptions {
   readonly always: boolean;
 }
 
-/** Brings DBOS's tables in `schema` up to date, in one process at a time. */
+/** Brings DBOS's tables (and Bridle's decisions table) in `schema` up to date, one process at a time. */
 export async function migrateSchema(
   databaseUrl: string,
   schema: string,
@@ -48,6 +49,8 @@ export async function migrateSchema(
     });
     try {
       if (options.always || !(await tablesExist(client, schema))) await quietMigrate(databaseUrl, schema);
+      // Bridle's own table beside DBOS's (a schema DBOS made before it existed gets it too).
+      await client.query(createDecisionsTableSql(schema));
     } finally {
       await client.query("SELECT pg_advisory_unlock($1, $2)", [a, b]);
     }

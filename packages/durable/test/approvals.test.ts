@@ -83,7 +83,8 @@ describe.skipIf(skipReason !== "")(`durable approvals${skipNote}`, () => {
       expect(readEffects(logFile).filter((line) => line.event === "attempt")).toHaveLength(1);
       const events = await sessionEvents(schema, "blind");
       const result = events.find((event) => event.type === "tool_call_completed");
-      expect(JSON.stringify(result)).toContain("not run again");
+      // The person's reason reaches the model with the refusal.
+      expect(JSON.stringify(result)).toContain("the user declined to run it a second time: checked by hand.");
     } finally {
       await queue.close();
     }

@@ -12,7 +12,10 @@ import { WorkerProcess, workerFixture } from "./workers.js";
 describe.skipIf(skipReason !== "")(`checkpoints deleted from the database${skipNote}`, () => {
   const fx = workerFixture("bridle-durable-deleted-");
 
-  /** A run of two approved effects, stopped (its worker killed) while it waits on the second. */
+  /**
+   * A run of two approved effects, stopped while it waits on the second (parked, its worker then killed).
+   * `decide` continues it: the continuation replays the run's steps up to that wait.
+   */
   const pausedAfterFirstEffect = async (tag: string) => {
     const schema = freshSchema(tag);
     const logFile = join(fx.dir, `${schema}.log`);
@@ -33,7 +36,7 @@ describe.skipIf(skipReason !== "")(`checkpoints deleted from the database${skipN
     const first = await start();
     const call0 = await waiting(runId, `${tag}-0`);
     await queue.decide(runId, call0.toolCallId, { approved: true });
-    await waiting(runId, `${tag}-1`);
+    const call1 = await waiting(runId, `${tag}-1`);
     await first.kill();
     const close = async () => {
       await Promise.all(
@@ -45,7 +48,9 @@ describe.skipIf(skipReason !== "")(`checkpoints deleted from the database${skipN
     };
     const applied = (key: string) =>
       readEffects(logFile).filter((line) => line.event === "applied" && line.key === key);
-    return { schema, queue, runId, call0: call0.toolCallId, start, close, applied };
+    /** The person approves the second call: the run is continued from its wait, replaying what came before. */
+    const decideSecond = () => queue.decide(runId, call1.toolCallId, { approved: true });
+    return { schema, queue, runId, call0: call0.toolCallId, start, close, applied, decideSecond };
   };
 
   it("a call's checkpoints deleted while later ones remain: refused, the approved effect is not applied again", async () => {
@@ -54,6 +59,7 @@ describe.skipIf(skipReason !== "")(`checkpoints deleted from the database${skipN
       expect(t.applied("dg-0")).toHaveLength(1);
       const names = [`started:${t.call0}:0`, `call:${t.call0}:0`];
       expect(await deleteSteps(t.schema, t.runId, { names })).toBe(2);
+      await t.decideSecond();
       const worker = await t.start();
       const info = await runEnded(t.queue, t.runId);
       expect(info.status, worker.stderr).toBe("failed");
@@ -75,6 +81,7 @@ describe.skipIf(skipReason !== "")(`checkpoints deleted from the database${skipN
       expect(t.applied("dt-0")).toHaveLength(1);
       // Everything from the call on: what remains looks like a run that was approved and never started.
       expect(await deleteSteps(t.schema, t.runId, { from: `started:${t.call0}:0` })).toBeGreaterThan(2);
+      await t.decideSecond();
       const worker = await t.start();
       const info = await runEnded(t.queue, t.runId);
       expect(info.status, worker.stderr).toBe("failed");

@@ -67,7 +67,11 @@ describe.skipIf(skipReason !== "")(`subagents of a durable run${skipNote}`, () =
           mine.filter((line) => line.event === "applied"),
           key,
         ).toHaveLength(1);
-        expect(mine.filter((line) => line.event === "attempt" && !line.repeated).length, key).toBe(1);
+        // At most once: a kill just after a call's "started" was recorded leaves no first attempt at all.
+        expect(
+          mine.filter((line) => line.event === "attempt" && !line.repeated).length,
+          key,
+        ).toBeLessThanOrEqual(1);
       }
       // The child's calls ran under its own run id, the same in every process that executed it.
       expect(new Set(effects.map((line) => line.runId)).size).toBe(1);

@@ -1,12 +1,10 @@
 import { join } from "node:path";
-import { DBOSClient } from "@dbos-inc/dbos-sdk";
 import { describe, expect, it } from "vitest";
-import { dbosDatabaseUrl } from "../src/database-url.js";
 import { DbosRunQueue } from "../src/index.js";
 import { databaseUrl, freshSchema, skipNote, skipReason } from "./database.js";
 import { readEffects } from "./fixtures/effect-tools.js";
 import { runEnded, waitFor } from "./sessions.js";
-import { tamper } from "./tamper.js";
+import { forgeDecision, tamper } from "./tamper.js";
 import { WorkerProcess, workerFixture } from "./workers.js";
 
 // A database writer edits what runs recorded; nothing runs that a person did not approve, and what was
@@ -76,30 +74,43 @@ describe.skipIf(skipReason !== "")(`runs edited in the database${skipNote}`, () 
       ).rejects.toMatchObject({ code: "envelope_tampered" });
       const [listed] = await t.queue.list();
       expect(listed?.tampered).toMatch(/what run .* waits on was changed in the database/);
-      // A decision written without the key: the run refuses it rather than run anything.
-      const client = await DBOSClient.create({
-        // As the engine connects (one client never used concurrently: no pg deprecation in this process).
-        systemDatabaseUrl: dbosDatabaseUrl(databaseUrl),
-        systemDatabaseSchemaName: t.schema,
-      });
-      try {
-        const forged = JSON.stringify({
+      // A decision written without the key (the run is parked: a worker's sweep continues it to take the
+      // decision): the run refuses it rather than run anything.
+      await forgeDecision(t.schema, runId, `bridle.decision:${pending?.toolCallId}`, {
+        body: JSON.stringify({
           toolCallId: pending?.toolCallId,
           kind: "approval",
           args: "sha256:0",
           approved: true,
-        });
-        await client.send(
-          runId,
-          { body: forged, seal: "hmac-sha256:0" },
-          `bridle.decision:${pending?.toolCallId}`,
-        );
-      } finally {
-        await client.destroy();
-      }
+        }),
+        seal: "hmac-sha256:0",
+      });
       const info = await runEnded(t.queue, runId);
       expect(info.status).toBe("failed");
       expect(info.error).toMatch(/refused: the decision on call \S+ was changed in the database/);
+      expect(readEffects(t.logFile)).toEqual([]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("a parked run's link to its continuation edited: shown as refused, not continued, nothing runs", async () => {
+    const t = await setup("tl");
+    try {
+      const runId = await t.queue.enqueue({ prompt: "calls=1 tag=tl tool=guarded_effect", sessionId: "tl" });
+      await t.start();
+      const [pending] = await t.pendingOf(runId);
+      // Parked: where its continuation starts is in its sealed output.
+      await waitFor("the run to park", async () => ((await t.queue.get(runId))?.executor ? undefined : true));
+      expect(await tamper(t.schema, runId, "outcome", '\\"resumeAt\\":', '\\"resumeAt\\":1')).toBeGreaterThan(
+        0,
+      );
+      const listed = await t.queue.get(runId);
+      expect(listed?.tampered).toMatch(/the outcome of run .* was changed in the database/);
+      await expect(
+        t.queue.decide(runId, pending?.toolCallId ?? "", { approved: true }),
+      ).rejects.toMatchObject({ code: "invalid_argument" });
+      expect(await t.queue.pendingApprovals(runId)).toEqual([]);
       expect(readEffects(t.logFile)).toEqual([]);
     } finally {
       await t.close();

@@ -13,6 +13,11 @@ const PLACES = {
     ["workflow_events", "value"],
     ["workflow_events_history", "value"],
   ],
+  /** A run's output: its outcome, or where a parked run continues (its link to its continuation). */
+  outcome: [
+    ["workflow_status", "output"],
+    ["workflow_output", "output"],
+  ],
 } as const;
 
 /**
@@ -74,6 +79,25 @@ export async function deleteSteps(
             [runId, which.from],
           );
     return result.rowCount ?? 0;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Writes a decision for `runId` straight into the decisions table, as a writer without the key would. */
+export async function forgeDecision(
+  schema: string,
+  runId: string,
+  topic: string,
+  decision: unknown,
+): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(
+      `INSERT INTO "${schema}".bridle_decisions (run_id, topic, decision) VALUES ($1, $2, $3)`,
+      [runId, topic, JSON.stringify(decision)],
+    );
   } finally {
     await client.end();
   }

@@ -4,6 +4,7 @@ import { describeWait, launchDbosEngine } from "@bridle/durable";
 import { PostgresSessionStore } from "@bridle/store-postgres";
 import { CliError } from "../cli-error.js";
 import { databaseUrlOf, durableComposer, splitDurableFlags } from "../run/durable.js";
+import { openTracing, splitTraceFlags, type TraceChoice } from "../run/tracing.js";
 import type { CliFlags } from "../settings/args.js";
 import { oneLine } from "../terminal/display-text.js";
 
@@ -18,7 +19,8 @@ const HEALTHY_AFTER_MS = 30_000;
  * `bridle worker [--concurrency N]`: pulls queued durable runs and runs them, N at a time, until SIGINT or
  * SIGTERM. It takes the run options of `bridle run`: a run's own recorded options win, these fill in the
  * rest, except where the worker's API keys go (a run naming another provider or base URL is refused). On
- * start, and every 2 s, it recovers the unfinished runs of processes that are gone.
+ * start, and every 2 s, it recovers the unfinished runs of processes that are gone. `--trace FILE` and
+ * `--otlp URL` trace what runs here, as they do for `bridle run --durable`.
  *
  * The runs execute in a child process. When Postgres goes away, that process exits (its runs may have
  * been taken by others meanwhile, and its tools cannot be stopped cleanly in place); this one waits with
@@ -26,13 +28,15 @@ const HEALTHY_AFTER_MS = 30_000;
  * reports a misconfiguration (exit code 2).
  */
 export async function workerCommand(flags: CliFlags): Promise<number> {
-  const { durable, rest } = splitDurableFlags(flags);
+  const { durable, rest: withTracing } = splitDurableFlags(flags);
+  // Checked here, before any process starts: a bad --otlp URL is a usage error, not a restart loop.
+  const { tracing, rest } = splitTraceFlags(withTracing);
   const concurrency = durable.concurrency === undefined ? 4 : Number(durable.concurrency);
   if (!/^\d{1,3}$/.test(durable.concurrency ?? "4") || concurrency < 1 || concurrency > 256) {
     throw new CliError(`--concurrency must be a whole number from 1 to 256, not "${durable.concurrency}"`, 2);
   }
   const databaseUrl = databaseUrlOf(rest);
-  if (process.env[ENGINE_PROCESS] === "1") return engineProcess(rest, databaseUrl, concurrency);
+  if (process.env[ENGINE_PROCESS] === "1") return engineProcess(rest, databaseUrl, concurrency, tracing);
   return supervise();
 }
 
@@ -74,22 +78,30 @@ async function supervise(): Promise<number> {
 }
 
 /** The process that executes runs: until a signal, its supervisor's end, or the database going away. */
-async function engineProcess(rest: CliFlags, databaseUrl: string, concurrency: number): Promise<number> {
+async function engineProcess(
+  rest: CliFlags,
+  databaseUrl: string,
+  concurrency: number,
+  traceChoice: TraceChoice,
+): Promise<number> {
   const store = await PostgresSessionStore.open({
     connectionString: databaseUrl,
     max: concurrency + 2,
   }).catch((error: Error) => {
     throw new CliError(`cannot open the Postgres session store: ${oneLine(error.message)}`);
   });
+  // Spans of what executes in this process; a run recovered elsewhere is traced where it finishes.
+  const tracing = await openTracing(traceChoice);
   const engine = await launchDbosEngine({
     databaseUrl,
     concurrency,
-    compose: durableComposer(rest, store),
+    compose: durableComposer(rest, store, tracing.observers),
     onWaiting: (runId, pending) =>
       process.stderr.write(
         `bridle worker: run ${runId} waits for a person: ${oneLine(describeWait(pending), 300)}; bridle runs show ${runId}\n`,
       ),
   }).catch(async (error: Error) => {
+    await tracing.close();
     await store.close();
     throw new CliError(oneLine(error.message));
   });
@@ -101,6 +113,7 @@ async function engineProcess(rest: CliFlags, databaseUrl: string, concurrency: n
   });
   process.stderr.write("bridle worker: stopping (runs still going here are finished by another worker)\n");
   await engine.close();
+  await tracing.close();
   await store.close();
   // The channel to the supervisor would keep this process alive.
   process.disconnect?.();
