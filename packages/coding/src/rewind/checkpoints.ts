@@ -110,7 +110,10 @@ export class Checkpoints {
   }): Promise<void> {
     const scan = await this.#scanner.scan();
     for (const [path, entry] of scan.files) {
-      if (entry.kind === "file") await this.#blobs.keep(entry.sha256, join(this.root, path));
+      // Most contents are kept already: asking the store only for new ones saves a promise per file.
+      if (entry.kind === "file" && !this.#blobs.has(entry.sha256)) {
+        await this.#blobs.keep(entry.sha256, join(this.root, path));
+      }
     }
     const before = new Map<string, FileState>(scan.files);
     const changedBetween: string[] = [];

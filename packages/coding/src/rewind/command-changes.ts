@@ -83,7 +83,10 @@ export class CommandWatch {
   async before(): Promise<CommandSnapshot> {
     const scan = await this.#scanner.scan();
     for (const [path, entry] of scan.files) {
-      if (entry.kind === "file") await this.#blobs.keep(entry.sha256, join(this.root, path));
+      // Most contents are kept already: asking the store only for new ones saves a promise per file.
+      if (entry.kind === "file" && !this.#blobs.has(entry.sha256)) {
+        await this.#blobs.keep(entry.sha256, join(this.root, path));
+      }
     }
     return scan;
   }
