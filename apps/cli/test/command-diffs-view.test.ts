@@ -1,6 +1,6 @@
 // A shell command's changes in the session's pages: a real run recorded by the built CLI, then its
 // exported page and `bridle view`'s live page opened in headless Chromium, offline.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -8,7 +8,8 @@ import { type FakeProviderServer, openaiResponsesFormat, tempWorkspace } from "@
 import { chromiumSkipReason, launchChromium } from "@bridle/tooling/browser";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { CLI, call, fakeOpenAI, NODE_FLAGS, runCli } from "./cli-harness.js";
+import { call, fakeOpenAI, runCli } from "./cli-harness.js";
+import { offlinePage, startView } from "./view-pages.js";
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -28,34 +29,11 @@ afterEach(async () => {
   await cleanup();
 });
 
-/** Every request that is not the page's own is aborted. */
-async function offline(browser: Browser, origin?: string): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-  await context.route("**/*", (route) => {
-    const url = route.request().url();
-    if (url.startsWith("file:") || url.startsWith("data:") || (origin && url.startsWith(`${origin}/`)))
-      return route.continue();
-    return route.abort("blockedbyclient");
-  });
-  return context.newPage();
-}
-
-function startView(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...NODE_FLAGS, CLI, "view"], {
-      cwd: dir,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    view = child;
-    let out = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString("utf8");
-      const url = /^(http:\/\/127\.0\.0\.1:\d+\/[A-Za-z0-9_-]{32}\/)$/m.exec(out)?.[1];
-      if (url) resolve(url);
-    });
-    child.on("exit", (code) => reject(new Error(`bridle view exited ${code}`)));
-  });
+/** `bridle view` in this test's folder, killed after the test. */
+function openView(): Promise<string> {
+  const started = startView(dir, env);
+  view = started.child;
+  return started.url;
 }
 
 /** The bash call's diff lines, opened. */
@@ -113,7 +91,7 @@ describe.skipIf(skip !== undefined)(`in Chromium${skip ? ` (skipped: ${skip})` :
 
     const exported = await runCli(["sessions", "export", "cmd", "--html", "cmd.html"], { cwd: dir, env });
     expect(exported.code, exported.stderr).toBe(0);
-    const page = await offline(browser);
+    const page = await offlinePage(browser);
     await page.goto(pathToFileURL(join(dir, "cmd.html")).href);
     const drawn = await commandDiff(page);
     expect(drawn.del).toEqual(["-const b = 2;"]);
@@ -126,8 +104,8 @@ describe.skipIf(skip !== undefined)(`in Chromium${skip ? ` (skipped: ${skip})` :
     ]);
     await page.context().close();
 
-    const live = await startView();
-    const livePage = await offline(browser, new URL(live).origin);
+    const live = await openView();
+    const livePage = await offlinePage(browser, { origin: new URL(live).origin });
     await livePage.goto(live);
     await livePage.waitForSelector("body[data-ready=true]");
     await livePage.locator("a", { hasText: /^cmd$/ }).click();
