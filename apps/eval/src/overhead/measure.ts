@@ -148,7 +148,13 @@ export async function writeWorkspace(workspace: string): Promise<void> {
   git("init", "-q");
   git("add", "-A");
   git("commit", "-q", "-m", "bench workspace");
+  // A repository as agents meet one is not brand new: Bridle's git calls keep a repository's config
+  // listing only once its .git/config has been quiet for 2 s (packages/coding/src/git.ts), so a session
+  // started at once would pay a second git process per call that no user's older repository pays.
+  await new Promise((resolve) => setTimeout(resolve, CONFIG_QUIET_MS));
 }
+
+const CONFIG_QUIET_MS = 2_500;
 
 function figures(
   agent: AgentSpec,
