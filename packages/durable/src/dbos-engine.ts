@@ -1,5 +1,7 @@
 // A DurableEngine on DBOS Transact: a run is a DBOS workflow, its model requests and tool calls are DBOS
-// steps, approvals are DBOS messages, and the queue is a DBOS queue. DBOS keeps one engine per process.
+// steps, and the queue is a DBOS queue. A person's decisions are kept sealed in Bridle's own table
+// (decision-box.ts); a queued run waiting for one parks and is rewound onto the queue once it is given
+// (parked.ts). DBOS keeps one engine per process.
 import { randomBytes, randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";

@@ -184,7 +184,11 @@ export class DbosRunQueue implements RunQueue {
   async pendingApprovals(runId: string): Promise<readonly PendingDurableApproval[]> {
     const row = await this.#row(runId);
     if (!row || (row.status !== "PENDING" && !this.#parkedOf(row))) return [];
-    return this.#pending(runId);
+    const pending = await this.#pending(runId);
+    // A wait answered is over at once, though the run takes the answer only when it goes on (a parked
+    // run's continuation waits for a worker): the list it published until then is not asked again.
+    const decided = await this.#decisions.decided(runId, pending.map(decisionTopic));
+    return pending.filter((item) => !decided.has(decisionTopic(item)));
   }
 
   /**
@@ -262,6 +266,15 @@ export class DbosRunQueue implements RunQueue {
     const pending = await this.pendingApprovals(runId);
     const item = pending.find((candidate) => candidate.toolCallId === toolCallId);
     if (!item) {
+      const answered = await this.#decisions.decided(runId, [
+        decisionTopic({ toolCallId, kind: "approval" }),
+      ]);
+      if (answered.size > 0) {
+        throw new BridleError(
+          "invalid_argument",
+          `durable run ${runId}: call ${toolCallId} was decided already; the first decision stands`,
+        );
+      }
       const waiting = pending.map((item) => item.toolCallId).join(", ") || "nothing";
       throw new BridleError(
         "invalid_argument",

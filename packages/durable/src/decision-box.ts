@@ -42,6 +42,16 @@ export class DecisionBox {
     return rowCount === 1;
   }
 
+  /** Which of these waits have a decision kept (taken or not): a wait with one is over. */
+  async decided(runId: string, topics: readonly string[]): Promise<ReadonlySet<string>> {
+    if (topics.length === 0) return new Set();
+    const { rows } = await this.#pool.query<{ topic: string }>(
+      `SELECT topic FROM ${this.#table} WHERE run_id = $1 AND topic = ANY($2::text[])`,
+      [runId, [...topics]],
+    );
+    return new Set(rows.map((row) => row.topic));
+  }
+
   /**
    * The decision kept for this wait, marked taken; undefined when there is none. A row that is not a
    * sealed value is returned as it is, for the run to refuse.

@@ -55,10 +55,19 @@ describe.skipIf(skipReason !== "")(`a run waiting for a person holds no slot${sk
 
       // Approved: the run goes on where it stopped, in the same worker, and asks about its second call.
       await queue.decide(waiting, pending?.toolCallId ?? "", { approved: true });
+      // Answered, the wait is over at once, before its continuation runs: it is not listed, and a second
+      // answer is refused (a client polling the list, as the eval's queue does, decides each wait once).
+      await expect(
+        queue.decide(waiting, pending?.toolCallId ?? "", { approved: false, reason: "changed my mind" }),
+      ).rejects.toThrow(/decided already; the first decision stands/);
+      const listed: string[] = [];
       const [next] = await waitFor("the second call to wait", async () => {
         const found = await queue.pendingApprovals(waiting);
+        listed.push(...found.map((item) => item.toolCallId));
         return found[0] && found[0].toolCallId !== pending?.toolCallId ? found : undefined;
       });
+      // While the continuation replayed up to its next wait, the answered one was never listed again.
+      expect(listed).not.toContain(pending?.toolCallId);
       expect(next).toMatchObject({ args: { key: "wa-1" } });
       await queue.decide(waiting, next?.toolCallId ?? "", { approved: false, reason: "one is enough" });
       const first = await runEnded(queue, waiting);
