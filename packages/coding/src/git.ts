@@ -134,8 +134,11 @@ async function programKeys(cwd: string): Promise<readonly string[]> {
 const INCLUDE_KEY = /^include(if\..*)?\.path$/i;
 const listedKeys = new Map<string, { readonly signature: string; readonly keys: readonly string[] }>();
 
-/** A config file must have been quiet this long before its listing is kept (timestamps are coarse). */
-const QUIET_MS = 2_000n;
+/**
+ * A file or folder must have been quiet this long before what git read from it is kept: two changes
+ * within one coarse clock tick (seconds on some file systems) may leave the same times.
+ */
+export const QUIET_MS = 2_000;
 
 /**
  * What identifies the configuration git reads in `cwd`, or undefined when it cannot be pinned down
@@ -151,6 +154,7 @@ async function configSignature(cwd: string): Promise<string | undefined> {
     const dir = await lstat(join(cwd, ".git"), { bigint: true });
     if (!dir.isDirectory() || (await exists(join(cwd, ".git", "commondir")))) return undefined;
     const now = BigInt(Date.now());
+    const quiet = BigInt(QUIET_MS);
     const parts = [`${dir.dev}:${dir.ino}`];
     for (const name of ["config", "config.worktree"]) {
       const file = await lstat(join(cwd, ".git", name), { bigint: true }).catch(() => undefined);
@@ -158,7 +162,7 @@ async function configSignature(cwd: string): Promise<string | undefined> {
         parts.push("-");
         continue;
       }
-      if (!file.isFile() || now - file.ctimeMs < QUIET_MS || now - file.mtimeMs < QUIET_MS) return undefined;
+      if (!file.isFile() || now - file.ctimeMs < quiet || now - file.mtimeMs < quiet) return undefined;
       parts.push(`${file.dev}:${file.ino}:${file.size}:${file.mtimeNs}:${file.ctimeNs}`);
     }
     return parts.join("/");

@@ -4,6 +4,7 @@ import { dirname, join, resolve } from "node:path";
 import { git } from "../git.js";
 import { inUnwatchedDir, UNWATCHED_DIRS } from "../unwatched.js";
 import { REWIND_LIMITS } from "./limits.js";
+import { ListingSignature } from "./listing-signature.js";
 
 /** A file as a checkpoint keeps it: its content hash (the blob's name) or, for a link, the link's own text. */
 export type FileEntry =
@@ -42,6 +43,10 @@ const CHUNK_BYTES = 16 * 1024 * 1024;
 export class WorkspaceScanner {
   readonly root: string;
   readonly #cache = new Map<string, Cached>();
+  /** The last listing git gave, kept while its signature holds (`ListingSignature`). */
+  #kept:
+    | { readonly signature: ListingSignature; readonly paths: string[]; readonly truncated: boolean }
+    | undefined;
 
   constructor(root: string) {
     this.root = root;
@@ -106,13 +111,23 @@ export class WorkspaceScanner {
     // whether this is a repository cost a process of its own per scan, and where no folder on the way up
     // holds a `.git` git is not asked at all.
     // Inside a sub-folder git lists only what is under it, relative to it: the workspace's own paths.
-    const out = mayBeInRepository(this.root)
+    // A command that changed no name, ignore rule or index (most of them) leaves the listing as it was:
+    // it is then kept rather than asked again, while its signature provably holds.
+    const kept = this.#kept;
+    if (kept?.signature.holds()) return { paths: kept.paths, truncated: kept.truncated };
+    this.#kept = undefined;
+    const inRepository = mayBeInRepository(this.root);
+    const signature = inRepository ? ListingSignature.take(this.root, Date.now()) : undefined;
+    const out = inRepository
       ? await git(this.root, ["ls-files", "-z", "-c", "-o", "--exclude-standard"]).catch(() => undefined)
       : undefined;
     if (out !== undefined) {
       const listed = new Set(out.toString("utf8").split("\0"));
-      const paths = [...listed].filter((path) => path !== "" && !inUnwatchedDir(path));
-      return { paths: paths.slice(0, MAX_SCANNED_FILES), truncated: paths.length > MAX_SCANNED_FILES };
+      const all = [...listed].filter((path) => path !== "" && !inUnwatchedDir(path));
+      const paths = all.slice(0, MAX_SCANNED_FILES);
+      const truncated = all.length > MAX_SCANNED_FILES;
+      if (signature) this.#kept = { signature, paths, truncated };
+      return { paths, truncated };
     }
     const paths: string[] = [];
     const walk = (folder: string): boolean => {

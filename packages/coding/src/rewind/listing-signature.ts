@@ -1,0 +1,103 @@
+import { type Dirent, lstatSync, readdirSync, type Stats } from "node:fs";
+import { join } from "node:path";
+import { QUIET_MS } from "../git.js";
+import { UNWATCHED_DIRS } from "../unwatched.js";
+
+/** Past this many folders a listing is never kept: checking them would cost more than git does. */
+export const MAX_SIGNED_FOLDERS = 2_000;
+
+/**
+ * What `git ls-files -c -o --exclude-standard` read in a repository's top folder, pinned down by the
+ * identity of everything its answer depends on, so that a listing can be kept while all of it is provably
+ * unchanged and git is not asked again.
+ *
+ * The answer depends on the index (tracked paths), the names in each folder git walks (untracked paths),
+ * the ignore rules (every `.gitignore`, `.git/info/exclude`) and the config (`.git/config` and
+ * `.git/config.worktree`; git runs with no system or global config and no excludes file, `git.ts`). A
+ * folder's times change whenever a name in it is added, removed or renamed; a file's change time moves on
+ * any write, and no program can set it back. The folders signed are all of them except `.git` and the
+ * unwatched ones (whose files a scan drops anyway), a superset of what git walks.
+ *
+ * The times are read before git runs, each folder before its names are read: a change after that shows
+ * as a different time, never as a listing that already holds it beside a signature that does not. A
+ * signature is refused (the listing is then not kept) when anything in it changed in the QUIET_MS before
+ * the listing began, when `.git` is not a plain folder of the top folder (a linked work tree, a
+ * submodule, a `commondir` redirect: the index may live elsewhere), when an ignore file or the index is
+ * not a plain file, or when there are more than MAX_SIGNED_FOLDERS folders.
+ */
+export class ListingSignature {
+  readonly #entries: readonly (readonly [path: string, identity: string])[];
+
+  private constructor(entries: readonly (readonly [string, string])[]) {
+    this.#entries = entries;
+  }
+
+  /** Signs `root` as it is now; `started` is the clock (ms) before this call. Undefined when refused. */
+  static take(root: string, started: number): ListingSignature | undefined {
+    const entries: [string, string][] = [];
+    const recentFrom = started - QUIET_MS;
+    const sign = (path: string, expect: "folder" | "file", optional: boolean): Stats | undefined | false => {
+      let info: Stats | undefined;
+      try {
+        info = lstatSync(path, { throwIfNoEntry: false });
+      } catch {
+        return false;
+      }
+      if (info === undefined) {
+        if (!optional) return false;
+        entries.push([path, "-"]);
+        return undefined;
+      }
+      if (expect === "folder" ? !info.isDirectory() : !info.isFile()) return false;
+      // A time in the future is as untrustworthy as a recent one.
+      if (info.mtimeMs >= recentFrom || info.ctimeMs >= recentFrom) return false;
+      entries.push([path, identity(info)]);
+      return info;
+    };
+    const gitDir = join(root, ".git");
+    if (!sign(gitDir, "folder", false)) return undefined;
+    if (sign(join(gitDir, "commondir"), "file", true) !== undefined) return undefined;
+    for (const name of ["index", "config", "config.worktree", join("info", "exclude")]) {
+      if (sign(join(gitDir, name), "file", true) === false) return undefined;
+    }
+    const folders = [root];
+    for (let next = 0; next < folders.length; next++) {
+      if (folders.length > MAX_SIGNED_FOLDERS) return undefined;
+      const folder = folders[next] as string;
+      if (!sign(folder, "folder", false)) return undefined;
+      let names: Dirent[];
+      try {
+        names = readdirSync(folder, { withFileTypes: true });
+      } catch {
+        return undefined;
+      }
+      for (const entry of names) {
+        if (entry.isDirectory()) {
+          if (!UNWATCHED_DIRS.has(entry.name)) folders.push(join(folder, entry.name));
+        } else if (entry.name === ".gitignore" && sign(join(folder, entry.name), "file", false) === false) {
+          return undefined;
+        }
+      }
+    }
+    return new ListingSignature(entries);
+  }
+
+  /** Whether everything signed is still as it was: then the listing made with it still holds. */
+  holds(): boolean {
+    for (const [path, was] of this.#entries) {
+      let info: Stats | undefined;
+      try {
+        info = lstatSync(path, { throwIfNoEntry: false });
+      } catch {
+        return false;
+      }
+      if ((info === undefined ? "-" : identity(info)) !== was) return false;
+    }
+    return true;
+  }
+}
+
+function identity(info: Stats): string {
+  const kind = info.isDirectory() ? "d" : info.isFile() ? "f" : "o";
+  return `${kind}:${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+}

@@ -1,0 +1,287 @@
+// A workspace scan keeps git's listing while nothing it depends on has changed (ListingSignature), so a
+// command that changes no name costs no git process. Every way a command can change what git would list
+// must still be seen: each one below runs against a repository whose listing was kept, and the scan after
+// it must equal what a scanner with nothing kept lists.
+import { execFileSync } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { chmod, mkdir, mkdtemp, open, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WorkspaceScanner } from "../src/rewind/entries.js";
+import { MAX_SIGNED_FOLDERS } from "../src/rewind/listing-signature.js";
+import { gitIn, tempRepo, writeFiles } from "./repo.js";
+
+// Every git the scanner starts goes through this shim, which notes its arguments.
+let shim: string;
+let log: string;
+let path: string | undefined;
+beforeAll(async () => {
+  shim = await mkdtemp(join(tmpdir(), "bridle-git-shim-"));
+  log = join(shim, "calls.log");
+  await writeFile(log, "");
+  const gitPath = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
+  await writeFile(join(shim, "git"), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${gitPath}' "$@"\n`);
+  await chmod(join(shim, "git"), 0o755);
+  path = process.env.PATH;
+  process.env.PATH = `${shim}:${path}`;
+});
+afterAll(async () => {
+  process.env.PATH = path;
+  await rm(shim, { recursive: true, force: true });
+});
+
+async function listings(): Promise<number> {
+  return (await readFile(log, "utf8")).split("\n").filter((line) => line.includes("ls-files")).length;
+}
+
+/** The listed paths, sorted: what a scan's files are keyed by. */
+async function listed(scanner: WorkspaceScanner): Promise<string[]> {
+  return [...(await scanner.scan()).files.keys()].sort();
+}
+
+// One repository shape with every kind of folder git treats differently: tracked, nested, holding only
+// ignored files, empty, ignored as a whole, and unwatched.
+const SHAPE: Record<string, string> = {
+  ".gitignore": "*.log\ndist/\n",
+  "README.md": "readme\n",
+  "src/a.ts": "a\n",
+  "src/deep/b.ts": "b\n",
+  "src/.gitignore": "*.tmp\n",
+};
+/** Made after the commit: untracked, ignored or unwatched. */
+const EXTRA: Record<string, string> = {
+  "notes.txt": "untracked\n",
+  "logs/x.log": "ignored\n",
+  "dist/out.js": "ignored\n",
+  "src/c.tmp": "ignored by src/.gitignore\n",
+  "node_modules/m/index.js": "unwatched\n",
+};
+
+interface Case {
+  readonly name: string;
+  /** Whether the listing must differ afterwards (so the case proves a change is seen, not assumed). */
+  readonly changes: boolean;
+  /** No name in a signed folder changed: the listing must still be kept (no git process). */
+  readonly kept?: true;
+  run(dir: string): Promise<void>;
+}
+
+/** Rewrites `file` in place, same inode and size: only its times move. */
+async function sameSizeRewrite(file: string, from: string, to: string): Promise<void> {
+  const text = await readFile(file, "utf8");
+  expect(to.length).toBe(from.length);
+  const at = Buffer.byteLength(text.slice(0, text.indexOf(from)), "utf8");
+  const handle = await open(file, "r+");
+  await handle.write(to, at);
+  await handle.close();
+}
+
+const FOLDERS = ["", "src", "src/deep", "logs", "empty", "dist", "node_modules/m"];
+const CASES: Case[] = [
+  ...FOLDERS.map((folder) => ({
+    name: `a new file in ${folder || "the top folder"}`,
+    changes: folder !== "dist" && !folder.startsWith("node_modules"),
+    // Unwatched folders are not signed: their files are dropped from every scan.
+    ...(folder.startsWith("node_modules") ? { kept: true as const } : {}),
+    run: (dir: string) => writeFile(join(dir, folder, "new.txt"), "new\n"),
+  })),
+  ...["README.md", "src/deep/b.ts", "notes.txt", "logs/x.log"].map((file) => ({
+    name: `${file} removed`,
+    changes: !file.endsWith(".log"),
+    run: (dir: string) => rm(join(dir, file)),
+  })),
+  ...["src/a.ts", "notes.txt"].map((file) => ({
+    name: `${file} renamed into another folder`,
+    changes: true,
+    run: (dir: string) => rename(join(dir, file), join(dir, "src/deep", "moved.ts")),
+  })),
+  {
+    name: "a nested folder made with a file in it",
+    changes: true,
+    run: async (dir) => {
+      await mkdir(join(dir, "new/nested"), { recursive: true });
+      await writeFile(join(dir, "new/nested/file.ts"), "x\n");
+    },
+  },
+  {
+    name: "a file made in a folder made empty",
+    changes: true,
+    run: async (dir) => {
+      await mkdir(join(dir, "empty/inner"));
+      await writeFile(join(dir, "empty/inner/f"), "x\n");
+    },
+  },
+  {
+    name: "the top .gitignore rewritten in place, same size (dist/ no longer ignored)",
+    changes: true,
+    run: (dir) => sameSizeRewrite(join(dir, ".gitignore"), "dist/", "dixt/"),
+  },
+  {
+    name: "a nested .gitignore rewritten in place, same size (*.tmp no longer ignored)",
+    changes: true,
+    run: (dir) => sameSizeRewrite(join(dir, "src/.gitignore"), "*.tmp", "*.tmq"),
+  },
+  {
+    name: "a .gitignore added where there was none",
+    changes: true,
+    run: (dir) =>
+      writeFile(join(dir, "src/deep/.gitignore"), "b.ts\nnew.txt\n").then(() => rm(join(dir, "notes.txt"))),
+  },
+  {
+    name: ".git/info/exclude appended in place",
+    changes: true,
+    run: async (dir) => {
+      const handle = await open(join(dir, ".git/info/exclude"), "a");
+      await handle.write("notes.txt\n");
+      await handle.close();
+    },
+  },
+  {
+    name: "an ignored file added to the index (git add -f)",
+    changes: true,
+    run: async (dir) => void gitIn(dir, "add", "-f", "logs/x.log"),
+  },
+  {
+    name: "the index rewritten in place, not through git's lock file (the .git folder unchanged)",
+    changes: true,
+    run: async (dir) => {
+      const index = join(dir, ".git/index");
+      const other = join(tmpdir(), `bridle-index-${process.pid}-${Date.now()}`);
+      await writeFile(other, await readFile(index));
+      execFileSync("git", ["add", "-f", "logs/x.log"], {
+        cwd: dir,
+        env: { ...process.env, GIT_INDEX_FILE: other, GIT_CONFIG_GLOBAL: "/dev/null" },
+      });
+      const bytes = await readFile(other);
+      await rm(other);
+      const handle = await open(index, "r+");
+      await handle.write(bytes, 0, bytes.length, 0);
+      await handle.truncate(bytes.length);
+      await handle.close();
+    },
+  },
+  {
+    name: "a tracked file dropped from the index (git rm --cached) and ignored",
+    changes: true,
+    run: async (dir) => {
+      gitIn(dir, "rm", "-q", "--cached", "src/a.ts");
+      await sameSizeRewrite(join(dir, "src/.gitignore"), "*.tmp", "a.ts*");
+    },
+  },
+  {
+    name: "a folder replaced by a link to another",
+    changes: true,
+    run: async (dir) => {
+      await rm(join(dir, "src/deep"), { recursive: true });
+      await symlink("../logs", join(dir, "src/deep"));
+    },
+  },
+  {
+    name: "a file's content rewritten (no name changes)",
+    changes: false,
+    kept: true,
+    run: (dir) => writeFile(join(dir, "src/a.ts"), "changed content\n"),
+  },
+  {
+    name: "an ignored file's content rewritten",
+    changes: false,
+    kept: true,
+    run: (dir) => writeFile(join(dir, "dist/out.js"), "rebuilt\n"),
+  },
+];
+
+describe("a scan keeps git's listing while it provably holds", () => {
+  const repos: { dir: string; cleanup: () => Promise<void> }[] = [];
+  beforeAll(async () => {
+    for (let i = 0; i < CASES.length + 1; i++) {
+      const repo = await tempRepo(SHAPE);
+      await writeFiles(repo.dir, EXTRA);
+      await mkdir(join(repo.dir, "empty"));
+      repos.push(repo);
+    }
+    // Past the quiet window, so each first listing is kept.
+    await sleep(2_100);
+  }, 60_000);
+  afterAll(async () => {
+    for (const repo of repos) await repo.cleanup();
+  });
+
+  it("asks git once while nothing changes, and what it keeps is git's answer", async () => {
+    const dir = (repos[CASES.length] as { dir: string }).dir;
+    const scanner = new WorkspaceScanner(dir);
+    const before = await listings();
+    const first = await listed(scanner);
+    expect(await listings()).toBe(before + 1);
+    for (let i = 0; i < 5; i++) expect(await listed(scanner)).toEqual(first);
+    expect(await listings()).toBe(before + 1);
+    expect(first).toEqual([
+      ".gitignore",
+      "README.md",
+      "notes.txt",
+      "src/.gitignore",
+      "src/a.ts",
+      "src/deep/b.ts",
+    ]);
+  });
+
+  it.each(CASES.map((test, index) => [test.name, test, index] as const))(
+    "sees %s",
+    async (_name, test, index) => {
+      const dir = (repos[index] as { dir: string }).dir;
+      const scanner = new WorkspaceScanner(dir);
+      const was = await listed(scanner);
+      const kept = await listings();
+      // Kept: the second scan asks git nothing.
+      expect(await listed(scanner)).toEqual(was);
+      expect(await listings()).toBe(kept);
+      await test.run(dir);
+      const now = await listed(scanner);
+      const fresh = await listed(new WorkspaceScanner(dir));
+      expect(now).toEqual(fresh);
+      if (test.changes) expect(now).not.toEqual(was);
+      else expect(now).toEqual(was);
+      // Nothing git reads changed: the listing was still kept, and only the fresh scanner asked git.
+      if (test.kept) expect(await listings()).toBe(kept + 1);
+    },
+  );
+});
+
+describe("a scan asks git every time when the listing cannot be pinned down", () => {
+  it("a repository changed within the quiet window", async () => {
+    const repo = await tempRepo(SHAPE);
+    try {
+      const scanner = new WorkspaceScanner(repo.dir);
+      const before = await listings();
+      await scanner.scan();
+      await scanner.scan();
+      expect(await listings()).toBe(before + 2);
+    } finally {
+      await repo.cleanup();
+    }
+  });
+
+  it("a .git that is a file (a linked work tree), and more folders than are checked", async () => {
+    const main = await tempRepo(SHAPE);
+    const wide = await tempRepo(SHAPE);
+    const trees = await mkdtemp(join(tmpdir(), "bridle-worktree-"));
+    try {
+      const linked = join(trees, "linked");
+      gitIn(main.dir, "worktree", "add", "-q", linked);
+      for (let i = 0; i <= MAX_SIGNED_FOLDERS; i++) mkdirSync(join(wide.dir, `d${i}`));
+      await sleep(2_100);
+      for (const dir of [linked, wide.dir]) {
+        const scanner = new WorkspaceScanner(dir);
+        const before = await listings();
+        await scanner.scan();
+        await scanner.scan();
+        expect(await listings()).toBe(before + 2);
+      }
+    } finally {
+      await main.cleanup();
+      await wide.cleanup();
+      await rm(trees, { recursive: true, force: true });
+    }
+  });
+});
