@@ -23,9 +23,13 @@ export interface Scan {
 /** At most this many files are listed per scan (documented in the README). */
 export const MAX_SCANNED_FILES = 50_000;
 
+/** A file's entry as last read, with the stat fields that must all stand for its hash to still hold. */
 interface Cached {
-  readonly key: string;
-  readonly sha256: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
+  readonly ino: number;
+  readonly entry: FileEntry & { readonly kind: "file" };
 }
 
 // A scan stats each listed file synchronously: through libuv's thread pool each lstat was a round trip
@@ -89,20 +93,36 @@ export class WorkspaceScanner {
       return { state: target === undefined ? null : { kind: "link", target }, read: 0 };
     }
     if (!info.isFile()) return NOTHING;
-    const key = `${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.ino}`;
     const executable = (info.mode & 0o100) !== 0;
     // Too large to keep: named by its size and times, never read, so a rewind that needs it refuses.
     if (info.size > REWIND_LIMITS.maxFileBytes) {
-      return { state: { kind: "file", sha256: `unkept:${key}`, size: info.size, executable }, read: 0 };
+      const sha256 = `unkept:${info.size}:${info.mtimeMs}:${info.ctimeMs}:${info.ino}`;
+      return { state: { kind: "file", sha256, size: info.size, executable }, read: 0 };
     }
+    // Compared field by field, and the entry itself kept: a scan of unchanged files builds no strings
+    // and no objects per file.
     const cached = this.#cache.get(path);
-    if (cached?.key === key) {
-      return { state: { kind: "file", sha256: cached.sha256, size: info.size, executable }, read: 0 };
+    if (
+      cached !== undefined &&
+      cached.size === info.size &&
+      cached.mtimeMs === info.mtimeMs &&
+      cached.ctimeMs === info.ctimeMs &&
+      cached.ino === info.ino
+    ) {
+      if (cached.entry.executable === executable) return { state: cached.entry, read: 0 };
+      return { state: { ...cached.entry, executable }, read: 0 };
     }
     const sha256 = hashFile(absolute);
     if (sha256 === undefined) return NOTHING;
-    this.#cache.set(path, { key, sha256 });
-    return { state: { kind: "file", sha256, size: info.size, executable }, read: info.size };
+    const entry = { kind: "file", sha256, size: info.size, executable } as const;
+    this.#cache.set(path, {
+      size: info.size,
+      mtimeMs: info.mtimeMs,
+      ctimeMs: info.ctimeMs,
+      ino: info.ino,
+      entry,
+    });
+    return { state: entry, read: info.size };
   }
 
   /** In git, what git would list (tracked and untracked, not ignored); elsewhere a walk of the folder. */
