@@ -8,9 +8,9 @@ import { chmod, mkdir, mkdtemp, open, readFile, rename, rm, symlink, writeFile }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { WorkspaceScanner } from "../src/rewind/entries.js";
-import { MAX_SIGNED_FOLDERS } from "../src/rewind/listing-signature.js";
+import { ListingSignature, MAX_SIGNED_FOLDERS } from "../src/rewind/listing-signature.js";
 import { gitIn, tempRepo, writeFiles } from "./repo.js";
 
 // Every git the scanner starts goes through this shim, which notes its arguments.
@@ -244,6 +244,80 @@ describe("a scan keeps git's listing while it provably holds", () => {
       else expect(now).toEqual(was);
       // Nothing git reads changed: the listing was still kept, and only the fresh scanner asked git.
       if (test.kept) expect(await listings()).toBe(kept + 1);
+    },
+  );
+});
+
+// A folder with no git is walked; its walk is kept the same way, on its folders' times alone, and on no
+// `.git` appearing in it or above it (then git's answer, with its ignore rules, is what counts).
+const PLAIN: Record<string, string> = {
+  ".gitignore": "*.log\n",
+  "a.txt": "a\n",
+  "x.log": "listed while no git is involved\n",
+  "src/b.ts": "b\n",
+  "src/deep/c.ts": "c\n",
+};
+const PLAIN_CASES: Case[] = [
+  ...["", "src", "src/deep"].map((folder) => ({
+    name: `a new file in ${folder || "the top folder"}`,
+    changes: true,
+    run: (dir: string) => writeFile(join(dir, folder, "new.txt"), "new\n"),
+  })),
+  { name: "a file removed", changes: true, run: (dir) => rm(join(dir, "src/deep/c.ts")) },
+  {
+    name: "a folder renamed",
+    changes: true,
+    run: (dir) => rename(join(dir, "src/deep"), join(dir, "src/moved")),
+  },
+  { name: "the folder made a repository", changes: true, run: async (dir) => void gitIn(dir, "init", "-q") },
+  {
+    name: "the folder above made a repository",
+    changes: true,
+    run: async (dir) => void gitIn(join(dir, ".."), "init", "-q"),
+  },
+  {
+    name: "a file's content rewritten",
+    changes: false,
+    kept: true,
+    run: (dir) => writeFile(join(dir, "src/b.ts"), "changed\n"),
+  },
+];
+
+describe("a scan keeps a walked folder's listing while it provably holds", () => {
+  const bases: string[] = [];
+  beforeAll(async () => {
+    for (let i = 0; i < PLAIN_CASES.length; i++) {
+      const base = await mkdtemp(join(tmpdir(), "bridle-plain-"));
+      await writeFiles(join(base, "work"), PLAIN);
+      bases.push(base);
+    }
+    await sleep(2_100);
+  }, 60_000);
+  afterAll(async () => {
+    for (const base of bases) await rm(base, { recursive: true, force: true });
+  });
+
+  it.each(PLAIN_CASES.map((test, index) => [test.name, test, index] as const))(
+    "sees %s",
+    async (_name, test, index) => {
+      const dir = join(bases[index] as string, "work");
+      const scanner = new WorkspaceScanner(dir);
+      const was = await listed(scanner);
+      expect(was).toContain("x.log");
+      expect(await listed(scanner)).toEqual(was);
+      await test.run(dir);
+      // A walk starts no process: whether the kept one was used is what its signature answered.
+      const holds = vi.spyOn(ListingSignature.prototype, "holds");
+      let answers: unknown[] = [];
+      const now = await listed(scanner).finally(() => {
+        answers = holds.mock.results.map((result) => result.value);
+        holds.mockRestore();
+      });
+      expect(answers).toEqual([test.kept === true]);
+      const fresh = await listed(new WorkspaceScanner(dir));
+      expect(now).toEqual(fresh);
+      if (test.changes) expect(now).not.toEqual(was);
+      else expect(now).toEqual(was);
     },
   );
 });

@@ -137,7 +137,7 @@ export class WorkspaceScanner {
     if (kept?.signature.holds()) return { paths: kept.paths, truncated: kept.truncated };
     this.#kept = undefined;
     const inRepository = mayBeInRepository(this.root);
-    const signature = inRepository ? ListingSignature.take(this.root, Date.now()) : undefined;
+    const signature = ListingSignature.take(this.root, Date.now(), inRepository);
     const out = inRepository
       ? await git(this.root, ["ls-files", "-z", "-c", "-o", "--exclude-standard"]).catch(() => undefined)
       : undefined;
@@ -170,6 +170,8 @@ export class WorkspaceScanner {
       return true;
     };
     const complete = walk("");
+    // A walk is kept only where no git was involved: in a repository whose git failed, git is asked again.
+    if (signature && !inRepository) this.#kept = { signature, paths, truncated: !complete };
     return { paths, truncated: !complete };
   }
 }

@@ -1,5 +1,5 @@
 import { type Dirent, lstatSync, readdirSync, type Stats } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { QUIET_MS } from "../git.js";
 import { UNWATCHED_DIRS } from "../unwatched.js";
 
@@ -18,6 +18,10 @@ export const MAX_SIGNED_FOLDERS = 2_000;
  * any write, and no program can set it back. The folders signed are all of them except `.git` and the
  * unwatched ones (whose files a scan drops anyway), a superset of what git walks.
  *
+ * A folder with no git is walked instead, and its walk depends only on its folders' names: it is signed
+ * by the folders alone, and by no `.git` in it or in any folder above it (where one appears, git's answer
+ * is what counts).
+ *
  * The times are read before git runs, each folder before its names are read: a change after that shows
  * as a different time, never as a listing that already holds it beside a signature that does not. A
  * signature is refused (the listing is then not kept) when anything in it changed in the QUIET_MS before
@@ -32,8 +36,12 @@ export class ListingSignature {
     this.#entries = entries;
   }
 
-  /** Signs `root` as it is now; `started` is the clock (ms) before this call. Undefined when refused. */
-  static take(root: string, started: number): ListingSignature | undefined {
+  /**
+   * Signs `root` as it is now; `started` is the clock (ms) before this call. Undefined when refused.
+   * `repository` false signs a folder that is walked instead (no `.git` in it or above it): its listing
+   * depends only on its folders' names, and on no `.git` appearing in it or in a folder above it.
+   */
+  static take(root: string, started: number, repository = true): ListingSignature | undefined {
     const entries: [string, string][] = [];
     const recentFrom = started - QUIET_MS;
     const sign = (path: string, expect: "folder" | "file", optional: boolean): Stats | undefined | false => {
@@ -54,11 +62,18 @@ export class ListingSignature {
       entries.push([path, identity(info)]);
       return info;
     };
-    const gitDir = join(root, ".git");
-    if (!sign(gitDir, "folder", false)) return undefined;
-    if (sign(join(gitDir, "commondir"), "file", true) !== undefined) return undefined;
-    for (const name of ["index", "config", "config.worktree", join("info", "exclude")]) {
-      if (sign(join(gitDir, name), "file", true) === false) return undefined;
+    if (repository) {
+      const gitDir = join(root, ".git");
+      if (!sign(gitDir, "folder", false)) return undefined;
+      if (sign(join(gitDir, "commondir"), "file", true) !== undefined) return undefined;
+      for (const name of ["index", "config", "config.worktree", join("info", "exclude")]) {
+        if (sign(join(gitDir, name), "file", true) === false) return undefined;
+      }
+    } else {
+      for (let folder = resolve(root); ; folder = dirname(folder)) {
+        if (sign(join(folder, ".git"), "file", true) !== undefined) return undefined;
+        if (dirname(folder) === folder) break;
+      }
     }
     const folders = [root];
     for (let next = 0; next < folders.length; next++) {
@@ -74,7 +89,11 @@ export class ListingSignature {
       for (const entry of names) {
         if (entry.isDirectory()) {
           if (!UNWATCHED_DIRS.has(entry.name)) folders.push(join(folder, entry.name));
-        } else if (entry.name === ".gitignore" && sign(join(folder, entry.name), "file", false) === false) {
+        } else if (
+          repository &&
+          entry.name === ".gitignore" &&
+          sign(join(folder, entry.name), "file", false) === false
+        ) {
           return undefined;
         }
       }
