@@ -51,6 +51,7 @@ export class WorkspaceScanner {
   #kept:
     | { readonly signature: ListingSignature; readonly paths: string[]; readonly truncated: boolean }
     | undefined;
+  #unsignable = false;
 
   constructor(root: string) {
     this.root = root;
@@ -137,7 +138,10 @@ export class WorkspaceScanner {
     if (kept?.signature.holds()) return { paths: kept.paths, truncated: kept.truncated };
     this.#kept = undefined;
     const inRepository = mayBeInRepository(this.root);
-    const signature = ListingSignature.take(this.root, Date.now(), inRepository);
+    const taken = this.#unsignable ? undefined : ListingSignature.take(this.root, Date.now(), inRepository);
+    // A workspace of more folders than are signed stays so: its walk is not tried again.
+    if (taken === "too many") this.#unsignable = true;
+    const signature = taken === "too many" ? undefined : taken;
     const out = inRepository
       ? await git(this.root, ["ls-files", "-z", "-c", "-o", "--exclude-standard"]).catch(() => undefined)
       : undefined;

@@ -30,19 +30,20 @@ export const MAX_SIGNED_FOLDERS = 2_000;
  * not a plain file, or when there are more than MAX_SIGNED_FOLDERS folders.
  */
 export class ListingSignature {
-  readonly #entries: readonly (readonly [path: string, identity: string])[];
+  readonly #entries: readonly Signed[];
 
-  private constructor(entries: readonly (readonly [string, string])[]) {
+  private constructor(entries: readonly Signed[]) {
     this.#entries = entries;
   }
 
   /**
-   * Signs `root` as it is now; `started` is the clock (ms) before this call. Undefined when refused.
+   * Signs `root` as it is now; `started` is the clock (ms) before this call. Undefined when refused, and
+   * "too many" past MAX_SIGNED_FOLDERS folders (the walk that found that out is not worth repeating).
    * `repository` false signs a folder that is walked instead (no `.git` in it or above it): its listing
    * depends only on its folders' names, and on no `.git` appearing in it or in a folder above it.
    */
-  static take(root: string, started: number, repository = true): ListingSignature | undefined {
-    const entries: [string, string][] = [];
+  static take(root: string, started: number, repository = true): ListingSignature | "too many" | undefined {
+    const entries: Signed[] = [];
     const recentFrom = started - QUIET_MS;
     const sign = (path: string, expect: "folder" | "file", optional: boolean): Stats | undefined | false => {
       let info: Stats | undefined;
@@ -53,13 +54,13 @@ export class ListingSignature {
       }
       if (info === undefined) {
         if (!optional) return false;
-        entries.push([path, "-"]);
+        entries.push({ path, identity: undefined });
         return undefined;
       }
       if (expect === "folder" ? !info.isDirectory() : !info.isFile()) return false;
       // A time in the future is as untrustworthy as a recent one.
       if (info.mtimeMs >= recentFrom || info.ctimeMs >= recentFrom) return false;
-      entries.push([path, identity(info)]);
+      entries.push({ path, identity: identity(info) });
       return info;
     };
     if (repository) {
@@ -77,7 +78,7 @@ export class ListingSignature {
     }
     const folders = [root];
     for (let next = 0; next < folders.length; next++) {
-      if (folders.length > MAX_SIGNED_FOLDERS) return undefined;
+      if (folders.length > MAX_SIGNED_FOLDERS) return "too many";
       const folder = folders[next] as string;
       if (!sign(folder, "folder", false)) return undefined;
       let names: Dirent[];
@@ -103,20 +104,42 @@ export class ListingSignature {
 
   /** Whether everything signed is still as it was: then the listing made with it still holds. */
   holds(): boolean {
-    for (const [path, was] of this.#entries) {
+    for (const { path, identity: was } of this.#entries) {
       let info: Stats | undefined;
       try {
         info = lstatSync(path, { throwIfNoEntry: false });
       } catch {
         return false;
       }
-      if ((info === undefined ? "-" : identity(info)) !== was) return false;
+      if (info === undefined || was === undefined) {
+        if (info !== was) return false;
+        continue;
+      }
+      // Field by field: a check of thousands of folders builds no string per folder.
+      if (
+        info.ino !== was.ino ||
+        info.mtimeMs !== was.mtimeMs ||
+        info.ctimeMs !== was.ctimeMs ||
+        info.size !== was.size ||
+        info.dev !== was.dev ||
+        info.mode !== was.mode
+      ) {
+        return false;
+      }
     }
     return true;
   }
 }
 
-function identity(info: Stats): string {
-  const kind = info.isDirectory() ? "d" : info.isFile() ? "f" : "o";
-  return `${kind}:${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+/** A signed path and what identified it then; undefined when nothing was there. */
+interface Signed {
+  readonly path: string;
+  readonly identity: Identity | undefined;
+}
+
+type Identity = Pick<Stats, "dev" | "ino" | "size" | "mtimeMs" | "ctimeMs" | "mode">;
+
+function identity(info: Stats): Identity {
+  const { dev, ino, size, mtimeMs, ctimeMs, mode } = info;
+  return { dev, ino, size, mtimeMs, ctimeMs, mode };
 }
