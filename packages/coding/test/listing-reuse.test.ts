@@ -357,14 +357,54 @@ describe("a scan asks git every time when the listing cannot be pinned down", ()
           take.mockRestore();
         }
         expect(await listings()).toBe(before + 3);
-        // Too many folders is found out once; the walk that finds it is not repeated.
-        if (dir === wide.dir) expect(signed).toEqual(["too many"]);
+        // Too many folders is found out on the first scan; the walk that finds it is not repeated.
+        // (Twice: the second time without the folders ignore rules match, of which it has none.)
+        if (dir === wide.dir) expect(signed).toEqual(["too many", "too many"]);
         else expect(signed).toEqual([undefined, undefined, undefined]);
       }
     } finally {
       await main.cleanup();
       await wide.cleanup();
       await rm(trees, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a repository whose ignored folders are more than are signed", () => {
+  it("is signed without them, and sees a rule that stops ignoring them", async () => {
+    const repo = await tempRepo({ ".gitignore": "target/\n*.log\n", "src/a.ts": "a\n" });
+    const other = await tempRepo({ ".gitignore": "target/\n*.log\n", "src/a.ts": "a\n" });
+    try {
+      for (const dir of [repo.dir, other.dir]) {
+        for (let i = 0; i <= MAX_SIGNED_FOLDERS; i++)
+          mkdirSync(join(dir, `target/d${i}`), { recursive: true });
+        await writeFiles(dir, { "target/d0/out.o": "built\n", "logs/a.log": "only ignored files\n" });
+      }
+      await sleep(2_100);
+      // A folder holding only ignored files is still signed: a file that is not ignored may appear there.
+      const watcher = new WorkspaceScanner(other.dir);
+      expect(await listed(watcher)).toEqual([".gitignore", "src/a.ts"]);
+      await writeFile(join(other.dir, "logs/notes.txt"), "seen\n");
+      expect(await listed(watcher)).toEqual([".gitignore", "logs/notes.txt", "src/a.ts"]);
+
+      const scanner = new WorkspaceScanner(repo.dir);
+      const first = await listed(scanner);
+      expect(first).toEqual([".gitignore", "src/a.ts"]);
+      const kept = await listings();
+      // A build writing into an ignored folder changes nothing git lists: the listing is kept.
+      await writeFile(join(repo.dir, "target/d1/new.o"), "built\n");
+      expect(await listed(scanner)).toEqual(first);
+      expect(await listings()).toBe(kept);
+      // The rule rewritten in place, same size, while the listing is kept: target is no longer ignored.
+      await sameSizeRewrite(join(repo.dir, ".gitignore"), "target/", "targex/");
+      const now = await listed(scanner);
+      expect(await listings()).toBe(kept + 1);
+      expect(now).toEqual(await listed(new WorkspaceScanner(repo.dir)));
+      expect(now).toContain("target/d0/out.o");
+      expect(now).toContain("target/d1/new.o");
+    } finally {
+      await repo.cleanup();
+      await other.cleanup();
     }
   });
 });

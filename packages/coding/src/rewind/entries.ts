@@ -4,7 +4,7 @@ import { dirname, join, resolve } from "node:path";
 import { git } from "../git.js";
 import { inUnwatchedDir, UNWATCHED_DIRS } from "../unwatched.js";
 import { REWIND_LIMITS } from "./limits.js";
-import { ListingSignature } from "./listing-signature.js";
+import { ignoredFolders, ListingSignature } from "./listing-signature.js";
 
 /** A file as a checkpoint keeps it: its content hash (the blob's name) or, for a link, the link's own text. */
 export type FileEntry =
@@ -52,6 +52,7 @@ export class WorkspaceScanner {
     | { readonly signature: ListingSignature; readonly paths: string[]; readonly truncated: boolean }
     | undefined;
   #unsignable = false;
+  #skipIgnored = false;
 
   constructor(root: string) {
     this.root = root;
@@ -126,6 +127,29 @@ export class WorkspaceScanner {
     return { state: entry, read: info.size };
   }
 
+  /**
+   * The signature of the listing about to be made. Past MAX_SIGNED_FOLDERS folders, a repository is
+   * signed again without the folders its ignore rules match as a whole (a build's output, a virtual
+   * environment), which git does not walk either, and from then on always so; a workspace that has too
+   * many folders even then is not signed again.
+   */
+  async #sign(inRepository: boolean): Promise<ListingSignature | undefined> {
+    const started = Date.now();
+    let ignored: ReadonlySet<string> | undefined;
+    if (inRepository && this.#skipIgnored) {
+      ignored = await ignoredFolders(this.root);
+      if (ignored === undefined) return undefined;
+    }
+    const taken = ListingSignature.take(this.root, started, inRepository, ignored);
+    if (taken !== "too many") return taken;
+    if (inRepository && !this.#skipIgnored) {
+      this.#skipIgnored = true;
+      return this.#sign(inRepository);
+    }
+    this.#unsignable = true;
+    return undefined;
+  }
+
   /** In git, what git would list (tracked and untracked, not ignored); elsewhere a walk of the folder. */
   async #list(): Promise<{ paths: string[]; truncated: boolean }> {
     // Outside a repository (or with no git) ls-files fails, and the folder is walked: asking git first
@@ -138,10 +162,7 @@ export class WorkspaceScanner {
     if (kept?.signature.holds()) return { paths: kept.paths, truncated: kept.truncated };
     this.#kept = undefined;
     const inRepository = mayBeInRepository(this.root);
-    const taken = this.#unsignable ? undefined : ListingSignature.take(this.root, Date.now(), inRepository);
-    // A workspace of more folders than are signed stays so: its walk is not tried again.
-    if (taken === "too many") this.#unsignable = true;
-    const signature = taken === "too many" ? undefined : taken;
+    const signature = this.#unsignable ? undefined : await this.#sign(inRepository);
     const out = inRepository
       ? await git(this.root, ["ls-files", "-z", "-c", "-o", "--exclude-standard"]).catch(() => undefined)
       : undefined;

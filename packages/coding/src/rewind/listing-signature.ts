@@ -1,6 +1,6 @@
 import { type Dirent, lstatSync, readdirSync, type Stats } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { QUIET_MS } from "../git.js";
+import { git, QUIET_MS } from "../git.js";
 import { UNWATCHED_DIRS } from "../unwatched.js";
 
 /** Past this many folders a listing is never kept: checking them would cost more than git does. */
@@ -41,8 +41,16 @@ export class ListingSignature {
    * "too many" past MAX_SIGNED_FOLDERS folders (the walk that found that out is not worth repeating).
    * `repository` false signs a folder that is walked instead (no `.git` in it or above it): its listing
    * depends only on its folders' names, and on no `.git` appearing in it or in a folder above it.
+   * `ignored` names folders (absolute) that an ignore rule matches as a whole, as git said before this
+   * call: git never walks them, so neither does the signature. A rule changed since is a signed file
+   * changed within the quiet window, and refuses the signature.
    */
-  static take(root: string, started: number, repository = true): ListingSignature | "too many" | undefined {
+  static take(
+    root: string,
+    started: number,
+    repository = true,
+    ignored: ReadonlySet<string> = NONE,
+  ): ListingSignature | "too many" | undefined {
     const entries: Signed[] = [];
     const recentFrom = started - QUIET_MS;
     const sign = (path: string, expect: "folder" | "file", optional: boolean): Stats | undefined | false => {
@@ -89,7 +97,8 @@ export class ListingSignature {
       }
       for (const entry of names) {
         if (entry.isDirectory()) {
-          if (!UNWATCHED_DIRS.has(entry.name)) folders.push(join(folder, entry.name));
+          const path = join(folder, entry.name);
+          if (!UNWATCHED_DIRS.has(entry.name) && !ignored.has(path)) folders.push(path);
         } else if (
           repository &&
           entry.name === ".gitignore" &&
@@ -131,6 +140,8 @@ export class ListingSignature {
   }
 }
 
+const NONE: ReadonlySet<string> = new Set();
+
 /** A signed path and what identified it then; undefined when nothing was there. */
 interface Signed {
   readonly path: string;
@@ -142,4 +153,27 @@ type Identity = Pick<Stats, "dev" | "ino" | "size" | "mtimeMs" | "ctimeMs" | "mo
 function identity(info: Stats): Identity {
   const { dev, ino, size, mtimeMs, ctimeMs, mode } = info;
   return { dev, ino, size, mtimeMs, ctimeMs, mode };
+}
+
+/**
+ * The folders under `root` (a repository's top folder) that an ignore rule matches as a whole, absolute:
+ * what `git status --ignored=matching` names with a trailing `/` (a folder that only holds ignored files
+ * is not one of them: a file not ignored may still appear in it). Undefined when git cannot say.
+ */
+export async function ignoredFolders(root: string): Promise<ReadonlySet<string> | undefined> {
+  const args = [
+    "status",
+    "--porcelain=v2",
+    "-z",
+    "--no-renames",
+    "--ignored=matching",
+    "--untracked-files=all",
+  ];
+  const out = await git(root, [...args, "--", "."]).catch(() => undefined);
+  if (out === undefined) return undefined;
+  const folders = new Set<string>();
+  for (const record of out.toString("utf8").split("\0")) {
+    if (record.startsWith("! ") && record.endsWith("/")) folders.add(join(root, record.slice(2, -1)));
+  }
+  return folders;
 }
