@@ -408,3 +408,115 @@ describe("a repository whose ignored folders are more than are signed", () => {
     }
   });
 });
+
+// A workspace that is a folder inside a repository (a package of a monorepo): git lists only what is under
+// it, by the repository's index and the ignore files of the folders above it too.
+const MONO: Record<string, string> = {
+  ".gitignore": "*.log\n",
+  "packages/.gitignore": "*.tmp\n",
+  "packages/app/src/a.ts": "a\n",
+  "packages/app/README.md": "app\n",
+  "packages/lib/b.ts": "b\n",
+};
+const MONO_EXTRA: Record<string, string> = {
+  "packages/app/x.log": "ignored by the top .gitignore\n",
+  "packages/app/y.tmp": "ignored by packages/.gitignore\n",
+};
+const SUB_CASES: Case[] = [
+  {
+    name: "a new file in the workspace",
+    changes: true,
+    run: (dir) => writeFile(join(dir, "src/new.ts"), "new\n"),
+  },
+  {
+    name: "the top .gitignore rewritten in place, same size",
+    changes: true,
+    run: (dir) => sameSizeRewrite(join(dir, "../../.gitignore"), "*.log", "*.lox"),
+  },
+  {
+    name: "the .gitignore of the folder above rewritten in place, same size",
+    changes: true,
+    run: (dir) => sameSizeRewrite(join(dir, "../.gitignore"), "*.tmp", "*.tmx"),
+  },
+  {
+    name: "an ignored file added to the index from the top",
+    changes: true,
+    run: async (dir) => void gitIn(join(dir, "../.."), "add", "-f", "packages/app/x.log"),
+  },
+  {
+    name: "a repository made in the folder between",
+    changes: true,
+    run: async (dir) => void gitIn(join(dir, ".."), "init", "-q"),
+  },
+  {
+    name: "a file added in a sibling package (outside the workspace)",
+    changes: false,
+    run: (dir) => writeFile(join(dir, "../lib/c.ts"), "c\n"),
+  },
+];
+
+describe("a workspace inside a repository keeps its listing while it provably holds", () => {
+  const repos: { dir: string; cleanup: () => Promise<void> }[] = [];
+  beforeAll(async () => {
+    for (let i = 0; i < SUB_CASES.length + 2; i++) {
+      const repo = await tempRepo(MONO);
+      await writeFiles(repo.dir, MONO_EXTRA);
+      repos.push(repo);
+    }
+    // One reached through a link, one with a `.git` folder that git passes over.
+    const linked = repos[SUB_CASES.length] as { dir: string };
+    await symlink(join(linked.dir, "packages/app"), join(linked.dir, "app-link"));
+    // (Its HEAD reads right, but with no objects or refs folder git does not take it for a repository.)
+    await writeFiles((repos[SUB_CASES.length + 1] as { dir: string }).dir, {
+      "packages/app/.git/HEAD": "ref: refs/heads/main\n",
+    });
+    await sleep(2_100);
+  }, 60_000);
+  afterAll(async () => {
+    for (const repo of repos) await repo.cleanup();
+  });
+
+  it.each(SUB_CASES.map((test, index) => [test.name, test, index] as const))(
+    "sees %s",
+    async (_name, test, index) => {
+      const dir = join((repos[index] as { dir: string }).dir, "packages/app");
+      const scanner = new WorkspaceScanner(dir);
+      const was = await listed(scanner);
+      expect(was).toEqual(["README.md", "src/a.ts"]);
+      const kept = await listings();
+      expect(await listed(scanner)).toEqual(was);
+      expect(await listings()).toBe(kept);
+      await test.run(dir);
+      const now = await listed(scanner);
+      expect(now).toEqual(await listed(new WorkspaceScanner(dir)));
+      if (test.changes) expect(now).not.toEqual(was);
+      else expect(now).toEqual(was);
+    },
+  );
+
+  it("is kept when reached through a link", async () => {
+    const dir = join((repos[SUB_CASES.length] as { dir: string }).dir, "app-link");
+    const scanner = new WorkspaceScanner(dir);
+    const was = await listed(scanner);
+    expect(was).toEqual(["README.md", "src/a.ts"]);
+    const kept = await listings();
+    expect(await listed(scanner)).toEqual(was);
+    expect(await listings()).toBe(kept);
+    // The link pointed at another package: nothing under the first one changed, but the listing did.
+    const link = join((repos[SUB_CASES.length] as { dir: string }).dir, "app-link");
+    await rm(link);
+    await symlink(join((repos[SUB_CASES.length] as { dir: string }).dir, "packages/lib"), link);
+    expect(await listed(scanner)).toEqual(["b.ts"]);
+  });
+
+  it("is asked every time past a `.git` that git does not take for a repository", async () => {
+    const dir = join((repos[SUB_CASES.length + 1] as { dir: string }).dir, "packages/app");
+    const scanner = new WorkspaceScanner(dir);
+    const before = await listings();
+    const was = await listed(scanner);
+    // git passed over the empty .git and listed from the top: x.log stays ignored.
+    expect(was).toEqual(["README.md", "src/a.ts"]);
+    expect(await listed(scanner)).toEqual(was);
+    expect(await listings()).toBe(before + 2);
+  });
+});

@@ -1,7 +1,15 @@
 import { createHash } from "node:crypto";
-import { type Dirent, lstatSync, readdirSync, readFileSync, readlinkSync, type Stats } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { git } from "../git.js";
+import {
+  type Dirent,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  type Stats,
+} from "node:fs";
+import { dirname, join } from "node:path";
+import { git, repositoryRoot } from "../git.js";
 import { inUnwatchedDir, UNWATCHED_DIRS } from "../unwatched.js";
 import { REWIND_LIMITS } from "./limits.js";
 import { ignoredFolders, ListingSignature } from "./listing-signature.js";
@@ -53,6 +61,7 @@ export class WorkspaceScanner {
     | undefined;
   #unsignable = false;
   #skipIgnored = false;
+  #top: Promise<string | undefined> | undefined;
 
   constructor(root: string) {
     this.root = root;
@@ -135,12 +144,20 @@ export class WorkspaceScanner {
    */
   async #sign(inRepository: boolean): Promise<ListingSignature | undefined> {
     const started = Date.now();
+    let repository: { readonly top: string } | undefined;
     let ignored: ReadonlySet<string> | undefined;
-    if (inRepository && this.#skipIgnored) {
-      ignored = await ignoredFolders(this.root);
-      if (ignored === undefined) return undefined;
+    if (inRepository) {
+      // Where git finds the repository is asked once: the signature then checks that it still would.
+      this.#top ??= repositoryRoot(this.root);
+      const top = await this.#top;
+      if (top === undefined) return undefined;
+      repository = { top };
+      if (this.#skipIgnored) {
+        ignored = await ignoredFolders(this.root, top);
+        if (ignored === undefined) return undefined;
+      }
     }
-    const taken = ListingSignature.take(this.root, started, inRepository, ignored);
+    const taken = ListingSignature.take(this.root, started, repository, ignored);
     if (taken !== "too many") return taken;
     if (inRepository && !this.#skipIgnored) {
       this.#skipIgnored = true;
@@ -209,7 +226,14 @@ const NOTHING = { state: null, read: 0 } as const;
  * folder above it. A bare repository's own folder has none, and ls-files fails there too.
  */
 function mayBeInRepository(root: string): boolean {
-  for (let folder = resolve(root); ; folder = dirname(folder)) {
+  // git looks up from its working folder as the system names it, links resolved.
+  let start: string;
+  try {
+    start = realpathSync(root);
+  } catch {
+    return true; // let git say
+  }
+  for (let folder = start; ; folder = dirname(folder)) {
     try {
       if (lstatSync(join(folder, ".git"), { throwIfNoEntry: false }) !== undefined) return true;
     } catch {

@@ -1,5 +1,5 @@
-import { type Dirent, lstatSync, readdirSync, type Stats } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync, type Stats } from "node:fs";
+import { dirname, join } from "node:path";
 import { git, QUIET_MS } from "../git.js";
 import { UNWATCHED_DIRS } from "../unwatched.js";
 
@@ -30,17 +30,22 @@ export const MAX_SIGNED_FOLDERS = 2_000;
  * not a plain file, or when there are more than MAX_SIGNED_FOLDERS folders.
  */
 export class ListingSignature {
+  readonly #root: string;
+  readonly #base: string;
   readonly #entries: readonly Signed[];
 
-  private constructor(entries: readonly Signed[]) {
+  private constructor(root: string, base: string, entries: readonly Signed[]) {
+    this.#root = root;
+    this.#base = base;
     this.#entries = entries;
   }
 
   /**
    * Signs `root` as it is now; `started` is the clock (ms) before this call. Undefined when refused, and
    * "too many" past MAX_SIGNED_FOLDERS folders (the walk that found that out is not worth repeating).
-   * `repository` false signs a folder that is walked instead (no `.git` in it or above it): its listing
-   * depends only on its folders' names, and on no `.git` appearing in it or in a folder above it.
+   * `repository` names the top folder git reported for `root` (`git rev-parse --show-toplevel`); without
+   * it, a folder that is walked instead (no `.git` in it or above it) is signed: its listing depends only
+   * on its folders' names, and on no `.git` appearing in it or in a folder above it.
    * `ignored` names folders (absolute) that an ignore rule matches as a whole, as git said before this
    * call: git never walks them, so neither does the signature. A rule changed since is a signed file
    * changed within the quiet window, and refuses the signature.
@@ -48,10 +53,13 @@ export class ListingSignature {
   static take(
     root: string,
     started: number,
-    repository = true,
+    repository: { readonly top: string } | undefined,
     ignored: ReadonlySet<string> = NONE,
   ): ListingSignature | "too many" | undefined {
     const entries: Signed[] = [];
+    // The workspace as git sees it from inside: its path with every link resolved.
+    const base = physical(root);
+    if (base === undefined) return undefined;
     const recentFrom = started - QUIET_MS;
     const sign = (path: string, expect: "folder" | "file", optional: boolean): Stats | undefined | false => {
       let info: Stats | undefined;
@@ -72,19 +80,36 @@ export class ListingSignature {
       return info;
     };
     if (repository) {
-      const gitDir = join(root, ".git");
-      if (!sign(gitDir, "folder", false)) return undefined;
+      // The nearest `.git` at or above the workspace must be a plain folder at the top git named: none may
+      // appear between (each folder on the way is signed without one), and every `.gitignore` on the way
+      // up applies to the workspace's paths too.
+      // git looks up from the folder as the system names it, links resolved (its working folder).
+      let folder = base;
+      for (;;) {
+        const found = sign(join(folder, ".git"), "folder", true);
+        if (found === false) return undefined;
+        if (found !== undefined) break;
+        if (folder === dirname(folder)) return undefined;
+        folder = dirname(folder);
+        if (sign(join(folder, ".gitignore"), "file", true) === false) return undefined;
+      }
+      if (folder !== repository.top) return undefined;
+      const gitDir = join(folder, ".git");
       if (sign(join(gitDir, "commondir"), "file", true) !== undefined) return undefined;
       for (const name of ["index", "config", "config.worktree", join("info", "exclude")]) {
         if (sign(join(gitDir, name), "file", true) === false) return undefined;
       }
+      // git takes a `.git` for a repository only when its HEAD names a branch or a commit; otherwise it
+      // looks further up, where nothing is signed.
+      const head = join(gitDir, "HEAD");
+      if (!sign(head, "file", false) || !validHead(head)) return undefined;
     } else {
-      for (let folder = resolve(root); ; folder = dirname(folder)) {
+      for (let folder = base; ; folder = dirname(folder)) {
         if (sign(join(folder, ".git"), "file", true) !== undefined) return undefined;
         if (dirname(folder) === folder) break;
       }
     }
-    const folders = [root];
+    const folders = [base];
     for (let next = 0; next < folders.length; next++) {
       if (folders.length > MAX_SIGNED_FOLDERS) return "too many";
       const folder = folders[next] as string;
@@ -100,7 +125,7 @@ export class ListingSignature {
           const path = join(folder, entry.name);
           if (!UNWATCHED_DIRS.has(entry.name) && !ignored.has(path)) folders.push(path);
         } else if (
-          repository &&
+          repository !== undefined &&
           entry.name === ".gitignore" &&
           sign(join(folder, entry.name), "file", false) === false
         ) {
@@ -108,11 +133,13 @@ export class ListingSignature {
         }
       }
     }
-    return new ListingSignature(entries);
+    return new ListingSignature(root, base, entries);
   }
 
   /** Whether everything signed is still as it was: then the listing made with it still holds. */
   holds(): boolean {
+    // A link on the way to the workspace pointed elsewhere now: what was signed is not what git would read.
+    if (physical(this.#root) !== this.#base) return false;
     for (const { path, identity: was } of this.#entries) {
       let info: Stats | undefined;
       try {
@@ -155,12 +182,31 @@ function identity(info: Stats): Identity {
   return { dev, ino, size, mtimeMs, ctimeMs, mode };
 }
 
+/** The folder's path with every link resolved, as a process working in it sees it; undefined if none. */
+function physical(folder: string): string | undefined {
+  try {
+    return realpathSync(folder);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a HEAD file reads as git requires of a repository's: a branch (`ref: refs/…`) or a commit. */
+function validHead(path: string): boolean {
+  try {
+    return /^(ref: refs\/\S+|[0-9a-f]{40}|[0-9a-f]{64})\n?$/.test(readFileSync(path, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
 /**
- * The folders under `root` (a repository's top folder) that an ignore rule matches as a whole, absolute:
+ * The folders under `root` (in the repository whose top folder is `top`) that an ignore rule matches as a
+ * whole, absolute:
  * what `git status --ignored=matching` names with a trailing `/` (a folder that only holds ignored files
  * is not one of them: a file not ignored may still appear in it). Undefined when git cannot say.
  */
-export async function ignoredFolders(root: string): Promise<ReadonlySet<string> | undefined> {
+export async function ignoredFolders(root: string, top: string): Promise<ReadonlySet<string> | undefined> {
   const args = [
     "status",
     "--porcelain=v2",
@@ -169,11 +215,12 @@ export async function ignoredFolders(root: string): Promise<ReadonlySet<string> 
     "--ignored=matching",
     "--untracked-files=all",
   ];
+  // Run in the workspace, limited to it; git names the paths from the top (status.relativePaths is off).
   const out = await git(root, [...args, "--", "."]).catch(() => undefined);
   if (out === undefined) return undefined;
   const folders = new Set<string>();
   for (const record of out.toString("utf8").split("\0")) {
-    if (record.startsWith("! ") && record.endsWith("/")) folders.add(join(root, record.slice(2, -1)));
+    if (record.startsWith("! ") && record.endsWith("/")) folders.add(join(top, record.slice(2, -1)));
   }
   return folders;
 }
