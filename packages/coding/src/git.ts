@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
-import { lstat } from "node:fs/promises";
-import { join } from "node:path";
+import type { BigIntStats } from "node:fs";
+import { lstat, readFile, realpath } from "node:fs/promises";
+import { dirname, join } from "node:path";
 
 /** A git command that could not run or failed; the overlay treats the folder as having no usable git. */
 export class GitError extends Error {
@@ -143,21 +144,35 @@ export const QUIET_MS = 2_000;
 /**
  * What identifies the configuration git reads in `cwd`, or undefined when it cannot be pinned down
  * cheaply (then it is listed every time). With no system or global config (gitEnv), git reads only the
- * repository's `.git/config` and `.git/config.worktree`; so `cwd` must hold a real `.git` folder (not a
- * file or link pointing elsewhere, and no `commondir` redirect), and each config file is identified by
- * device, inode, size and change times. A rewrite through git's lock file is a new inode; an in-place
- * write changes ctime, which no program can set back. A file changed in the last QUIET_MS is not trusted,
- * since two writes within one coarse clock tick may leave the same times.
+ * repository's `.git/config` and `.git/config.worktree`, in the nearest folder at or above `cwd` (links
+ * resolved, as git's working folder is) holding a `.git` that git takes for a repository. So that `.git`
+ * must be a real folder (not a file or link pointing elsewhere, and no `commondir` redirect) that looks
+ * to git like a repository (an `objects` and a `refs` folder, a HEAD naming a branch or a commit: else git
+ * would look further up), and each config file and the HEAD is identified by device, inode, size and
+ * change times. A `.git` made in a folder between changes which one is nearest, and so the signature. A
+ * rewrite through git's lock file is a new inode; an in-place write changes ctime, which no program can
+ * set back. A file changed in the last QUIET_MS is not trusted, since two writes within one coarse clock
+ * tick may leave the same times.
  */
 async function configSignature(cwd: string): Promise<string | undefined> {
   try {
-    const dir = await lstat(join(cwd, ".git"), { bigint: true });
-    if (!dir.isDirectory() || (await exists(join(cwd, ".git", "commondir")))) return undefined;
+    let top = await realpath(cwd);
+    while ((await lstatIfAny(join(top, ".git"))) === undefined) {
+      if (dirname(top) === top) return undefined;
+      top = dirname(top);
+    }
+    const gitDir = join(top, ".git");
+    const dir = await lstat(gitDir, { bigint: true });
+    if (!dir.isDirectory() || (await exists(join(gitDir, "commondir")))) return undefined;
+    for (const folder of ["objects", "refs"]) {
+      if (!(await lstatIfAny(join(gitDir, folder)))?.isDirectory()) return undefined;
+    }
+    if (!isHeadText(await readFile(join(gitDir, "HEAD"), "utf8"))) return undefined;
     const now = BigInt(Date.now());
     const quiet = BigInt(QUIET_MS);
-    const parts = [`${dir.dev}:${dir.ino}`];
-    for (const name of ["config", "config.worktree"]) {
-      const file = await lstat(join(cwd, ".git", name), { bigint: true }).catch(() => undefined);
+    const parts = [top, `${dir.dev}:${dir.ino}`];
+    for (const name of ["config", "config.worktree", "HEAD"]) {
+      const file = await lstatIfAny(join(gitDir, name));
       if (file === undefined) {
         parts.push("-");
         continue;
@@ -168,6 +183,21 @@ async function configSignature(cwd: string): Promise<string | undefined> {
     return parts.join("/");
   } catch {
     return undefined;
+  }
+}
+
+/** Whether a HEAD file's text is what git requires of a repository's: a branch (`ref: refs/…`) or a commit. */
+export function isHeadText(text: string): boolean {
+  return /^(ref: refs\/\S+|[0-9a-f]{40}|[0-9a-f]{64})\n?$/.test(text);
+}
+
+/** The entry at `path` (never followed), or undefined when there is none; any other failure throws. */
+async function lstatIfAny(path: string): Promise<BigIntStats | undefined> {
+  try {
+    return await lstat(path, { bigint: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
   }
 }
 

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { git } from "../src/git.js";
-import { gitIn, tempRepo, writeFiles } from "./repo.js";
+import { gitCallLog, gitIn, tempRepo, writeFiles } from "./repo.js";
 
 let cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -104,5 +104,44 @@ describe("program keys listed once and kept while the config is unchanged", () =
     await appendFile(join(common, "config"), evil);
     await git(dir, ["diff", "--no-ext-diff", "--no-textconv", "HEAD"]).catch(() => undefined);
     expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe("a workspace inside the repository", () => {
+  it("keeps the listing, and sees a filter appended in place to the top's config", async () => {
+    const calls = await gitCallLog();
+    try {
+      const { dir, marker, evil } = await armed();
+      const inside = join(dir, "sub");
+      await writeFiles(dir, { "sub/notes.md": "notes\n" });
+      await sleep(2_100);
+      const diff = () =>
+        git(inside, ["diff", "--no-ext-diff", "--no-textconv", "HEAD"]).catch(() => undefined);
+      await diff();
+      const listed = await calls.count("--list");
+      await diff();
+      await diff();
+      // Listed once from the sub-folder, then kept.
+      expect(await calls.count("--list")).toBe(listed);
+      await appendFile(join(dir, ".git", "config"), evil);
+      await diff();
+      expect(existsSync(marker)).toBe(false);
+      provesArmed(dir, marker);
+    } finally {
+      await calls.restore();
+    }
+  });
+
+  it("lists every time past a `.git` that git passes over, and reads the config git reads", async () => {
+    const { dir, marker, evil } = await armed();
+    // HEAD reads right, but with no objects or refs folder git looks further up, to the armed repository.
+    await writeFiles(dir, { "sub/.git/HEAD": "ref: refs/heads/main\n", "sub/.git/config": "" });
+    await sleep(2_100);
+    const inside = join(dir, "sub");
+    await git(inside, ["diff", "--no-ext-diff", "--no-textconv", "HEAD"]).catch(() => undefined);
+    await appendFile(join(dir, ".git", "config"), evil);
+    await git(inside, ["diff", "--no-ext-diff", "--no-textconv", "HEAD"]).catch(() => undefined);
+    expect(existsSync(marker)).toBe(false);
+    provesArmed(dir, marker);
   });
 });

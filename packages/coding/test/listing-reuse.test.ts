@@ -4,37 +4,23 @@
 // it must equal what a scanner with nothing kept lists.
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
-import { chmod, mkdir, mkdtemp, open, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, open, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { WorkspaceScanner } from "../src/rewind/entries.js";
 import { ListingSignature, MAX_SIGNED_FOLDERS } from "../src/rewind/listing-signature.js";
-import { gitIn, tempRepo, writeFiles } from "./repo.js";
+import { gitCallLog, gitIn, tempRepo, writeFiles } from "./repo.js";
 
-// Every git the scanner starts goes through this shim, which notes its arguments.
-let shim: string;
-let log: string;
-let path: string | undefined;
+// Every git the scanner starts goes through a shim that notes its arguments.
+let calls: Awaited<ReturnType<typeof gitCallLog>>;
 beforeAll(async () => {
-  shim = await mkdtemp(join(tmpdir(), "bridle-git-shim-"));
-  log = join(shim, "calls.log");
-  await writeFile(log, "");
-  const gitPath = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
-  await writeFile(join(shim, "git"), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${gitPath}' "$@"\n`);
-  await chmod(join(shim, "git"), 0o755);
-  path = process.env.PATH;
-  process.env.PATH = `${shim}:${path}`;
+  calls = await gitCallLog();
 });
-afterAll(async () => {
-  process.env.PATH = path;
-  await rm(shim, { recursive: true, force: true });
-});
+afterAll(() => calls.restore());
 
-async function listings(): Promise<number> {
-  return (await readFile(log, "utf8")).split("\n").filter((line) => line.includes("ls-files")).length;
-}
+const listings = () => calls.count("ls-files");
 
 /** The listed paths, sorted: what a scan's files are keyed by. */
 async function listed(scanner: WorkspaceScanner): Promise<string[]> {

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import {
@@ -97,4 +97,30 @@ export async function codingAgent(
 
 export function call(name: string, args: Record<string, unknown>): ScriptedTurn {
   return { toolCalls: [{ name, arguments: args }] };
+}
+
+/**
+ * Puts a `git` on PATH (for this process and what it starts) that notes each call's arguments before
+ * running the real one; `count(word)` is how many calls so far had `word` among them. `restore` undoes it.
+ */
+export async function gitCallLog(): Promise<{
+  count(word: string): Promise<number>;
+  restore(): Promise<void>;
+}> {
+  const shim = await mkdtemp(join(tmpdir(), "bridle-git-shim-"));
+  const log = join(shim, "calls.log");
+  await writeFile(log, "");
+  const real = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
+  await writeFile(join(shim, "git"), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${real}' "$@"\n`);
+  await chmod(join(shim, "git"), 0o755);
+  const path = process.env.PATH;
+  process.env.PATH = `${shim}:${path}`;
+  return {
+    count: async (word) =>
+      (await readFile(log, "utf8")).split("\n").filter((line) => line.split(" ").includes(word)).length,
+    restore: async () => {
+      process.env.PATH = path;
+      await rm(shim, { recursive: true, force: true });
+    },
+  };
 }

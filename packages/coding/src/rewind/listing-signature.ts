@@ -1,6 +1,6 @@
 import { type Dirent, lstatSync, readdirSync, readFileSync, realpathSync, type Stats } from "node:fs";
 import { dirname, join } from "node:path";
-import { git, QUIET_MS } from "../git.js";
+import { git, isHeadText, QUIET_MS } from "../git.js";
 import { UNWATCHED_DIRS } from "../unwatched.js";
 
 /** Past this many folders a listing is never kept: checking them would cost more than git does. */
@@ -99,10 +99,14 @@ export class ListingSignature {
       for (const name of ["index", "config", "config.worktree", join("info", "exclude")]) {
         if (sign(join(gitDir, name), "file", true) === false) return undefined;
       }
-      // git takes a `.git` for a repository only when its HEAD names a branch or a commit; otherwise it
-      // looks further up, where nothing is signed.
+      // git takes a `.git` for a repository only when its HEAD names a branch or a commit and it has an
+      // objects and a refs folder (made or removed: the `.git` folder's times move); otherwise it looks
+      // further up, where nothing is signed.
       const head = join(gitDir, "HEAD");
       if (!sign(head, "file", false) || !validHead(head)) return undefined;
+      for (const folder of ["objects", "refs"]) {
+        if (!lstatSync(join(gitDir, folder), { throwIfNoEntry: false })?.isDirectory()) return undefined;
+      }
     } else {
       for (let folder = base; ; folder = dirname(folder)) {
         if (sign(join(folder, ".git"), "file", true) !== undefined) return undefined;
@@ -191,10 +195,10 @@ function physical(folder: string): string | undefined {
   }
 }
 
-/** Whether a HEAD file reads as git requires of a repository's: a branch (`ref: refs/…`) or a commit. */
+/** Whether the HEAD file at `path` reads as git requires of a repository's (`isHeadText`). */
 function validHead(path: string): boolean {
   try {
-    return /^(ref: refs\/\S+|[0-9a-f]{40}|[0-9a-f]{64})\n?$/.test(readFileSync(path, "utf8"));
+    return isHeadText(readFileSync(path, "utf8"));
   } catch {
     return false;
   }
