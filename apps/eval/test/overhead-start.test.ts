@@ -38,7 +38,9 @@ describe("the start measurement", () => {
           ["overhead", "--start", "2", "--no-install", "--bridle", script, "--cpu-prof", profiles],
           { cwd: dir, env: { HOME: join(dir, "home") } },
         );
-        expect(run.stderr).toMatch(/pi: not installed, skipped/);
+        for (const peer of ["pi", "claude-code", "codex"]) {
+          expect(run.stderr).toContain(`${peer}: not installed in ~/.cache/bridle-bench, skipped`);
+        }
         expect(run.code).toBe(0);
         expect(run.stdout).toMatch(/\| bridle \| [^|]+ \| 2 \| \d+ \|/);
         expect(run.stdout).toMatch(/load average \d+\.\d, \d+\.\d, \d+\.\d over 1, 5 and 15 minutes/);

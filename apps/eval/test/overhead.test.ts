@@ -1,10 +1,16 @@
 // The overhead suite's measuring parts, with real processes and a real loopback server; never its speed.
 import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type AgentSpec, bridleAgent, shebangFlags } from "../src/overhead/agents.js";
+import {
+  type AgentSpec,
+  bridleAgent,
+  claudeAgent,
+  codexAgent,
+  shebangFlags,
+} from "../src/overhead/agents.js";
 import { LoopbackModel, shellToolOf, toolOf } from "../src/overhead/loopback.js";
 import { harnessTimes, measureSession, median } from "../src/overhead/measure.js";
 import { cacheText, PrefixTracker, prefixShare } from "../src/overhead/prefix.js";
@@ -27,6 +33,22 @@ function argumentsOf(sse: string): string {
         },
     )
     .map((chunk) => chunk.choices[0]?.delta.tool_calls?.[0]?.function.arguments ?? "")
+    .join("");
+}
+
+/** A tool call's arguments from Anthropic's (`input_json_delta`) or Responses' (`…arguments.delta`) stream. */
+function streamedArguments(sse: string): string {
+  return sse
+    .split("\n")
+    .filter((line) => line.startsWith("data: {"))
+    .map((line) => JSON.parse(line.slice(6)) as { type?: string; delta?: unknown })
+    .map((event) => {
+      const delta = event.delta as { type?: string; partial_json?: string } | string | undefined;
+      if (event.type === "response.function_call_arguments.delta" && typeof delta === "string") return delta;
+      return typeof delta === "object" && delta?.type === "input_json_delta"
+        ? (delta.partial_json ?? "")
+        : "";
+    })
     .join("");
 }
 
@@ -69,6 +91,59 @@ describe("the loopback model", () => {
     }
   });
 
+  it("speaks Anthropic's Messages and OpenAI's Responses too, finding Claude Code's and Codex's tools", async () => {
+    // The tools as those agents offer them: Claude Code's `Bash` and `Read` (an absolute `file_path`),
+    // Codex's `exec_command` (its command in `cmd`), in each API's own shape.
+    const claude = [
+      { name: "Bash", input_schema: { type: "object", properties: { command: { type: "string" } } } },
+      { name: "Read", input_schema: { type: "object", properties: { file_path: { type: "string" } } } },
+    ];
+    const codex = [
+      { type: "function", name: "exec_command", parameters: { type: "object", properties: { cmd: {} } } },
+    ];
+    expect(shellToolOf(claude)).toEqual({ name: "Bash", argument: "command", argv: false });
+    expect(toolOf(claude, "read")).toEqual({ name: "Read", argument: "file_path", argv: false });
+    expect(shellToolOf(codex)).toEqual({ name: "exec_command", argument: "cmd", argv: false });
+
+    const origin = (model: LoopbackModel) => model.baseUrl.replace(/\/v1$/, "");
+    const messages = await LoopbackModel.start({ toolTurns: 1, tool: "read", workspace: "/work/space" });
+    try {
+      const post = () =>
+        fetch(`${origin(messages)}/v1/messages?beta=true`, {
+          method: "POST",
+          body: JSON.stringify({ stream: true, tools: claude }),
+        }).then((response) => response.text());
+      const first = await post();
+      expect(first).toContain("event: content_block_start");
+      expect(first).toContain('"name":"Read"');
+      expect(streamedArguments(first)).toBe(JSON.stringify({ file_path: "/work/space/README.md" }));
+      expect(await post()).toContain('"stop_reason":"end_turn"');
+      await messages.finished;
+      expect(messages.problems).toEqual([]);
+    } finally {
+      await messages.close();
+    }
+
+    const responses = await LoopbackModel.start({ toolTurns: 1 });
+    try {
+      const post = () =>
+        fetch(`${responses.baseUrl}/responses`, {
+          method: "POST",
+          body: JSON.stringify({ stream: true, tools: codex }),
+        }).then((response) => response.text());
+      const first = await post();
+      expect(first).toContain("response.output_item.added");
+      expect(first).toContain('"name":"exec_command"');
+      expect(streamedArguments(first)).toBe(JSON.stringify({ cmd: "echo turn 1" }));
+      expect(await post()).toContain("response.completed");
+      await responses.finished;
+      expect(responses.problems).toEqual([]);
+      expect(responses.timings).toHaveLength(2);
+    } finally {
+      await responses.close();
+    }
+  });
+
   it("answers at once, with a problem noted, when the agent offers no shell tool", async () => {
     const model = await LoopbackModel.start({ toolTurns: 5 });
     try {
@@ -77,6 +152,29 @@ describe("the loopback model", () => {
       expect(model.problems).toEqual(["the agent offered no shell tool"]);
     } finally {
       await model.close();
+    }
+  });
+});
+
+describe("Claude Code and Codex as peers", () => {
+  it("are left out where not installed, and are told the loopback as their own API's base URL", async () => {
+    const root = await mkdtemp(join(tmpdir(), "bridle-peers-"));
+    try {
+      const claude = claudeAgent(root);
+      const codex = codexAgent(root);
+      expect([claude.script, codex.script]).toEqual([undefined, undefined]);
+      expect(codex.turns).toEqual(["shell"]);
+      const place = { baseUrl: "http://127.0.0.1:9/v1", workspace: root, home: root, prompt: "go" };
+      // Anthropic's SDK adds /v1/messages to the origin it is given.
+      expect(claude.launch(place).env.ANTHROPIC_BASE_URL).toBe("http://127.0.0.1:9");
+      const launch = codex.launch(place);
+      expect(launch.args.slice(0, 1)).toEqual(["exec"]);
+      const config = await readFile(join(root, ".codex", "config.toml"), "utf8");
+      expect(config).toContain('base_url = "http://127.0.0.1:9/v1"');
+      expect(config).toContain('wire_api = "responses"');
+      expect(launch.env.CODEX_HOME).toBe(join(root, ".codex"));
+    } finally {
+      await rm(root, { recursive: true, force: true });
     }
   });
 });

@@ -26,10 +26,15 @@ export interface AgentRunPlace {
 export const SANDBOX_CHOICES = ["auto", "bwrap", "off"] as const;
 export type SandboxChoice = (typeof SANDBOX_CHOICES)[number];
 
-/** A command line to spawn: the node binary runs `script`, so the spawned pid is the agent itself. */
+/**
+ * A command line to spawn: the node binary runs `script`, so the spawned pid is the agent itself; or, for
+ * an agent that is a native program (Claude Code's and Codex's npm packages ship one), that program.
+ */
 export interface AgentLaunch {
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
+  /** The program to start instead of node. */
+  readonly executable?: string;
 }
 
 export interface AgentSpec {
@@ -39,7 +44,12 @@ export interface AgentSpec {
   readonly script: string | undefined;
   readonly version: string | undefined;
   launch(place: AgentRunPlace): AgentLaunch;
+  /** The turn kinds it can be measured on (default all): an agent without a file-reading tool has no read turns. */
+  readonly turns?: readonly TurnKind[];
 }
+
+/** The kinds of session the suite runs (`--tool`). */
+export type TurnKind = "shell" | "read" | "compaction";
 
 const MODEL = "bench-model";
 
@@ -108,6 +118,75 @@ export function piAgent(root: string): AgentSpec {
           place.prompt,
         ],
         env: { HOME: place.home, PI_CODING_AGENT_DIR: agentDir, PI_SKIP_VERSION_CHECK: "1" },
+      };
+    },
+  };
+}
+
+/**
+ * Claude Code (`@anthropic-ai/claude-code`), where its npm package is installed under `root` (the bench
+ * never installs it). It speaks Anthropic's Messages API to ANTHROPIC_BASE_URL, which the loopback serves
+ * at the same origin; `-p` is its one-shot mode, `--dangerously-skip-permissions` runs its tools without
+ * asking (as pi and Bridle's `--yes --sandbox off` do; IS_SANDBOX lets it as root), and nonessential
+ * traffic is off, since nothing but the loopback is reachable. It compacts by its own model's window,
+ * which cannot be told a small one: no compaction sessions.
+ */
+export function claudeAgent(root: string): AgentSpec {
+  const dir = join(root, "node_modules", "@anthropic-ai", "claude-code");
+  const program = join(dir, "bin", "claude.exe");
+  const present = existsSync(program);
+  return {
+    name: "claude-code",
+    script: present ? program : undefined,
+    version: present ? packageVersion(join(dir, "package.json")) : undefined,
+    turns: ["shell", "read"],
+    launch: (place) => ({
+      executable: program,
+      args: ["-p", place.prompt, "--dangerously-skip-permissions", "--model", "claude-sonnet-4-6"],
+      env: {
+        HOME: place.home,
+        ANTHROPIC_BASE_URL: place.baseUrl.replace(/\/v1$/, ""),
+        ANTHROPIC_API_KEY: "sk-bench",
+        IS_SANDBOX: "1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_AUTOUPDATER: "1",
+      },
+    }),
+  };
+}
+
+/**
+ * OpenAI's Codex CLI (`@openai/codex`), where its npm package is installed under `root` (never by the
+ * bench): its native program for this platform, with a custom provider in `$CODEX_HOME/config.toml`
+ * speaking the Responses API to the loopback, `exec` as its one-shot mode, and no sandbox or approvals.
+ * It has no file-reading tool (it reads with its shell) and is not told a small window: shell turns only.
+ */
+export function codexAgent(root: string): AgentSpec {
+  const dir = join(root, "node_modules", "@openai");
+  const program = join(dir, "codex-linux-x64", "vendor", "x86_64-unknown-linux-musl", "bin", "codex");
+  const present = process.platform === "linux" && process.arch === "x64" && existsSync(program);
+  return {
+    name: "codex",
+    script: present ? program : undefined,
+    version: present ? packageVersion(join(dir, "codex", "package.json")) : undefined,
+    turns: ["shell"],
+    launch: (place) => {
+      const codexHome = join(place.home, ".codex");
+      mkdirSync(codexHome, { recursive: true });
+      const provider = [
+        `model = "${MODEL}"`,
+        `model_provider = "bench"`,
+        "[model_providers.bench]",
+        `name = "bench"`,
+        `base_url = "${place.baseUrl}"`,
+        `wire_api = "responses"`,
+        `env_key = "OPENAI_API_KEY"`,
+      ];
+      writeFileSync(join(codexHome, "config.toml"), `${provider.join("\n")}\n`);
+      return {
+        executable: program,
+        args: ["exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", place.prompt],
+        env: { HOME: place.home, CODEX_HOME: codexHome, OPENAI_API_KEY: "sk-bench" },
       };
     },
   };

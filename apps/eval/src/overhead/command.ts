@@ -2,7 +2,7 @@
 // memory, first-request bytes and cold start, for Bridle and the peer agents installed beside it.
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import { bridleAgent, SANDBOX_CHOICES, type SandboxChoice } from "./agents.js";
+import { bridleAgent, SANDBOX_CHOICES, type SandboxChoice, type TurnKind } from "./agents.js";
 import type { TurnTool } from "./loopback.js";
 import { firstRequestSize, formatRequestSizes, PROFILES } from "./request-size.js";
 import { formatStarts, measureStarts } from "./start.js";
@@ -16,8 +16,8 @@ import {
 
 export const OVERHEAD_USAGE = `Usage: bridle-eval overhead [options]
 
-Runs one-shot sessions of each agent CLI against a loopback OpenAI-compatible server that scripts one
-tool call per turn, and measures, at the server, the time from the end of each response to the next
+Runs one-shot sessions of each agent CLI against a loopback model server (OpenAI Chat Completions and
+Responses, Anthropic Messages) that scripts one tool call per turn, and measures, at the server, the time from the end of each response to the next
 request (the harness's own time: parsing, the tool, the session write, the next request's encoding).
 Shell turns run \`echo\` (so they include starting a process the way each agent isolates it); read turns
 read a small file (the harness's own work alone). Compaction sessions are shell turns that print 600
@@ -25,6 +25,10 @@ lines each, with the agent told a small context window, so it compacts during th
 
 Every table also says how much of each request the next one repeats byte for byte (tools, system,
 messages as sent: what a prompt cache can serve), before any compaction and from the first one on.
+
+The agents: Bridle, pi (installed into ~/.cache/bridle-bench/pi unless --no-install), and Claude Code
+and Codex where their npm packages are installed in ~/.cache/bridle-bench/claude and .../codex (this
+command never installs them). Codex has shell turns only; neither has compaction sessions.
 
 Options:
   --turns N         tool turns per session (default 200)
@@ -92,7 +96,8 @@ export async function overheadCommand(argv: readonly string[]): Promise<number> 
     log: (line) => process.stderr.write(`${line}\n`),
   });
   for (const agent of agents) {
-    if (!agent.script) process.stderr.write(`${agent.name}: not installed, skipped\n`);
+    if (!agent.script)
+      process.stderr.write(`${agent.name}: not installed in ~/.cache/bridle-bench, skipped\n`);
   }
   const tools = (values.tool ?? "shell,read,compaction").split(",");
   if (tools.some((tool) => !SESSION_KINDS.includes(tool))) {
@@ -107,7 +112,9 @@ export async function overheadCommand(argv: readonly string[]): Promise<number> 
   const profile = values["cpu-prof"];
   const problems: string[] = [];
   for (const tool of tools) {
-    const sessions = await runOverhead(agents, {
+    // Each agent on the turns it has the tools for (Codex reads with its shell: no read turns).
+    const able = agents.filter((agent) => agent.turns?.includes(tool as TurnKind) ?? true);
+    const sessions = await runOverhead(able, {
       toolTurns: turns,
       rounds,
       ...sessionKind(tool, contextWindow),
@@ -150,7 +157,8 @@ async function startCommand(
     log: (line) => process.stderr.write(`${line}\n`),
   });
   for (const agent of agents) {
-    if (!agent.script) process.stderr.write(`${agent.name}: not installed, skipped\n`);
+    if (!agent.script)
+      process.stderr.write(`${agent.name}: not installed in ~/.cache/bridle-bench, skipped\n`);
   }
   const result = await measureStarts(agents, {
     spawns: count,

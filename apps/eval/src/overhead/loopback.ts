@@ -1,12 +1,19 @@
-// The loopback model for the overhead suite: an OpenAI-compatible Chat Completions server that answers
-// every request with a shell tool call until the session has the turns it wants, then with a final text.
+// The loopback model for the overhead suite: a server speaking OpenAI's Chat Completions and Responses and
+// Anthropic's Messages (whichever the agent posts to) that answers every request with a shell tool call
+// until the session has the turns it wants, then with a final text.
 // It timestamps, in its own monotonic clock, when each request arrives and when each response was fully
 // written, so "harness time" is measured outside the agent and the same way for every agent.
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
-import { encodeSse, openaiChatFormat } from "@bridle/testing";
+import {
+  anthropicMessagesFormat,
+  encodeSse,
+  type FakeWireFormat,
+  openaiChatFormat,
+  openaiResponsesFormat,
+} from "@bridle/testing";
 import { PrefixTracker } from "./prefix.js";
 
 /** One request the server answered, in milliseconds of its own clock. */
@@ -24,7 +31,7 @@ export interface ToolShape {
   readonly name: string;
   /** The argument holding the command (or the path, for a read). */
   readonly argument: string;
-  /** True when the command is an argv array (Codex's `shell`) rather than a string. */
+  /** True when the command is an argv array (older Codex's `shell`) rather than a string. */
   readonly argv: boolean;
 }
 
@@ -41,6 +48,8 @@ export interface LoopbackModelOptions {
   readonly tool?: TurnTool;
   /** The command each shell turn asks for; `{n}` is the turn's number. */
   readonly command?: string;
+  /** The workspace's absolute path, for a read tool that takes only absolute paths (Claude Code's). */
+  readonly workspace?: string;
 }
 
 const TOOL_NAMES: Record<
@@ -121,10 +130,15 @@ export class LoopbackModel {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
-    if (!req.url?.endsWith("/chat/completions")) {
-      // Model listings and the like: an empty, valid answer, not counted as a turn.
+    const format = wireFormatOf(req.url ?? "");
+    if (format === undefined) {
+      // Model listings, token counts and the like: an empty, valid answer, not counted as a turn.
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ object: "list", data: [] }));
+      res.end(
+        JSON.stringify(
+          req.url?.includes("count_tokens") ? { input_tokens: 0 } : { object: "list", data: [] },
+        ),
+      );
       return;
     }
     const index = this.timings.length;
@@ -139,7 +153,7 @@ export class LoopbackModel {
       this.summaries++;
       this.prefix.compacted();
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-      res.end(openaiChatFormat.events({ text: SUMMARY }).map(encodeSse).join(""));
+      res.end(format.events({ text: SUMMARY }).map(encodeSse).join(""));
       return;
     }
     this.prefix.add(parsed);
@@ -156,9 +170,7 @@ export class LoopbackModel {
     // Usage as a provider reports it (about four bytes a token), so agents that size their context from
     // the provider's count (pi) see it grow and compact.
     const usage = { inputTokens: Math.ceil(body.length / 4), outputTokens: 20 };
-    const events = openaiChatFormat.events(
-      final ? { text: "done", usage } : { ...this.#toolTurn(index + 1), usage },
-    );
+    const events = format.events(final ? { text: "done", usage } : { ...this.#toolTurn(index + 1), usage });
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     res.end(events.map(encodeSse).join(""), () => {
       this.timings.push({ requestAt, respondedAt: performance.now(), requestBytes: body.length });
@@ -169,7 +181,10 @@ export class LoopbackModel {
   #toolTurn(n: number) {
     const tool = this.tool as ToolShape;
     const command = (this.#options.command ?? "echo turn {n}").replaceAll("{n}", String(n));
-    const value = this.#options.tool === "read" ? READ_PATH : tool.argv ? ["bash", "-lc", command] : command;
+    const workspace = this.#options.workspace;
+    // Claude Code's Read takes `file_path`, which must be absolute; the others take the workspace's path.
+    const path = tool.argument === "file_path" && workspace ? `${workspace}/${READ_PATH}` : READ_PATH;
+    const value = this.#options.tool === "read" ? path : tool.argv ? ["bash", "-lc", command] : command;
     return {
       toolCalls: [
         { id: `call_${n}`, name: tool.name, arguments: JSON.stringify({ [tool.argument]: value }) },
@@ -188,6 +203,15 @@ export class LoopbackModel {
 
 const SUMMARY = "Summary: the user asked for one tool call per turn; each ran and succeeded.";
 
+/** The wire format a request's path asks for; undefined for anything but a model request. */
+function wireFormatOf(url: string): FakeWireFormat | undefined {
+  const path = url.split("?")[0] ?? "";
+  if (path.endsWith("/chat/completions")) return openaiChatFormat;
+  if (path.endsWith("/responses")) return openaiResponsesFormat;
+  if (path.endsWith("/messages")) return anthropicMessagesFormat;
+  return undefined;
+}
+
 /** A request that offers no tools, after a session's first: a compaction asking for a summary. */
 function isSummaryRequest(parsed: unknown): boolean {
   const tools = (parsed as { tools?: unknown } | null | undefined)?.tools;
@@ -199,19 +223,29 @@ export function shellToolOf(tools: unknown): ToolShape | undefined {
   return toolOf(tools, "shell");
 }
 
-/** Finds the tool of a kind among Chat Completions tool definitions, by its name and argument. */
+/**
+ * Finds the tool of a kind among a request's tool definitions, by its name (in any case: Claude Code's is
+ * `Bash`) and argument. Chat Completions nests a definition under `function`; Responses puts its name and
+ * `parameters` on the tool itself; Anthropic's schema is `input_schema`.
+ */
 export function toolOf(tools: unknown, kind: TurnTool): ToolShape | undefined {
   if (!Array.isArray(tools)) return undefined;
   const { names, arguments: argumentNames } = TOOL_NAMES[kind];
   for (const wanted of names) {
     for (const tool of tools) {
-      const fn = (tool as { function?: { name?: unknown; parameters?: unknown } }).function;
-      if (fn?.name !== wanted) continue;
-      const properties = (fn.parameters as { properties?: Record<string, { type?: unknown }> } | undefined)
-        ?.properties;
+      const definition = ((tool as { function?: unknown }).function ?? tool) as {
+        name?: unknown;
+        parameters?: unknown;
+        input_schema?: unknown;
+      };
+      if (typeof definition.name !== "string" || definition.name.toLowerCase() !== wanted) continue;
+      const schema = (definition.parameters ?? definition.input_schema) as
+        | { properties?: Record<string, { type?: unknown }> }
+        | undefined;
+      const properties = schema?.properties;
       const argument = argumentNames.find((key) => properties?.[key] !== undefined);
       if (argument === undefined) continue;
-      return { name: wanted, argument, argv: properties?.[argument]?.type === "array" };
+      return { name: definition.name, argument, argv: properties?.[argument]?.type === "array" };
     }
   }
   return undefined;

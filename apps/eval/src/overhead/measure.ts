@@ -71,6 +71,7 @@ export async function measureSession(agent: AgentSpec, options: SessionOptions):
     toolTurns: options.toolTurns,
     tool: options.tool ?? "shell",
     ...(options.command ? { command: options.command } : {}),
+    workspace,
   });
   try {
     await mkdir(workspace, { recursive: true });
@@ -85,7 +86,7 @@ export async function measureSession(agent: AgentSpec, options: SessionOptions):
       ...(options.contextWindow ? { contextWindow: options.contextWindow } : {}),
     });
     const started = performance.now();
-    const child = spawn(options.node ?? process.execPath, launch.args, {
+    const child = spawn(launch.executable ?? options.node ?? process.execPath, launch.args, {
       cwd: workspace,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...launch.env },
       stdio: ["ignore", "ignore", "pipe"],

@@ -118,7 +118,7 @@ async function oneStart(
       ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     });
     const started = performance.now();
-    const child = spawn(node, launch.args, {
+    const child = spawn(launch.executable ?? node, launch.args, {
       cwd: place.workspace,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...launch.env },
       stdio: ["ignore", "ignore", "pipe"],

@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type AgentSpec, bridleAgent, peerCacheDir, piAgent } from "./agents.js";
+import { type AgentSpec, bridleAgent, claudeAgent, codexAgent, peerCacheDir, piAgent } from "./agents.js";
 import { measureSession, median, type SessionFigures, type SessionOptions } from "./measure.js";
 
 export interface OverheadRow {
@@ -32,8 +32,8 @@ export function defaultBridleScript(): string {
 }
 
 /**
- * The agents to compare: Bridle, and pi's coding agent from the bench cache (installed there with npm
- * from the registry when `install` is set and it is missing).
+ * The agents to compare: Bridle, pi's coding agent from the bench cache (installed there with npm from
+ * the registry when `install` is set and it is missing), and Claude Code and Codex where installed there.
  */
 export function availableAgents(options: { bridle: string; install: boolean; log?: (line: string) => void }) {
   const agents: AgentSpec[] = [bridleAgent(options.bridle)];
@@ -43,6 +43,9 @@ export function availableAgents(options: { bridle: string; install: boolean; log
     installPeer(piRoot, "@mariozechner/pi-coding-agent");
   }
   agents.push(piAgent(piRoot));
+  // Claude Code and Codex join where their npm packages are installed in the bench cache; the bench never
+  // installs them (they are large, and their terms are theirs to accept).
+  agents.push(claudeAgent(peerCacheDir("claude")), codexAgent(peerCacheDir("codex")));
   return agents;
 }
 
