@@ -141,6 +141,7 @@ export async function interactive(flags: CliFlags): Promise<number> {
   );
   // One tracer for the session: each turn is a run, traced beside the session record.
   const tracing = await openTracing(traceChoice, await tracedEndpoints(agent, settings));
+  let closing: string | undefined;
   try {
     // --image goes with the first prompt; one that cannot go stops the session before it starts.
     let givenImages: readonly ImageAttachment[] = await readImageFiles(imageFiles, settings.cwd, agent.model);
@@ -329,13 +330,15 @@ export async function interactive(flags: CliFlags): Promise<number> {
         }
       }
     }
-    if (stored) process.stderr.write(`session: ${session.id}\n`);
+    // Said once the session is closed (its lock released), so whoever waits for it may resume it at once.
+    if (stored) closing = `session: ${session.id}\n`;
     return 0;
   } finally {
     stopModeKey();
     rl.close();
     await tracing.close();
     await agent.close();
+    if (closing) process.stderr.write(closing);
   }
 }
 

@@ -110,6 +110,9 @@ export async function runWithSettings(
   const tracing = await openTracing(options.tracing ?? {}, await tracedEndpoints(agent, settings));
   // Said once at start; the session records it too (the shell.permissions fact of each run).
   output.stderr.write(`bridle: ${agent.permissions}\n`);
+  // The run's last line, said once the session is closed (its lock released): whoever waits for it may
+  // go on at once, `bridle run -c` included.
+  let closing: string | undefined;
   try {
     const say = (line: string) => output.stderr.write(`${line}\n`);
     const given = options.images ? await readImageFiles(options.images.files, settings.cwd, agent.model) : [];
@@ -178,7 +181,7 @@ export async function runWithSettings(
       // --keep-tasks: the tasks the run left running finish before the process ends (their events show).
       if (settings.keepTasks) await agent.kit.settle();
       const handed = await handoff.finish({ quiet: false });
-      if (!settings.json) output.stderr.write(`session: ${session.id}\n`);
+      if (!settings.json) closing = `session: ${session.id}\n`;
       // A run that completed exits 1 all the same when its handoff says FAILED (a check fails on the final code).
       const exitCode =
         result.stopReason === "completed"
@@ -197,5 +200,6 @@ export async function runWithSettings(
     output.close();
     await tracing.close();
     await agent.close();
+    if (closing) process.stderr.write(closing);
   }
 }
