@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type FakeProviderServer, tempWorkspace } from "@bridle/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type Editor, newSession, startEditor } from "./acp-editor.js";
 import { call, fakeOpenAI, runCli } from "./cli-harness.js";
 
@@ -110,7 +110,10 @@ describe("session/load", () => {
       mcpServers: [],
     });
     expect(loaded.modes?.currentModeId).toBe("read-only");
-    expect(second.stderr()).toContain("bridle: resumed in read-only mode");
+    // Said on stderr, a pipe of its own: it may reach us after the answer on stdout.
+    await vi.waitFor(() => expect(second.stderr()).toContain("bridle: resumed in read-only mode"), {
+      timeout: 30_000,
+    });
     const again = await second.connection.agent.request("session/prompt", {
       sessionId,
       prompt: [{ type: "text", text: "make the file" }],

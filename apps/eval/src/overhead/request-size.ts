@@ -82,7 +82,9 @@ export async function firstRequestSize(
     };
   } finally {
     await model.close();
-    await rm(root, { recursive: true, force: true });
+    // The interactive session runs under `script`, which may end before the agent under it has written
+    // its last file (the compile cache): removing the folder then meets it still filling.
+    await rm(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   }
 }
 
