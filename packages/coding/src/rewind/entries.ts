@@ -1,18 +1,10 @@
 import { createHash } from "node:crypto";
-import {
-  type Dirent,
-  lstatSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  realpathSync,
-  type Stats,
-} from "node:fs";
+import { type Dirent, lstatSync, readdirSync, readFileSync, readlinkSync, type Stats } from "node:fs";
 import { dirname, join } from "node:path";
 import { git, repositoryRoot } from "../git.js";
 import { inUnwatchedDir, UNWATCHED_DIRS } from "../unwatched.js";
 import { REWIND_LIMITS } from "./limits.js";
-import { ignoredFolders, ListingSignature } from "./listing-signature.js";
+import { ignoredFolders, ListingSignature, physical } from "./listing-signature.js";
 
 /** A file as a checkpoint keeps it: its content hash (the blob's name) or, for a link, the link's own text. */
 export type FileEntry =
@@ -227,12 +219,8 @@ const NOTHING = { state: null, read: 0 } as const;
  */
 function mayBeInRepository(root: string): boolean {
   // git looks up from its working folder as the system names it, links resolved.
-  let start: string;
-  try {
-    start = realpathSync(root);
-  } catch {
-    return true; // let git say
-  }
+  const start = physical(root);
+  if (start === undefined) return true; // let git say
   for (let folder = start; ; folder = dirname(folder)) {
     try {
       if (lstatSync(join(folder, ".git"), { throwIfNoEntry: false }) !== undefined) return true;

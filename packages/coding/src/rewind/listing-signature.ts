@@ -187,7 +187,7 @@ function identity(info: Stats): Identity {
 }
 
 /** The folder's path with every link resolved, as a process working in it sees it; undefined if none. */
-function physical(folder: string): string | undefined {
+export function physical(folder: string): string | undefined {
   try {
     return realpathSync(folder);
   } catch {
