@@ -1,4 +1,15 @@
-import { hash } from "blake3-wasm";
+import { createRequire } from "node:module";
+
+type Blake3 = typeof import("blake3-wasm");
+let blake3: Blake3 | undefined;
+
+// Required on the first tag, not at import: instantiating its WebAssembly takes some 20 ms, which a
+// start (whose first request tags nothing) need not wait for. The package is CommonJS, so this stays
+// synchronous.
+function hash(input: string | Buffer, options: { length: number }): Buffer {
+  blake3 ??= createRequire(import.meta.url)("blake3-wasm") as Blake3;
+  return blake3.hash(input, options) as Buffer;
+}
 
 /** How a file's bytes became text: UTF-8 when they are valid UTF-8, else Latin-1 (one char per byte). */
 export type TextEncodingName = "utf8" | "latin1";
@@ -13,7 +24,7 @@ const TAG_BYTES = 4;
 export function lineTag(lineNumber: number, text: string, encoding: TextEncodingName = "utf8"): string {
   const input =
     encoding === "utf8" ? `${lineNumber}:${text}` : Buffer.from(`${lineNumber}:${text}`, "latin1");
-  const digest = hash(input, { length: TAG_BYTES }) as Buffer;
+  const digest = hash(input, { length: TAG_BYTES });
   // A table lookup per byte: cheaper than Buffer#toString("hex") for four bytes, called once per line.
   return (
     (HEX[digest[0] as number] as string) +
