@@ -5,6 +5,7 @@ export { type ModelTable, modelInfoOf } from "./model-table.js";
 export { type ModelsDevCopy, type ModelsDevRow, modelTableFromModelsDev } from "./models-dev.js";
 export { costOf } from "./pricing.js";
 export { envValue, type ProviderConnectionOptions, ProviderModel } from "./provider-model.js";
+export { deepFreeze, type EncodedEntries, requestJson } from "./request-json.js";
 export {
   defaultRetryPolicy,
   type HeaderSource,

@@ -1,5 +1,5 @@
 import type { AssistantMessage, ImagePart, Message, ModelOptions, ToolSchema } from "@bridle/core";
-import { degradeForeignReasoning, imageUrl, isNativeReasoning } from "@bridle/provider-kit";
+import { deepFreeze, degradeForeignReasoning, imageUrl, isNativeReasoning } from "@bridle/provider-kit";
 import type {
   ChatCompletionContentPartImage,
   ChatCompletionCreateParamsStreaming,
@@ -32,7 +32,8 @@ export function toChatMessages(
  * resends the whole transcript every turn and its messages never change, so each assistant message and
  * image-free tool result is converted once instead of once per turn (null: an assistant message that
  * sends nothing). Only request bodies use it: they are serialized and dropped, never handed to a caller
- * who could change a shared entry.
+ * who could change a shared entry. The kept conversions are frozen, so their JSON text is kept too
+ * (`requestJson` in @bridle/provider-kit).
  */
 export type ChatMessageCache = WeakMap<Message, ChatCompletionMessageParam | null>;
 
@@ -77,7 +78,7 @@ function chatMessages(
         break;
       case "assistant": {
         const converted = assistantMessage(message, provider, compat, model);
-        cache?.set(message, converted);
+        cache?.set(message, deepFreeze(converted));
         if (converted) out.push(converted);
         break;
       }
@@ -94,7 +95,7 @@ function chatMessages(
           content: text,
         };
         // A result with images also adds to the user message after the results: convert it every time.
-        if (toolImages.length === before) cache?.set(message, converted);
+        if (toolImages.length === before) cache?.set(message, deepFreeze(converted));
         out.push(converted);
         break;
       }

@@ -1,6 +1,13 @@
 import type { ModelEvent, ModelRequest, ModelStopReason, Usage } from "@bridle/core";
-import { ProviderModel, type StreamAttempt, TurnAssembler } from "@bridle/provider-kit";
+import {
+  type EncodedEntries,
+  ProviderModel,
+  requestJson,
+  type StreamAttempt,
+  TurnAssembler,
+} from "@bridle/provider-kit";
 import type { OpenAI } from "openai";
+import type { Stream } from "openai/core/streaming";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions/completions";
 import type { ChatCompat } from "./chat-compat.js";
 import { type ChatMessageCache, toChatBody } from "./chat-input.js";
@@ -24,6 +31,7 @@ export class OpenAIChatModel extends ProviderModel<ChatCompletionChunk> {
   readonly #client: Promise<OpenAI>;
   readonly #compat: ChatCompat;
   readonly #converted: ChatMessageCache = new WeakMap();
+  readonly #encoded: EncodedEntries = new WeakMap();
 
   constructor(options: OpenAIChatModelOptions) {
     // A server told not to get response_format (compat.jsonSchema false) offers no native structured output.
@@ -45,7 +53,15 @@ export class OpenAIChatModel extends ProviderModel<ChatCompletionChunk> {
   ): Promise<StreamAttempt<ChatCompletionChunk>> {
     const body = toChatBody(this.model, this.#compat, request, this.provider, this.#converted);
     const client = await this.#client;
-    const events = await client.chat.completions.create(body, { signal });
+    // Posted as JSON text: the SDK's create() encodes the whole body again each turn, through a replacer
+    // that visits every value of the conversation; here each kept message is encoded once (the same
+    // bytes). The stream is the SDK's, parsed as create() parses it.
+    const events = await client.post<Stream<ChatCompletionChunk>>("/chat/completions", {
+      body: requestJson(body, "messages", this.#encoded),
+      headers: { "content-type": "application/json" },
+      stream: true,
+      signal,
+    });
     const reader = new ChatStreamReader(this.provider, this.model);
     return { events, read: (chunk, out) => reader.read(chunk, out), end: () => reader.finish() };
   }

@@ -1,6 +1,7 @@
 import type { ModelError, ModelEvent, ModelRequest, ModelStopReason, Usage } from "@bridle/core";
 import { classifyHttpFailure, ProviderModel, type StreamAttempt, TurnAssembler } from "@bridle/provider-kit";
 import type { OpenAI } from "openai";
+import type { Stream } from "openai/core/streaming";
 import type { ResponseStreamEvent, ResponseUsage } from "openai/resources/responses/responses";
 import { type OpenAIConnectionOptions, openaiClient } from "./client.js";
 import { openaiModels } from "./models.js";
@@ -57,7 +58,14 @@ export class OpenAIResponsesModel extends ProviderModel<ResponseStreamEvent> {
   ): Promise<StreamAttempt<ResponseStreamEvent>> {
     const body = toResponsesBody(this.#settings, request, this.provider);
     const client = await this.#client;
-    const events = await client.responses.create(body, { signal });
+    // Posted as JSON text, as the chat model posts: the SDK's create() encodes the body through a
+    // replacer that visits every value of the conversation, a cost that grows with the session.
+    const events = await client.post<Stream<ResponseStreamEvent>>("/responses", {
+      body: JSON.stringify(body),
+      headers: { "content-type": "application/json" },
+      stream: true,
+      signal,
+    });
     const reader = new ResponsesStreamReader(this.provider, this.model);
     return { events, read: (event, out) => reader.read(event, out) };
   }

@@ -161,5 +161,15 @@ describe("Chat Completions requests", () => {
     expect(sent[2]).toEqual(toChatMessages(undefined, transcripts[2] ?? [], "openai-chat", {}, "m"));
     expect(JSON.stringify(sent[2])).toContain("<thinking>");
     expect(JSON.stringify(sent[2])).toContain("data:image/png;base64,iVBORw0KGgo=");
+    // Posted as JSON text (each kept message encoded once), with the SDK's headers as create() sends them.
+    for (const request of server.requests) {
+      expect(request.headers["content-type"]).toBe("application/json");
+      expect(request.headers.authorization).toBe("Bearer k");
+      expect(request.body).toMatchObject({
+        model: "m",
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+    }
   });
 });
