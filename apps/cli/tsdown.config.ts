@@ -10,9 +10,10 @@ import { packageBuild } from "@bridle/tooling/tsdown";
 // stack. Each of those is a dependency of this package, so it resolves from dist/ in any install.
 const NEVER_BUNDLED = ["blake3-wasm", "web-tree-sitter", "@vscode/ripgrep", "@dbos-inc/dbos-sdk", "pg"];
 
-const packageOf = (id: string): string => {
+/** Whether an import (as written: `pg`, `@vscode/ripgrep/lib/x`) names one of those packages. */
+const neverBundled = (id: string): boolean => {
   const parts = id.split("/");
-  return id.startsWith("@") ? parts.slice(0, 2).join("/") : (parts[0] ?? id);
+  return NEVER_BUNDLED.includes(id.startsWith("@") ? parts.slice(0, 2).join("/") : (parts[0] ?? id));
 };
 
 // The processes the bundled packages start by path (src/*/built-entry.ts looks beside the bundle first).
@@ -36,8 +37,8 @@ export default packageBuild(
     // published (its dist/, built first), so a package's own build steps (the viewer's page) stay its own.
     tsconfig: false,
     deps: {
-      alwaysBundle: (id) => !NEVER_BUNDLED.includes(packageOf(id)),
-      neverBundle: NEVER_BUNDLED.map((name) => new RegExp(`^${name.replace("/", "\\/")}(\\/|$)`)),
+      alwaysBundle: (id) => !neverBundled(id),
+      neverBundle: (id) => neverBundled(id),
       // The build fails if the bundle imports any other package: one forgotten here would be missing from
       // a user's install.
       onlyImport: NEVER_BUNDLED,
